@@ -1,0 +1,249 @@
+//! Delaying explorers (paper §2): a deterministic scheduler that names one
+//! actor to run, and a `delay` operation that deviates from it.
+//!
+//! An explorer D = (D, next, step, delay, d0) orders the executions of a
+//! program: the execution with zero delays is the one the explorer would
+//! run by itself, and each delay moves the search to the explorer's next
+//! preference. Strategies bound the number of delays, not the number of
+//! steps, so a good explorer finds bugs with few delays.
+
+use crate::program::{ActorId, ActorInfo, Event};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::fmt::Debug;
+
+/// A delaying explorer.
+///
+/// # Soundness contract
+///
+/// At any explorer state and for any non-empty set `enabled` of k actors
+/// (sorted by id), `next(enabled)` after 0, 1, ..., k-1 consecutive calls
+/// of `delay(enabled)` returns each enabled actor exactly once, and further
+/// delays cycle through them again in the same order. This must hold after
+/// any sequence of `step` calls, not only at the initial state. It is what
+/// makes stratified search complete: with |choices(s)| - 1 delays every
+/// choice of a state is reached. [`check_contract`] tests it; every search
+/// also checks it cheaply at run time and stops with an error naming the
+/// explorer, never with a false `verified`.
+///
+/// # Determinism
+///
+/// An explorer is a value: `next` is a pure function of the explorer's
+/// state and its argument, and `step` and `delay` change only that state.
+/// Randomized explorers carry their own seeded generator (see
+/// [`Explorer::seed`]); never a global, a thread-local or an `Arc`, so that
+/// a clone taken anywhere in the search continues exactly as the original
+/// would.
+///
+/// # Cost
+///
+/// Explorers are cloned once per explored state by exhaustive search and
+/// stored inline in every frontier entry: keep them small (a short inline
+/// list of actor ids).
+pub trait Explorer: Clone + Send + Sync + Debug {
+    /// The explorer's name as the CLI knows it (`"rr"`, `"rtc"`, ...).
+    fn name(&self) -> &str;
+
+    /// Seed the explorer's own generator, if it has one. Called before
+    /// [`Explorer::init`]; deterministic explorers ignore it.
+    fn seed(&mut self, _seed: u64) {}
+
+    /// Learn the actors of the initial state (d0 depends on them).
+    fn init(&mut self, actors: &[ActorInfo]);
+
+    /// The actor to run now: one of `enabled` (non-empty, sorted by id).
+    fn next(&self, enabled: &[ActorId]) -> ActorId;
+
+    /// Observe what the last transition did.
+    fn step(&mut self, events: &[Event]);
+
+    /// Deviate from the default: after this, `next(enabled)` returns another
+    /// actor (the next one in the explorer's order of preference).
+    fn delay(&mut self, enabled: &[ActorId]);
+}
+
+/// An object-safe mirror of [`Explorer`], so that explorers chosen at run
+/// time (by name, from a registry) can be stored as [`BoxedExplorer`].
+pub trait DynExplorer: Send + Sync + Debug {
+    /// Clone into a new box.
+    fn clone_box(&self) -> Box<dyn DynExplorer>;
+    /// See [`Explorer::name`].
+    fn dyn_name(&self) -> &str;
+    /// See [`Explorer::seed`].
+    fn dyn_seed(&mut self, seed: u64);
+    /// See [`Explorer::init`].
+    fn dyn_init(&mut self, actors: &[ActorInfo]);
+    /// See [`Explorer::next`].
+    fn dyn_next(&self, enabled: &[ActorId]) -> ActorId;
+    /// See [`Explorer::step`].
+    fn dyn_step(&mut self, events: &[Event]);
+    /// See [`Explorer::delay`].
+    fn dyn_delay(&mut self, enabled: &[ActorId]);
+}
+
+impl<E: Explorer + 'static> DynExplorer for E {
+    fn clone_box(&self) -> Box<dyn DynExplorer> {
+        Box::new(self.clone())
+    }
+    fn dyn_name(&self) -> &str {
+        self.name()
+    }
+    fn dyn_seed(&mut self, seed: u64) {
+        self.seed(seed)
+    }
+    fn dyn_init(&mut self, actors: &[ActorInfo]) {
+        self.init(actors)
+    }
+    fn dyn_next(&self, enabled: &[ActorId]) -> ActorId {
+        self.next(enabled)
+    }
+    fn dyn_step(&mut self, events: &[Event]) {
+        self.step(events)
+    }
+    fn dyn_delay(&mut self, enabled: &[ActorId]) {
+        self.delay(enabled)
+    }
+}
+
+/// An explorer chosen at run time. Costs one allocation per clone; the
+/// built-in explorers avoid it through an enum in `mcheck-explorers`.
+#[derive(Debug)]
+pub struct BoxedExplorer(pub Box<dyn DynExplorer>);
+
+impl BoxedExplorer {
+    /// Box any explorer.
+    pub fn new<E: Explorer + 'static>(e: E) -> Self {
+        BoxedExplorer(Box::new(e))
+    }
+}
+
+impl Clone for BoxedExplorer {
+    fn clone(&self) -> Self {
+        BoxedExplorer(self.0.clone_box())
+    }
+}
+
+impl Explorer for BoxedExplorer {
+    fn name(&self) -> &str {
+        self.0.dyn_name()
+    }
+    fn seed(&mut self, seed: u64) {
+        self.0.dyn_seed(seed)
+    }
+    fn init(&mut self, actors: &[ActorInfo]) {
+        self.0.dyn_init(actors)
+    }
+    fn next(&self, enabled: &[ActorId]) -> ActorId {
+        self.0.dyn_next(enabled)
+    }
+    fn step(&mut self, events: &[Event]) {
+        self.0.dyn_step(events)
+    }
+    fn delay(&mut self, enabled: &[ActorId]) {
+        self.0.dyn_delay(enabled)
+    }
+}
+
+/// Check the soundness contract of an explorer on random inputs.
+///
+/// `make(seed)` builds a fresh explorer (already seeded if it is
+/// randomized). For each of `rounds` rounds: random initial actors of a
+/// few kinds, then a random walk of up to 60 steps in which each step
+/// (1) picks a random non-empty enabled set among the live actors and checks
+/// that `next` after 0..k-1 delays offers each enabled actor once, and that
+/// k more delays offer them again in the same order; (2) takes a random
+/// number of delays; (3) feeds a random batch of events (sends between live
+/// actors, creations, halts, custom callbacks) to `step`.
+///
+/// Returns the first breach, described, or `Ok(())`.
+pub fn check_contract<E: Explorer>(make: impl Fn(u64) -> E, seed: u64, rounds: usize) -> Result<(), String> {
+    const KINDS: [&str; 4] = ["server", "client", "master", "timer"];
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    for round in 0..rounds {
+        let mut e = make(rng.random());
+        let n0 = rng.random_range(1..=6u32);
+        let mut live: Vec<ActorId> = (0..n0).map(ActorId).collect();
+        let mut next_id = n0;
+        let actors: Vec<ActorInfo> = live
+            .iter()
+            .map(|&id| ActorInfo {
+                id,
+                kind: KINDS[rng.random_range(0..KINDS.len())],
+                name: format!("a{}", id.0),
+            })
+            .collect();
+        e.init(&actors);
+        for step in 0..rng.random_range(1..60usize) {
+            if live.is_empty() {
+                break;
+            }
+            // (1) a random non-empty enabled set, sorted by id.
+            let mut enabled: Vec<ActorId> = live.iter().copied().filter(|_| rng.random_bool(0.6)).collect();
+            if enabled.is_empty() {
+                enabled.push(live[rng.random_range(0..live.len())]);
+            }
+            let k = enabled.len();
+            let mut probe = e.clone();
+            let mut order = Vec::with_capacity(k);
+            for j in 0..2 * k {
+                let a = probe.next(&enabled);
+                if !enabled.contains(&a) {
+                    return Err(format!(
+                        "round {round}, step {step}: next returned {a}, which is not enabled ({enabled:?})"
+                    ));
+                }
+                if j < k {
+                    if order.contains(&a) {
+                        return Err(format!(
+                            "round {round}, step {step}: {a} offered twice within {k} choices ({order:?} then {a}) for enabled {enabled:?}"
+                        ));
+                    }
+                    order.push(a);
+                } else if order[j - k] != a {
+                    return Err(format!(
+                        "round {round}, step {step}: after {k} delays the order changed: first {order:?}, then {a} at position {}",
+                        j - k
+                    ));
+                }
+                probe.delay(&enabled);
+            }
+            // (2) a random number of delays, as the search takes them.
+            for _ in 0..rng.random_range(0..k) {
+                e.delay(&enabled);
+            }
+            let runner = e.next(&enabled);
+            // (3) random events.
+            let mut events = Vec::new();
+            for _ in 0..rng.random_range(0..4) {
+                match rng.random_range(0..10) {
+                    0..=4 => {
+                        let to = live[rng.random_range(0..live.len())];
+                        events.push(Event::Sent { from: runner, to });
+                    }
+                    5 | 6 => {
+                        let id = ActorId(next_id);
+                        next_id += 1;
+                        live.push(id);
+                        events.push(Event::Created(ActorInfo {
+                            id,
+                            kind: KINDS[rng.random_range(0..KINDS.len())],
+                            name: format!("a{}", id.0),
+                        }));
+                    }
+                    7 if live.len() > 1 => {
+                        let i = rng.random_range(0..live.len());
+                        let id = live.remove(i);
+                        events.push(Event::Halted(id));
+                    }
+                    _ => events.push(Event::Custom {
+                        actor: runner,
+                        tag: "custom",
+                        value: rng.random_range(0..3),
+                    }),
+                }
+            }
+            e.step(&events);
+        }
+    }
+    Ok(())
+}

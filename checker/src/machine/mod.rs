@@ -1,0 +1,1 @@
+//! The machine runtime: P-style state machines with FIFO input queues.

@@ -1,0 +1,296 @@
+//! The program under test: a transition system (paper §2).
+//!
+//! A program P = (S, Cid, T, s0) has states, actors that can move, a
+//! transition function and an initial state. mcheck never looks inside a
+//! state: it clones, hashes and compares it, asks which actors are enabled,
+//! and executes one step of one actor at a time.
+
+use serde::{Deserialize, Serialize};
+use std::fmt::{self, Debug};
+use std::hash::Hash;
+
+/// The identity of an actor (a machine, a process, a thread of the program).
+///
+/// Ids are dense small integers assigned by the program; an id is never
+/// reused for another actor within one execution.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default, Serialize, Deserialize)]
+pub struct ActorId(pub u32);
+
+impl fmt::Display for ActorId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// What an explorer may know about an actor: its id, its kind (for example
+/// `"server"`, `"master"`) and a human name (`"server1"`).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct ActorInfo {
+    /// The actor's id.
+    pub id: ActorId,
+    /// Its kind: the type of machine or process. Explorers may rank by kind.
+    pub kind: &'static str,
+    /// A human-readable, unique name used in traces.
+    pub name: String,
+}
+
+/// One actor that can move at a state, with the number of alternatives of
+/// its next step: 1 for a deterministic step, n for a data choice (a timer
+/// that may or may not fire, a value among n).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Enabled {
+    /// The actor.
+    pub actor: ActorId,
+    /// How many alternatives its next step has; always at least 1.
+    pub alternatives: u32,
+}
+
+/// What a transition did, as far as an explorer is concerned (paper §4:
+/// explorers are told about creation, termination and sends, and models can
+/// send their own callbacks).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Event {
+    /// A new actor was created.
+    Created(ActorInfo),
+    /// An actor halted: it will never be enabled again.
+    Halted(ActorId),
+    /// `from` sent a message to `to` (enqueued in `to`'s input queue).
+    Sent {
+        /// The sender.
+        from: ActorId,
+        /// The receiver.
+        to: ActorId,
+    },
+    /// A model-defined callback, for custom explorers (for example chain
+    /// replication's "the system is stable now").
+    Custom {
+        /// The actor that announced it.
+        actor: ActorId,
+        /// A short tag naming the callback.
+        tag: &'static str,
+        /// A model-defined value.
+        value: u64,
+    },
+}
+
+/// The kind of a safety violation.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationKind {
+    /// An assertion inside a machine or a specification invariant failed.
+    Assertion,
+    /// A monitor (safety specification) failed.
+    Monitor,
+    /// A machine dequeued an event that it neither handles nor ignores.
+    UnhandledEvent,
+    /// Nothing is enabled but some machine is blocked or waiting
+    /// (only reported when deadlock detection is on).
+    Deadlock,
+    /// An execution exceeded the step limit (only when asked to report it).
+    MaxSteps,
+    /// Model code panicked; the message is the panic's.
+    Panic,
+}
+
+impl ViolationKind {
+    /// The stable snake_case name used in JSON and schedule files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViolationKind::Assertion => "assertion",
+            ViolationKind::Monitor => "monitor",
+            ViolationKind::UnhandledEvent => "unhandled_event",
+            ViolationKind::Deadlock => "deadlock",
+            ViolationKind::MaxSteps => "max_steps",
+            ViolationKind::Panic => "panic",
+        }
+    }
+}
+
+impl fmt::Display for ViolationKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A safety violation: what failed, where, and why.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Violation {
+    /// What kind of failure.
+    pub kind: ViolationKind,
+    /// The machine (or monitor) that failed, by name, if any.
+    pub machine: Option<String>,
+    /// A human-readable message.
+    pub message: String,
+}
+
+impl Violation {
+    /// A violation of `kind` by `machine` with `message`.
+    pub fn new(kind: ViolationKind, machine: impl Into<String>, message: impl Into<String>) -> Self {
+        Violation {
+            kind,
+            machine: Some(machine.into()),
+            message: message.into(),
+        }
+    }
+
+    /// An assertion failure of a specification invariant with no machine.
+    pub fn invariant(message: impl Into<String>) -> Self {
+        Violation {
+            kind: ViolationKind::Assertion,
+            machine: None,
+            message: message.into(),
+        }
+    }
+
+    /// True when `other` is "the same bug": same kind and same machine.
+    /// Shrinking and replay use this, since messages may carry values.
+    pub fn same_bug(&self, other: &Violation) -> bool {
+        self.kind == other.kind && self.machine == other.machine
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.machine {
+            Some(m) => write!(f, "{} in {}: {}", self.kind, m, self.message),
+            None => write!(f, "{}: {}", self.kind, self.message),
+        }
+    }
+}
+
+/// A human-readable account of one step, filled by [`Program::execute_traced`].
+/// Only replay builds these; the search never does.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct StepTrace {
+    /// The step's index in the execution, from 0.
+    pub step: usize,
+    /// The actor that ran.
+    pub actor: ActorId,
+    /// Its name.
+    pub actor_name: String,
+    /// The alternative taken and how many there were.
+    pub alternative: u32,
+    /// How many alternatives the actor had.
+    pub alternatives: u32,
+    /// The event handled with its payload (`"Prepare(tx=1)"`), if any.
+    pub handled: Option<String>,
+    /// The state the machine was in before the step, if it has named states.
+    pub state_before: Option<String>,
+    /// The state after the step.
+    pub state_after: Option<String>,
+    /// Messages sent: receiver name and message with payload.
+    pub sent: Vec<(String, String)>,
+    /// Names of the actors created.
+    pub created: Vec<String>,
+    /// Data choices made during the step, as text (`"vote = commit"`).
+    pub choices: Vec<String>,
+    /// Events announced to monitors.
+    pub announced: Vec<String>,
+    /// Free-form notes (for raw transition systems: the action's name).
+    pub notes: Vec<String>,
+    /// True when the actor halted in this step.
+    pub halted: bool,
+}
+
+/// A transition system under test.
+///
+/// # Contract
+///
+/// * **Determinism.** `initial`, `enabled` and `execute` are pure functions
+///   of their arguments: the same state and choice give the same successor
+///   and the same events, in every run and on every thread. Hidden inputs
+///   (time, hash-map iteration order with random keys, globals) break
+///   replay; `mcheck replay` detects them and says so.
+/// * `enabled` lists each enabled actor once, in increasing id order, each
+///   with at least one alternative. An empty list means the state is
+///   terminal.
+/// * `execute(s, a, alt)` is only called with an `a` that `enabled(s)`
+///   listed and `alt` below its alternatives.
+/// * What is hashed is what the state is: two states that compare equal
+///   must behave identically. Counters, traces and statistics stay out of
+///   the state.
+pub trait Program: Sync {
+    /// A program state. Keep it flat and cheap to clone and hash.
+    type State: Clone + Eq + Hash + Send + Sync + Debug;
+
+    /// The initial state s0.
+    fn initial(&self) -> Self::State;
+
+    /// The actors that exist in `s` with their kinds and names, in id order
+    /// (explorers learn the initial actors from this).
+    fn actors(&self, s: &Self::State) -> Vec<ActorInfo>;
+
+    /// Push the enabled actors of `s` onto `out` (which the caller has
+    /// cleared), in increasing id order.
+    fn enabled(&self, s: &Self::State, out: &mut Vec<Enabled>);
+
+    /// Apply alternative `alt` of `actor`'s step to `s` in place, pushing
+    /// what happened onto `events` (which the caller has cleared). `Err` is
+    /// a safety violation; `s` may be partially updated then and is not
+    /// used again.
+    fn execute(&self, s: &mut Self::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation>;
+
+    /// Called on a terminal state (nothing enabled) when deadlock detection
+    /// is on: a violation if some actor is blocked or waiting.
+    fn deadlock(&self, _s: &Self::State) -> Option<Violation> {
+        None
+    }
+
+    /// The name of `actor` in `s`, for traces and error messages.
+    fn actor_name(&self, s: &Self::State, actor: ActorId) -> String {
+        self.actors(s)
+            .into_iter()
+            .find(|a| a.id == actor)
+            .map(|a| a.name)
+            .unwrap_or_else(|| format!("actor{}", actor.0))
+    }
+
+    /// `execute`, and also describe the step in `trace` (whose `step`,
+    /// `actor`, `actor_name`, `alternative` and `alternatives` the caller
+    /// has filled). The default describes nothing more; the machine runtime
+    /// describes events, sends, creations, choices and announcements.
+    fn execute_traced(
+        &self,
+        s: &mut Self::State,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        trace: &mut StepTrace,
+    ) -> Result<(), Violation> {
+        let _ = trace;
+        self.execute(s, actor, alt, events)
+    }
+}
+
+/// Blanket implementation so that `&P` is a program too.
+impl<P: Program + ?Sized> Program for &P {
+    type State = P::State;
+    fn initial(&self) -> Self::State {
+        (**self).initial()
+    }
+    fn actors(&self, s: &Self::State) -> Vec<ActorInfo> {
+        (**self).actors(s)
+    }
+    fn enabled(&self, s: &Self::State, out: &mut Vec<Enabled>) {
+        (**self).enabled(s, out)
+    }
+    fn execute(&self, s: &mut Self::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
+        (**self).execute(s, actor, alt, events)
+    }
+    fn deadlock(&self, s: &Self::State) -> Option<Violation> {
+        (**self).deadlock(s)
+    }
+    fn actor_name(&self, s: &Self::State, actor: ActorId) -> String {
+        (**self).actor_name(s, actor)
+    }
+    fn execute_traced(
+        &self,
+        s: &mut Self::State,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        trace: &mut StepTrace,
+    ) -> Result<(), Violation> {
+        (**self).execute_traced(s, actor, alt, events, trace)
+    }
+}

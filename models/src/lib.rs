@@ -1,0 +1,2 @@
+//! Protocol models for mcheck, each with seeded bugs.
+#![deny(missing_docs)]
