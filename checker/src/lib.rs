@@ -1,20 +1,29 @@
 //! # mcheck-checker: the engine of mcheck
 //!
 //! mcheck is a stateless model checker for asynchronous, message-passing
-//! programs. It explores the executions of a [`Program`](program::Program)
-//! (a transition system, usually built from P-style state machines with the
-//! [`machine`] runtime) in the order set by a delaying
-//! [`Explorer`](explorer::Explorer), with the strategies of Desai, Qadeer and
-//! Seshia, "Systematic testing of asynchronous reactive systems"
-//! (ESEC/FSE 2015): stratified exhaustive search and stratified sampling.
+//! programs. It explores the executions of a [`Program`] (a transition
+//! system, usually built from P-style state machines with the [`machine`]
+//! runtime) in the order set by a delaying [`Explorer`], with the
+//! strategies of Desai, Qadeer and Seshia, "Systematic testing of
+//! asynchronous reactive systems" (ESEC/FSE 2015): stratified exhaustive
+//! search and stratified sampling.
 #![deny(missing_docs)]
 
 pub mod cache;
+pub mod config;
 pub mod explorer;
 pub mod machine;
 pub mod model;
 pub mod program;
+pub mod report;
+pub mod schedule;
+pub mod search;
+pub mod testing;
 
+pub use config::{Config, Progress, StopFlag};
 pub use explorer::{BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamSpec, Params};
 pub use program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
+pub use report::{BoundedBy, Found, Outcome, Report, Stratum};
+pub use schedule::{PathKind, Schedule};
+pub use search::SearchError;

@@ -1,0 +1,140 @@
+//! Engine settings shared by every strategy: budgets, threads, seed,
+//! progress. Strategy-specific settings live in each strategy's constructor.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The default limit on the length of one execution.
+pub const DEFAULT_MAX_STEPS: usize = 10_000;
+
+/// How a search reports progress while it runs.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Progress {
+    /// Say nothing.
+    #[default]
+    Off,
+    /// Redraw one status line on stderr a few times a second (a terminal).
+    Live,
+    /// Print a status line on stderr at this interval (logs, CI).
+    Every(Duration),
+}
+
+/// A flag that asks a running search to stop (Ctrl-C). Cheap to clone.
+#[derive(Clone, Debug, Default)]
+pub struct StopFlag(Arc<AtomicBool>);
+
+impl StopFlag {
+    /// A new, lowered flag.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Ask the search to stop.
+    pub fn raise(&self) {
+        self.0.store(true, Ordering::Relaxed)
+    }
+    /// Was it raised?
+    pub fn is_raised(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Engine settings. `Config::default()` is safe: bounded steps per
+/// execution, a memory budget of three quarters of the machine, one minute
+/// for sampling strategies.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Stop after this delay (or preemption) bound. `None`: until exhausted.
+    pub max_delays: Option<u32>,
+    /// Longest execution. Exhaustive searches cut deeper paths (the outcome
+    /// is then `bounded`, never `verified`); sampling counts them truncated.
+    pub max_steps: usize,
+    /// Wall-clock budget. `None`: none for exhaustive searches; sampling
+    /// strategies use [`Config::sampling_time_limit`].
+    pub time_limit: Option<Duration>,
+    /// Stop after this many distinct states.
+    pub max_states: Option<u64>,
+    /// Stop after this many schedules (executions).
+    pub max_schedules: Option<u64>,
+    /// Byte budget of the state cache. `None`: grow on demand (within
+    /// `max_memory`).
+    pub cache_bytes: Option<usize>,
+    /// Byte budget of the whole search (cache, frontier, stacks, path
+    /// arena). The search stops with outcome `bounded` before exceeding it.
+    pub max_memory: usize,
+    /// The seed of every random choice.
+    pub seed: u64,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Run only the samples with index mod `n` = `k`.
+    pub shard: Option<(u32, u32)>,
+    /// Report deadlocks as violations.
+    pub deadlock: bool,
+    /// Progress reporting.
+    pub progress: Progress,
+    /// Raised to interrupt the search.
+    pub stop: StopFlag,
+    /// Whether the exhaustive searches use the state cache at all (tests
+    /// turn it off; without it only acyclic programs terminate).
+    pub use_cache: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_delays: None,
+            max_steps: DEFAULT_MAX_STEPS,
+            time_limit: None,
+            max_states: None,
+            max_schedules: None,
+            cache_bytes: None,
+            max_memory: default_max_memory(),
+            seed: 0,
+            threads: 1,
+            shard: None,
+            deadlock: false,
+            progress: Progress::Off,
+            stop: StopFlag::new(),
+            use_cache: true,
+        }
+    }
+}
+
+impl Config {
+    /// The time limit of sampling strategies, which never finish by
+    /// themselves: the configured one, else 60 s.
+    pub fn sampling_time_limit(&self) -> Duration {
+        self.time_limit.unwrap_or(Duration::from_secs(60))
+    }
+
+    /// The number of worker threads to use (resolving 0 to the core count).
+    pub fn worker_threads(&self) -> usize {
+        if self.threads == 0 {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        } else {
+            self.threads
+        }
+    }
+}
+
+/// Three quarters of the machine's memory (from /proc/meminfo), or 4 GiB
+/// where that cannot be read.
+pub fn default_max_memory() -> usize {
+    total_memory().map(|t| t / 4 * 3).unwrap_or(4 << 30)
+}
+
+/// The machine's memory in bytes, if known.
+pub fn total_memory() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// This process's peak resident memory in bytes (VmHWM), if known.
+pub fn peak_rss() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}

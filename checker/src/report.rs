@@ -1,0 +1,206 @@
+//! The result of a search: outcome, statistics, violation and schedule.
+
+use crate::program::Violation;
+use crate::schedule::Schedule;
+use serde::Serialize;
+use std::fmt;
+
+/// How a search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// A violation was found.
+    Violation,
+    /// Every reachable state was covered and none violates.
+    Verified,
+    /// A budget or bound stopped the search before it covered everything.
+    Bounded,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::Violation => "violation",
+            Outcome::Verified => "verified",
+            Outcome::Bounded => "bounded",
+        })
+    }
+}
+
+/// What stopped a `bounded` search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoundedBy {
+    /// `--time-limit`.
+    Time,
+    /// `--max-states`.
+    States,
+    /// `--max-schedules`.
+    Schedules,
+    /// `--max-memory-mb`.
+    Memory,
+    /// `--max-delays` (the last stratum left work undone).
+    MaxDelays,
+    /// Executions were cut at `--max-steps`.
+    MaxSteps,
+    /// Ctrl-C.
+    Interrupted,
+    /// Sampling never proves anything: it ran out of its bounds.
+    Sampling,
+}
+
+impl BoundedBy {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoundedBy::Time => "time",
+            BoundedBy::States => "states",
+            BoundedBy::Schedules => "schedules",
+            BoundedBy::Memory => "memory",
+            BoundedBy::MaxDelays => "max_delays",
+            BoundedBy::MaxSteps => "max_steps",
+            BoundedBy::Interrupted => "interrupted",
+            BoundedBy::Sampling => "sampling",
+        }
+    }
+}
+
+/// Statistics of one stratum (one delay or preemption bound).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stratum {
+    /// The bound.
+    pub bound: u32,
+    /// New distinct states found in this stratum (exhaustive strategies).
+    pub new_states: u64,
+    /// Transitions executed in this stratum.
+    pub transitions: u64,
+    /// Work items deferred to the next stratum.
+    pub deferrals: u64,
+    /// Frontier size at the end of the stratum.
+    pub frontier: u64,
+    /// Schedules (executions) run in this stratum (sampling strategies).
+    pub schedules: u64,
+    /// Seconds spent in the stratum.
+    pub elapsed_s: f64,
+}
+
+/// A violation with the step at which it happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Found {
+    /// The violation.
+    #[serde(flatten)]
+    pub violation: Violation,
+    /// The index of the step that violated (0 = first step).
+    pub step: usize,
+}
+
+/// Everything a search reports. Serialized as the `--json` object (the CLI
+/// adds the model, bug and parameters).
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The strategy's name.
+    pub strategy: String,
+    /// The explorer's name, for explorer-based strategies.
+    pub explorer: Option<String>,
+    /// The seed.
+    pub seed: u64,
+    /// Worker threads used.
+    pub threads: usize,
+    /// How the search ended.
+    pub outcome: Outcome,
+    /// What stopped it, when `bounded`.
+    pub bounded_by: Option<BoundedBy>,
+    /// The violation, when found.
+    pub violation: Option<Found>,
+    /// The counterexample, when found.
+    pub schedule: Option<Schedule>,
+    /// Distinct states (exhaustive strategies).
+    pub states: u64,
+    /// Transitions executed.
+    pub transitions: u64,
+    /// Work items deferred across strata.
+    pub deferrals: u64,
+    /// Peak frontier size.
+    pub peak_frontier: u64,
+    /// Executions run (sampling strategies).
+    pub schedules: u64,
+    /// Program steps executed (sampling strategies; equals transitions
+    /// for exhaustive ones).
+    pub steps: u64,
+    /// Executions cut at max-steps.
+    pub truncated: u64,
+    /// The longest execution seen, in steps.
+    pub longest: u64,
+    /// The highest bound reached.
+    pub max_delays: u32,
+    /// Per-bound statistics.
+    pub strata: Vec<Stratum>,
+    /// The cache refused states (the search stayed sound, only slower).
+    pub cache_full: bool,
+    /// Bytes used by the cache at the end.
+    pub cache_bytes: u64,
+    /// Peak bytes of the search's own structures (cache, frontier,
+    /// stacks, path arena).
+    pub peak_search_bytes: u64,
+    /// Peak resident memory of the process, in MiB.
+    pub peak_memory_mb: f64,
+    /// Wall-clock seconds.
+    pub elapsed_s: f64,
+    /// With `verified`: an upper bound on the probability that a
+    /// fingerprint collision hid a state (n^2 / 2^65).
+    pub collision_probability: Option<f64>,
+    /// The shard covered, as "k/n".
+    pub shard: Option<String>,
+    /// Remarks for people (why bounded, what filled memory, ...).
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    /// An empty report for `strategy`.
+    pub fn new(strategy: &str, explorer: Option<&str>, seed: u64, threads: usize) -> Self {
+        Report {
+            strategy: strategy.to_string(),
+            explorer: explorer.map(str::to_string),
+            seed,
+            threads,
+            outcome: Outcome::Bounded,
+            bounded_by: None,
+            violation: None,
+            schedule: None,
+            states: 0,
+            transitions: 0,
+            deferrals: 0,
+            peak_frontier: 0,
+            schedules: 0,
+            steps: 0,
+            truncated: 0,
+            longest: 0,
+            max_delays: 0,
+            strata: Vec::new(),
+            cache_full: false,
+            cache_bytes: 0,
+            peak_search_bytes: 0,
+            peak_memory_mb: 0.0,
+            elapsed_s: 0.0,
+            collision_probability: None,
+            shard: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// True when the search covered every reachable state without a
+    /// violation.
+    pub fn is_verified(&self) -> bool {
+        self.outcome == Outcome::Verified
+    }
+
+    /// True when a violation was found.
+    pub fn is_violation(&self) -> bool {
+        self.outcome == Outcome::Violation
+    }
+
+    /// The fingerprint-collision bound for `n` states: n^2 / 2^65.
+    pub fn collision_bound(n: u64) -> f64 {
+        (n as f64) * (n as f64) / 2f64.powi(65)
+    }
+}

@@ -1,0 +1,126 @@
+//! Search strategies. Each is a library call that returns a [`Report`]:
+//!
+//! * [`ses`]: stratified exhaustive search with a delaying explorer
+//!   (paper §3),
+//! * [`dfs`]: plain exhaustive depth-first search,
+//! * [`pb`]: iterative preemption bounding (a baseline),
+//!
+//! all three on the one loop of [`stratified`], differing only in their
+//! [`order`].
+
+pub mod exec;
+pub mod order;
+pub mod progress;
+pub mod stratified;
+
+use crate::config::Config;
+use crate::explorer::Explorer;
+use crate::program::Program;
+use crate::report::Report;
+use crate::schedule::{PathKind, Schedule};
+use order::{Composed, Natural, Preemptive};
+use std::fmt;
+
+/// Why a search could not give an answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SearchError {
+    /// The explorer broke its soundness contract: any `verified` would be
+    /// false, so the search refuses to answer.
+    UnsoundExplorer {
+        /// The explorer's name.
+        explorer: String,
+        /// What it did.
+        message: String,
+    },
+    /// Bad settings (zero or absurd budgets, an impossible shard...).
+    Input(String),
+    /// An internal invariant failed: a bug in mcheck.
+    Internal(String),
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchError::UnsoundExplorer { explorer, message } => write!(
+                f,
+                "explorer {explorer} is unsound: {message}; its next/delay must offer every enabled actor once before repeating (see Explorer's soundness contract)"
+            ),
+            SearchError::Input(m) => f.write_str(m),
+            SearchError::Internal(m) => write!(f, "internal error (a bug in mcheck, please report it): {m}"),
+        }
+    }
+}
+
+impl std::error::Error for SearchError {}
+
+/// Stratified exhaustive search (SES) with `explorer`, seeded with
+/// `config.seed`: delay bound 0, 1, 2, ... until the frontier is empty
+/// (outcome `verified`), a violation is found, or a budget stops it.
+///
+/// Sound and complete for any explorer that keeps the soundness contract
+/// (paper Thm 2): run to exhaustion it visits exactly the reachable states.
+/// The counterexample is a delay path.
+pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -> Result<Report, SearchError> {
+    let explorer = exec::prepare_explorer(program, explorer, config.seed);
+    let name = explorer.name().to_string();
+    let report = Report::new("ses", Some(&name), config.seed, 1);
+    let result = stratified::run(program, Composed::new(explorer), config, report)?;
+    let mut report = result.report;
+    if let Some(v) = result.violation {
+        let path = exec::delay_path(&v.advances);
+        report.schedule = Some(Schedule::new(
+            PathKind::Delays,
+            Some(&name),
+            config.seed,
+            config.max_steps,
+            path,
+        ));
+    }
+    Ok(report)
+}
+
+/// Plain exhaustive depth-first search: every choice of every state, in
+/// actor id order, with the state cache. The counterexample is a choice
+/// path. `max_delays` does not apply.
+pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
+    let report = Report::new("dfs", None, config.seed, 1);
+    let result = stratified::run(program, Natural::default(), config, report)?;
+    Ok(with_choice_schedule(program, Natural::default(), result, config))
+}
+
+/// Iterative preemption bounding: preemption bound 0, 1, 2, ..., with the
+/// state cache kept across bounds. A preemption is running another actor
+/// while the one that ran last is still enabled; data alternatives are
+/// free. `max_delays` bounds the preemptions.
+pub fn pb<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
+    let report = Report::new("pb", None, config.seed, 1);
+    let result = stratified::run(program, Preemptive::initial(), config, report)?;
+    Ok(with_choice_schedule(program, Preemptive::initial(), result, config))
+}
+
+fn with_choice_schedule<P: Program, O: order::ChoiceOrder>(
+    program: &P,
+    root: O,
+    result: stratified::SearchResult,
+    config: &Config,
+) -> Report {
+    let mut report = result.report;
+    if let Some(v) = result.violation {
+        // A step violation at step k needs k+1 choices; a deadlock after k
+        // steps needs k.
+        let steps = if v.found.violation.kind == crate::program::ViolationKind::Deadlock {
+            v.found.step
+        } else {
+            v.found.step + 1
+        };
+        let path = exec::choices_path(program, root, v.advances, steps);
+        report.schedule = Some(Schedule::new(
+            PathKind::Choices,
+            None,
+            config.seed,
+            config.max_steps,
+            path,
+        ));
+    }
+    report
+}

@@ -1,0 +1,252 @@
+//! Choice orders: how the stratified search enumerates the choices of a
+//! state, and what moving to the next choice costs.
+//!
+//! One search loop serves SES, DFS and PB; they differ only in the order:
+//!
+//! * [`Composed`] (SES): the explorer's order, where every move to the next
+//!   choice is one delay. This is the composed delay rule of DESIGN §2,
+//!   implemented here once: the next alternative of the current actor
+//!   first ("false before true"), and only after its last alternative
+//!   `Explorer::delay`, to the next actor's alternative 0.
+//! * [`Natural`] (DFS): actors in id order, each with its alternatives; all
+//!   moves are free, so there is a single stratum.
+//! * [`Preemptive`] (PB): the actor that ran last first, then the others in
+//!   id order; moving off the last actor while it is enabled costs one
+//!   preemption, everything else is free.
+
+use crate::explorer::Explorer;
+use crate::program::{ActorId, Enabled, Event};
+
+/// An order over the choices of a state. Positioned at one choice; the
+/// search reads it with `current`, moves with `advance`, and derives the
+/// order of a successor with `child`.
+pub trait ChoiceOrder: Clone + Send + Sync {
+    /// The name used in error messages (the explorer's).
+    fn name(&self) -> &str;
+    /// The current choice: actor and alternative.
+    fn current(&self, en: &[Enabled], ids: &[ActorId]) -> (ActorId, u32);
+    /// What moving to the next choice costs (delays or preemptions).
+    fn advance_cost(&self, en: &[Enabled], ids: &[ActorId]) -> u32;
+    /// Move to the next choice.
+    fn advance(&mut self, en: &[Enabled], ids: &[ActorId]);
+    /// The order at the successor reached by the current choice, given the
+    /// actor that ran and the events of the transition.
+    fn child(&self, actor: ActorId, events: &[Event]) -> Self;
+}
+
+/// The alternatives of `actor` in `en` (sorted by actor id).
+#[inline]
+pub(crate) fn alternatives_of(en: &[Enabled], ids: &[ActorId], actor: ActorId) -> u32 {
+    match ids.binary_search(&actor) {
+        Ok(i) => en[i].alternatives,
+        Err(_) => 1,
+    }
+}
+
+/// The composed explorer of DESIGN §2: an explorer plus the index of the
+/// current actor's alternative.
+#[derive(Clone, Debug)]
+pub struct Composed<E> {
+    /// The explorer.
+    pub explorer: E,
+    /// The current alternative of the explorer's current actor.
+    pub alt: u32,
+}
+
+impl<E: Explorer> Composed<E> {
+    /// The composed explorer at a state where the explorer is `explorer`.
+    pub fn new(explorer: E) -> Self {
+        Composed { explorer, alt: 0 }
+    }
+}
+
+impl<E: Explorer> ChoiceOrder for Composed<E> {
+    fn name(&self) -> &str {
+        self.explorer.name()
+    }
+    #[inline]
+    fn current(&self, _en: &[Enabled], ids: &[ActorId]) -> (ActorId, u32) {
+        (self.explorer.next(ids), self.alt)
+    }
+    #[inline]
+    fn advance_cost(&self, _en: &[Enabled], _ids: &[ActorId]) -> u32 {
+        1
+    }
+    #[inline]
+    fn advance(&mut self, en: &[Enabled], ids: &[ActorId]) {
+        let actor = self.explorer.next(ids);
+        if self.alt + 1 < alternatives_of(en, ids, actor) {
+            self.alt += 1;
+        } else {
+            self.alt = 0;
+            self.explorer.delay(ids);
+        }
+    }
+    #[inline]
+    fn child(&self, _actor: ActorId, events: &[Event]) -> Self {
+        let mut explorer = self.explorer.clone();
+        explorer.step(events);
+        Composed { explorer, alt: 0 }
+    }
+}
+
+/// Actors in id order, each with its alternatives; every move is free.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Natural {
+    pos: u32,
+    alt: u32,
+}
+
+impl ChoiceOrder for Natural {
+    fn name(&self) -> &str {
+        "natural order"
+    }
+    #[inline]
+    fn current(&self, en: &[Enabled], _ids: &[ActorId]) -> (ActorId, u32) {
+        (en[self.pos as usize].actor, self.alt)
+    }
+    #[inline]
+    fn advance_cost(&self, _en: &[Enabled], _ids: &[ActorId]) -> u32 {
+        0
+    }
+    #[inline]
+    fn advance(&mut self, en: &[Enabled], _ids: &[ActorId]) {
+        if self.alt + 1 < en[self.pos as usize].alternatives {
+            self.alt += 1;
+        } else {
+            self.alt = 0;
+            self.pos += 1;
+        }
+    }
+    #[inline]
+    fn child(&self, _actor: ActorId, _events: &[Event]) -> Self {
+        Natural::default()
+    }
+}
+
+/// Preemption order: the actor that ran last first (continuing it is free),
+/// then the other actors in id order. Leaving the last actor while it is
+/// enabled costs one preemption; data alternatives are free.
+#[derive(Clone, Copy, Debug)]
+pub struct Preemptive {
+    last: Option<ActorId>,
+    /// Position in the order [last (if enabled)] ++ (others by id).
+    pos: u32,
+    alt: u32,
+}
+
+impl Preemptive {
+    /// The order at the initial state (no actor ran yet: nothing to preempt).
+    pub fn initial() -> Self {
+        Preemptive {
+            last: None,
+            pos: 0,
+            alt: 0,
+        }
+    }
+
+    /// Index into `en` of the actor at position `pos` of this order.
+    #[inline]
+    fn index(&self, ids: &[ActorId], pos: u32) -> usize {
+        let pos = pos as usize;
+        match self.last.map(|l| ids.binary_search(&l)) {
+            Some(Ok(li)) => {
+                if pos == 0 {
+                    li
+                } else if pos - 1 < li {
+                    pos - 1
+                } else {
+                    pos
+                }
+            }
+            _ => pos,
+        }
+    }
+}
+
+impl ChoiceOrder for Preemptive {
+    fn name(&self) -> &str {
+        "preemption order"
+    }
+    #[inline]
+    fn current(&self, en: &[Enabled], ids: &[ActorId]) -> (ActorId, u32) {
+        (en[self.index(ids, self.pos)].actor, self.alt)
+    }
+    #[inline]
+    fn advance_cost(&self, en: &[Enabled], ids: &[ActorId]) -> u32 {
+        let i = self.index(ids, self.pos);
+        let leaving_actor = self.alt + 1 >= en[i].alternatives;
+        let last_enabled = self.last.is_some_and(|l| ids.binary_search(&l).is_ok());
+        u32::from(leaving_actor && self.pos == 0 && last_enabled)
+    }
+    #[inline]
+    fn advance(&mut self, en: &[Enabled], ids: &[ActorId]) {
+        let i = self.index(ids, self.pos);
+        if self.alt + 1 < en[i].alternatives {
+            self.alt += 1;
+        } else {
+            self.alt = 0;
+            self.pos += 1;
+        }
+    }
+    #[inline]
+    fn child(&self, actor: ActorId, _events: &[Event]) -> Self {
+        Preemptive {
+            last: Some(actor),
+            pos: 0,
+            alt: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn en(spec: &[(u32, u32)]) -> (Vec<Enabled>, Vec<ActorId>) {
+        let en: Vec<Enabled> = spec
+            .iter()
+            .map(|&(a, n)| Enabled {
+                actor: ActorId(a),
+                alternatives: n,
+            })
+            .collect();
+        let ids = en.iter().map(|e| e.actor).collect();
+        (en, ids)
+    }
+
+    fn walk<O: ChoiceOrder>(mut o: O, en: &[Enabled], ids: &[ActorId]) -> Vec<(u32, u32, u32)> {
+        let total: u32 = en.iter().map(|e| e.alternatives).sum();
+        let mut out = Vec::new();
+        for i in 0..total {
+            let (a, alt) = o.current(en, ids);
+            let cost = if i + 1 < total { o.advance_cost(en, ids) } else { 0 };
+            out.push((a.0, alt, cost));
+            if i + 1 < total {
+                o.advance(en, ids);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn natural_order_lists_every_choice_for_free() {
+        let (en, ids) = en(&[(0, 1), (2, 3), (5, 1)]);
+        assert_eq!(
+            walk(Natural::default(), &en, &ids),
+            vec![(0, 0, 0), (2, 0, 0), (2, 1, 0), (2, 2, 0), (5, 0, 0)]
+        );
+    }
+
+    #[test]
+    fn preemption_order_runs_last_actor_first_and_charges_once() {
+        let (en, ids) = en(&[(0, 1), (2, 2), (5, 1)]);
+        let o = Preemptive::initial().child(ActorId(2), &[]);
+        // Actor 2 ran last: its two alternatives are free, leaving it costs 1,
+        // then the others are free.
+        assert_eq!(walk(o, &en, &ids), vec![(2, 0, 0), (2, 1, 1), (0, 0, 0), (5, 0, 0)]);
+        // Actor 7 ran last but is not enabled: nothing is a preemption.
+        let o = Preemptive::initial().child(ActorId(7), &[]);
+        assert_eq!(walk(o, &en, &ids), vec![(0, 0, 0), (2, 0, 0), (2, 1, 0), (5, 0, 0)]);
+    }
+}

@@ -1,0 +1,605 @@
+//! The one search loop behind SES, DFS and PB: a depth-first search of
+//! P x D over an explicit stack, stratified by a cost (delays for SES,
+//! preemptions for PB, nothing for DFS), with a cache of program states
+//! only (paper §3, DESIGN §3).
+//!
+//! ```text
+//! DelayBoundedDFS(s, d, i, n):         # i: choices of s taken; n: cost so far
+//!   while i < |choices(s)|:
+//!     s' = T(current(d), s); i += 1
+//!     if s' not in cache: cache.add(s'); DelayBoundedDFS(s', child(d), 0, n)
+//!     if i < |choices(s)|:
+//!       if n + cost(d) > bound: frontier.push(s, d, i, path); break
+//!       n += cost(d); d = advance(d)
+//! ```
+//!
+//! Invariants of the explicit stack: a frame's child is the frame right
+//! above it, explored before the frame's next choice (the continuation is
+//! decided first, as in DESIGN §3, so frontier entries keep the order of
+//! the recursion); a frame stays on the stack until its subtree is done,
+//! so paths are derived from the stack lazily and stored in the arena only
+//! when a frame is deferred or violates.
+
+use super::order::ChoiceOrder;
+use super::progress::{human, rate, Meter};
+use super::SearchError;
+use crate::cache::{fingerprint, FingerprintSet, Insert};
+use crate::config::{peak_rss, Config};
+use crate::program::{ActorId, Enabled, Event, Program, Violation};
+use crate::report::{BoundedBy, Found, Outcome, Report, Stratum};
+use std::mem::size_of;
+use std::time::Instant;
+
+/// No path node yet: derive it from the frame below.
+const NONE: u32 = u32::MAX;
+/// The empty path.
+const ROOT: u32 = u32::MAX - 1;
+
+/// `count` moves to the next choice at step `depth`, after the path `parent`.
+#[derive(Clone, Copy, Debug)]
+struct PathNode {
+    parent: u32,
+    depth: u32,
+    count: u32,
+}
+
+/// A shared arena of path nodes: a frontier entry's path is one index.
+#[derive(Default)]
+struct Arena {
+    nodes: Vec<PathNode>,
+}
+
+impl Arena {
+    fn push(&mut self, node: PathNode) -> Result<u32, SearchError> {
+        let id = self.nodes.len();
+        if id >= ROOT as usize {
+            return Err(SearchError::Internal("more than 4 billion path nodes".into()));
+        }
+        self.nodes.push(node);
+        Ok(id as u32)
+    }
+
+    /// The path as (depth, count) pairs from the initial state on.
+    fn expand(&self, mut node: u32) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        while node != ROOT {
+            let n = self.nodes[node as usize];
+            out.push((n.depth, n.count));
+            node = n.parent;
+        }
+        out.reverse();
+        out
+    }
+}
+
+struct Frame<S, O> {
+    /// `None` once every choice is taken or the rest was deferred.
+    state: Option<S>,
+    order: O,
+    /// The index of the next choice to take.
+    next: u32,
+    total: u32,
+    cost: u32,
+    depth: u32,
+    node: u32,
+    en_start: u32,
+    en_len: u32,
+    /// Bit i: enabled actor i was offered (run-time soundness check).
+    offered: u64,
+}
+
+struct Entry<S, O> {
+    state: S,
+    order: O,
+    next: u32,
+    cost: u32,
+    depth: u32,
+    node: u32,
+    offered: u64,
+}
+
+/// What the search found: a violation at a step, reached by `advances`
+/// (moves to the next choice, as (depth, count) from the initial state).
+#[derive(Debug)]
+pub struct RawViolation {
+    /// The violation with its step.
+    pub found: Found,
+    /// The advances that lead to it.
+    pub advances: Vec<(u32, u32)>,
+}
+
+/// The search's result: the report (without schedule) and the raw path of
+/// the violation, if any.
+pub struct SearchResult {
+    /// The statistics and outcome.
+    pub report: Report,
+    /// The violation and how to reach it.
+    pub violation: Option<RawViolation>,
+}
+
+/// Why the search stopped early.
+enum Stop {
+    Violation,
+    Budget(BoundedBy),
+}
+
+struct Search<'a, P: Program, O> {
+    program: &'a P,
+    config: &'a Config,
+    cache: FingerprintSet,
+    stack: Vec<Frame<P::State, O>>,
+    en: Vec<Enabled>,
+    ids: Vec<ActorId>,
+    frontier: Vec<Entry<P::State, O>>,
+    arena: Arena,
+    events: Vec<Event>,
+    scratch: Vec<Enabled>,
+    bound: u32,
+    stratum: Stratum,
+    report: Report,
+    violation: Option<RawViolation>,
+    cut: bool,
+    meter: Meter,
+    started: Instant,
+    next_check: u64,
+    peak_bytes: u64,
+    work_len: u64,
+}
+
+/// Run the stratified search from the initial state with `root` as the
+/// order at s0. The caller names the strategy in `report`.
+pub fn run<P: Program, O: ChoiceOrder>(
+    program: &P,
+    root: O,
+    config: &Config,
+    report: Report,
+) -> Result<SearchResult, SearchError> {
+    let cache_budget = if config.use_cache {
+        Some(config.cache_bytes.unwrap_or(config.max_memory / 2))
+    } else {
+        None
+    };
+    let mut search = Search {
+        program,
+        config,
+        cache: FingerprintSet::new(cache_budget),
+        stack: Vec::new(),
+        en: Vec::new(),
+        ids: Vec::new(),
+        frontier: Vec::new(),
+        arena: Arena::default(),
+        events: Vec::new(),
+        scratch: Vec::new(),
+        bound: 0,
+        stratum: Stratum::default(),
+        report,
+        violation: None,
+        cut: false,
+        meter: Meter::new(config.progress.clone()),
+        started: Instant::now(),
+        next_check: 0,
+        peak_bytes: 0,
+        work_len: 0,
+    };
+    let stop = search.explore(root)?;
+    Ok(search.finish(stop))
+}
+
+impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
+    fn explore(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
+        let s0 = self.program.initial();
+        if self.config.use_cache {
+            self.cache.insert(fingerprint(&s0));
+        }
+        self.report.states = 1;
+        self.stratum.new_states = 1;
+        let mut started = Instant::now();
+        let mut stop = self.push_frame(s0, root, 0, 0, ROOT, None)?;
+        if stop.is_none() {
+            stop = self.run_stack()?;
+        }
+        loop {
+            self.close_stratum(started);
+            if stop.is_some() || self.frontier.is_empty() {
+                return Ok(stop);
+            }
+            if self.config.max_delays.is_some_and(|m| self.bound >= m) {
+                return Ok(Some(Stop::Budget(BoundedBy::MaxDelays)));
+            }
+            // The next stratum: resume the deferred work items in insertion order.
+            self.bound += 1;
+            started = Instant::now();
+            let work = std::mem::take(&mut self.frontier);
+            self.work_len = work.len() as u64;
+            for entry in work {
+                self.work_len -= 1;
+                stop = self.resume(entry)?;
+                if stop.is_none() {
+                    stop = self.run_stack()?;
+                }
+                if stop.is_some() {
+                    break;
+                }
+            }
+            self.work_len = 0;
+        }
+    }
+
+    fn close_stratum(&mut self, started: Instant) {
+        let mut s = std::mem::take(&mut self.stratum);
+        s.bound = self.bound;
+        s.frontier = self.frontier.len() as u64;
+        s.elapsed_s = started.elapsed().as_secs_f64();
+        self.report.strata.push(s);
+        self.report.max_delays = self.bound;
+    }
+
+    /// Compute the enabled set of `state`; push a frame for it unless it is
+    /// terminal (then check deadlock).
+    fn push_frame(
+        &mut self,
+        state: P::State,
+        order: O,
+        cost: u32,
+        depth: u32,
+        node: u32,
+        resume: Option<(u32, u64)>,
+    ) -> Result<Option<Stop>, SearchError> {
+        let en_start = self.en.len();
+        self.program.enabled(&state, &mut self.scratch);
+        if self.scratch.is_empty() {
+            if self.config.deadlock {
+                if let Some(v) = self.program.deadlock(&state) {
+                    // The violating "step" is the state reached after `depth` steps.
+                    let top = self.stack.len();
+                    self.stack.push(Frame {
+                        state: None,
+                        order,
+                        next: 1,
+                        total: 0,
+                        cost,
+                        depth,
+                        node,
+                        en_start: en_start as u32,
+                        en_len: 0,
+                        offered: 0,
+                    });
+                    let path = self.materialize(top)?;
+                    let advances = self.arena.expand(path);
+                    self.stack.pop();
+                    return Ok(Some(self.violate(v, depth as usize, advances)));
+                }
+            }
+            return Ok(None);
+        }
+        let mut total = 0u32;
+        for e in self.scratch.drain(..) {
+            debug_assert!(
+                e.alternatives >= 1,
+                "mcheck: Program::enabled listed an actor with 0 alternatives"
+            );
+            total += e.alternatives.max(1);
+            self.en.push(e);
+            self.ids.push(e.actor);
+        }
+        let en_len = self.en.len() - en_start;
+        let mut frame = Frame {
+            state: Some(state),
+            order,
+            next: 0,
+            total,
+            cost,
+            depth,
+            node,
+            en_start: en_start as u32,
+            en_len: en_len as u32,
+            offered: 0,
+        };
+        match resume {
+            None => {
+                let (actor, _) = frame.order.current(&self.en[en_start..], &self.ids[en_start..]);
+                frame.offered = self.offer(0, actor, &self.ids[en_start..], &frame.order)?;
+            }
+            Some((next, offered)) => {
+                // A deferred frame resumes with one more move, paid by this stratum.
+                let en = &self.en[en_start..];
+                let ids = &self.ids[en_start..];
+                frame.cost += frame.order.advance_cost(en, ids);
+                frame.order.advance(en, ids);
+                // Alternative 0 starts another actor's block: it must be a fresh actor.
+                let (after, alt) = frame.order.current(en, ids);
+                frame.offered = if alt > 0 {
+                    offered
+                } else {
+                    self.offer(offered, after, ids, &frame.order)?
+                };
+                frame.next = next;
+            }
+        }
+        self.stack.push(frame);
+        Ok(None)
+    }
+
+    /// The run-time soundness check: a newly offered actor must be enabled
+    /// and not offered before at this state.
+    fn offer(&self, offered: u64, actor: ActorId, ids: &[ActorId], order: &O) -> Result<u64, SearchError> {
+        match ids.binary_search(&actor) {
+            Err(_) => Err(SearchError::UnsoundExplorer {
+                explorer: order.name().to_string(),
+                message: format!("it chose actor {actor}, which is not enabled (enabled: {ids:?})"),
+            }),
+            Ok(i) if i < 64 => {
+                if offered & (1 << i) != 0 {
+                    Err(SearchError::UnsoundExplorer {
+                        explorer: order.name().to_string(),
+                        message: format!(
+                            "it offered actor {actor} twice at one state before offering every enabled actor (enabled: {ids:?})"
+                        ),
+                    })
+                } else {
+                    Ok(offered | (1 << i))
+                }
+            }
+            Ok(_) => Ok(offered),
+        }
+    }
+
+    fn resume(&mut self, e: Entry<P::State, O>) -> Result<Option<Stop>, SearchError> {
+        self.push_frame(e.state, e.order, e.cost, e.depth, e.node, Some((e.next, e.offered)))
+    }
+
+    /// The path node of frame `k`, creating nodes for the frames below it
+    /// that have none yet.
+    fn materialize(&mut self, k: usize) -> Result<u32, SearchError> {
+        let mut j = k;
+        while self.stack[j].node == NONE {
+            j -= 1;
+        }
+        for m in j + 1..=k {
+            let p = &self.stack[m - 1];
+            let count = p.next - 1;
+            let node = if count == 0 {
+                p.node
+            } else {
+                self.arena.push(PathNode {
+                    parent: p.node,
+                    depth: p.depth,
+                    count,
+                })?
+            };
+            self.stack[m].node = node;
+        }
+        Ok(self.stack[k].node)
+    }
+
+    fn violate(&mut self, v: Violation, step: usize, advances: Vec<(u32, u32)>) -> Stop {
+        self.violation = Some(RawViolation {
+            found: Found { violation: v, step },
+            advances,
+        });
+        Stop::Violation
+    }
+
+    fn run_stack(&mut self) -> Result<Option<Stop>, SearchError> {
+        while let Some(top_index) = self.stack.len().checked_sub(1) {
+            let top = &mut self.stack[top_index];
+            if top.state.is_none() {
+                let start = top.en_start as usize;
+                self.en.truncate(start);
+                self.ids.truncate(start);
+                self.stack.pop();
+                continue;
+            }
+            let (start, len) = (top.en_start as usize, top.en_len as usize);
+            let en = &self.en[start..start + len];
+            let ids = &self.ids[start..start + len];
+            let (actor, alt) = top.order.current(en, ids);
+            let index = top.next;
+            top.next += 1;
+            let last = top.next == top.total;
+            let step_cost = if last { 0 } else { top.order.advance_cost(en, ids) };
+            let defer = !last && top.cost + step_cost > self.bound;
+            let cost_at_choice = top.cost;
+            let depth = top.depth;
+            let (mut child, kept) = if last {
+                (top.state.take().expect("frame has a state"), None)
+            } else if defer {
+                let s = top.state.take().expect("frame has a state");
+                (s.clone(), Some(s))
+            } else {
+                (top.state.as_ref().expect("frame has a state").clone(), None)
+            };
+            self.events.clear();
+            let result = self.program.execute(&mut child, actor, alt, &mut self.events);
+            self.report.transitions += 1;
+            self.stratum.transitions += 1;
+            if let Err(v) = result {
+                let mut node = self.materialize(top_index)?;
+                if index > 0 {
+                    node = self.arena.push(PathNode {
+                        parent: node,
+                        depth,
+                        count: index,
+                    })?;
+                }
+                let advances = self.arena.expand(node);
+                return Ok(Some(self.violate(v, depth as usize, advances)));
+            }
+            let top = &mut self.stack[top_index];
+            let child_order = top.order.child(actor, &self.events);
+            if let Some(state) = kept {
+                let (order, next, offered) = (top.order.clone(), top.next, top.offered);
+                let node = self.materialize(top_index)?;
+                self.frontier.push(Entry {
+                    state,
+                    order,
+                    next,
+                    cost: cost_at_choice,
+                    depth,
+                    node,
+                    offered,
+                });
+                self.report.deferrals += 1;
+                self.stratum.deferrals += 1;
+            } else if !last {
+                let en = &self.en[start..start + len];
+                let ids = &self.ids[start..start + len];
+                top.order.advance(en, ids);
+                top.cost += step_cost;
+                let (now, now_alt) = top.order.current(en, ids);
+                if now_alt == 0 {
+                    let offered = top.offered;
+                    let order = &self.stack[top_index].order;
+                    let o = self.offer(offered, now, &self.ids[start..start + len], order)?;
+                    self.stack[top_index].offered = o;
+                }
+            }
+            // The successor.
+            let child_depth = depth + 1;
+            if child_depth as usize >= self.config.max_steps {
+                // Cut: not cached, so that a shorter path may explore it.
+                self.program.enabled(&child, &mut self.scratch);
+                let terminal = self.scratch.is_empty();
+                self.scratch.clear();
+                if !terminal {
+                    self.cut = true;
+                    continue;
+                }
+            }
+            let fresh = if self.config.use_cache {
+                match self.cache.insert(fingerprint(&child)) {
+                    Insert::New => true,
+                    Insert::Present => false,
+                    Insert::Full => {
+                        self.report.cache_full = true;
+                        true
+                    }
+                }
+            } else {
+                true
+            };
+            if fresh {
+                self.report.states += 1;
+                self.stratum.new_states += 1;
+                if let Some(stop) = self.push_frame(child, child_order, cost_at_choice, child_depth, NONE, None)? {
+                    return Ok(Some(stop));
+                }
+            }
+            if self.report.transitions >= self.next_check {
+                if let Some(stop) = self.check_budgets() {
+                    return Ok(Some(stop));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn search_bytes(&self) -> u64 {
+        let entry = size_of::<Entry<P::State, O>>() as u64;
+        let frame = size_of::<Frame<P::State, O>>() as u64;
+        self.cache.bytes() as u64
+            + (self.frontier.capacity() as u64 + self.work_len) * entry
+            + self.stack.capacity() as u64 * frame
+            + (self.en.capacity() * (size_of::<Enabled>() + size_of::<ActorId>())) as u64
+            + (self.arena.nodes.capacity() * size_of::<PathNode>()) as u64
+    }
+
+    fn check_budgets(&mut self) -> Option<Stop> {
+        self.next_check = self.report.transitions + 4096;
+        let c = self.config;
+        if c.stop.is_raised() {
+            return Some(Stop::Budget(BoundedBy::Interrupted));
+        }
+        if c.max_states.is_some_and(|m| self.report.states >= m) {
+            return Some(Stop::Budget(BoundedBy::States));
+        }
+        let elapsed = self.started.elapsed();
+        if c.time_limit.is_some_and(|t| elapsed >= t) {
+            return Some(Stop::Budget(BoundedBy::Time));
+        }
+        let bytes = self.search_bytes();
+        self.peak_bytes = self.peak_bytes.max(bytes);
+        let rss = current_rss().unwrap_or(0) as u64;
+        if bytes.max(rss) > c.max_memory as u64 {
+            self.report.notes.push(format!(
+                "stopped at the memory budget of {} MiB: resident {} MiB, cache {} MiB, frontier {} entries ({} MiB), path arena {} MiB",
+                c.max_memory >> 20,
+                rss >> 20,
+                self.cache.bytes() >> 20,
+                self.frontier.len() as u64 + self.work_len,
+                ((self.frontier.capacity() as u64 + self.work_len) * size_of::<Entry<P::State, O>>() as u64) >> 20,
+                (self.arena.nodes.capacity() * size_of::<PathNode>()) >> 20,
+            ));
+            return Some(Stop::Budget(BoundedBy::Memory));
+        }
+        let (states, transitions, frontier, bound) = (
+            self.report.states,
+            self.report.transitions,
+            self.frontier.len() as u64 + self.work_len,
+            self.bound,
+        );
+        let strategy = self.report.strategy.clone();
+        self.meter.tick(|secs| {
+            format!(
+                "{strategy}: bound {bound}, {} states ({}), {} transitions, frontier {}, {:.0}s",
+                human(states as f64),
+                rate(states, secs),
+                human(transitions as f64),
+                human(frontier as f64),
+                secs
+            )
+        });
+        None
+    }
+
+    fn finish(mut self, stop: Option<Stop>) -> SearchResult {
+        self.meter.finish();
+        self.peak_bytes = self.peak_bytes.max(self.search_bytes());
+        let r = &mut self.report;
+        r.steps = r.transitions;
+        r.peak_frontier = r.strata.iter().map(|s| s.frontier).max().unwrap_or(0);
+        r.cache_bytes = self.cache.bytes() as u64;
+        r.peak_search_bytes = self.peak_bytes;
+        r.elapsed_s = self.started.elapsed().as_secs_f64();
+        r.peak_memory_mb = peak_rss().unwrap_or(0) as f64 / (1 << 20) as f64;
+        match stop {
+            Some(Stop::Violation) => {
+                r.outcome = Outcome::Violation;
+                r.violation = self.violation.as_ref().map(|v| v.found.clone());
+            }
+            Some(Stop::Budget(by)) => {
+                r.outcome = Outcome::Bounded;
+                r.bounded_by = Some(by);
+            }
+            None if self.cut => {
+                r.outcome = Outcome::Bounded;
+                r.bounded_by = Some(BoundedBy::MaxSteps);
+                r.notes.push(format!(
+                    "some executions were cut at --max-steps {}: the state space was not covered",
+                    self.config.max_steps
+                ));
+            }
+            None => {
+                r.outcome = Outcome::Verified;
+                r.collision_probability = Some(Report::collision_bound(r.states));
+            }
+        }
+        if r.cache_full {
+            r.notes.push(format!(
+                "the state cache filled its budget of {} MiB and stopped growing: the search stayed sound but re-explored states",
+                self.cache.bytes() >> 20
+            ));
+        }
+        SearchResult {
+            report: self.report,
+            violation: self.violation,
+        }
+    }
+}
+
+/// This process's current resident memory in bytes, if known.
+fn current_rss() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}

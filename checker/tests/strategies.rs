@@ -1,0 +1,214 @@
+//! SES, DFS and PB against the independent BFS oracle on random transition
+//! systems, with a local explorer (the real RR/RTC/PRR are tested the same
+//! way in the workspace's tests/).
+
+use mcheck_checker::search::{self, exec};
+use mcheck_checker::testing::RandomProgram;
+use mcheck_checker::{ActorId, ActorInfo, Config, Event, Explorer, Outcome, PathKind, Schedule, SearchError};
+
+/// A small run-to-completion-like explorer: a priority list; a send moves
+/// the receiver to the front; a delay moves the current actor to the back.
+#[derive(Clone, Debug, Default)]
+struct Causal {
+    order: Vec<ActorId>,
+}
+
+impl Explorer for Causal {
+    fn name(&self) -> &str {
+        "causal"
+    }
+    fn init(&mut self, actors: &[ActorInfo]) {
+        self.order = actors.iter().map(|a| a.id).collect();
+    }
+    fn next(&self, enabled: &[ActorId]) -> ActorId {
+        *self.order.iter().find(|a| enabled.binary_search(a).is_ok()).unwrap()
+    }
+    fn step(&mut self, events: &[Event]) {
+        for e in events {
+            match e {
+                Event::Sent { to, .. } => {
+                    self.order.retain(|a| a != to);
+                    self.order.insert(0, *to);
+                }
+                Event::Created(info) => self.order.push(info.id),
+                Event::Halted(id) => self.order.retain(|a| a != id),
+                Event::Custom { .. } => {}
+            }
+        }
+    }
+    fn delay(&mut self, enabled: &[ActorId]) {
+        let a = self.next(enabled);
+        self.order.retain(|x| *x != a);
+        self.order.push(a);
+    }
+}
+
+/// Breaks the contract: delay does nothing, so other actors are never offered.
+#[derive(Clone, Debug, Default)]
+struct Stubborn;
+
+impl Explorer for Stubborn {
+    fn name(&self) -> &str {
+        "stubborn"
+    }
+    fn init(&mut self, _actors: &[ActorInfo]) {}
+    fn next(&self, enabled: &[ActorId]) -> ActorId {
+        enabled[0]
+    }
+    fn step(&mut self, _events: &[Event]) {}
+    fn delay(&mut self, _enabled: &[ActorId]) {}
+}
+
+fn quiet() -> Config {
+    Config {
+        max_memory: 1 << 30,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn causal_explorer_keeps_the_contract() {
+    mcheck_checker::explorer::check_contract(|_| Causal::default(), 1, 500).unwrap();
+    assert!(mcheck_checker::explorer::check_contract(|_| Stubborn, 1, 50).is_err());
+}
+
+/// Every strategy, run to exhaustion with the cache on cyclic systems,
+/// generates exactly the reachable set and takes every transition of every
+/// reachable state exactly once.
+#[test]
+fn exhaustive_strategies_visit_exactly_the_reachable_set() {
+    let mut several_strata = 0;
+    for seed in 0..1000u64 {
+        let oracle = RandomProgram::generate(seed, false, false).oracle();
+        for strategy in ["ses", "dfs", "pb"] {
+            let p = RandomProgram::generate(seed, false, false).recording();
+            let r = match strategy {
+                "ses" => search::ses(&p, Causal::default(), &quiet()),
+                "dfs" => search::dfs(&p, &quiet()),
+                _ => search::pb(&p, &quiet()),
+            }
+            .unwrap();
+            assert_eq!(r.outcome, Outcome::Verified, "seed {seed} {strategy}");
+            assert_eq!(r.states, oracle.reachable.len() as u64, "seed {seed} {strategy}");
+            assert_eq!(p.seen_states(), oracle.reachable, "seed {seed} {strategy}");
+            assert_eq!(r.transitions, oracle.transitions, "seed {seed} {strategy}");
+            if strategy == "ses" && r.strata.len() >= 3 {
+                several_strata += 1;
+            }
+            if strategy == "dfs" {
+                assert_eq!(r.strata.len(), 1);
+            }
+        }
+    }
+    // The systems are not trivial: most need several delay bounds.
+    assert!(several_strata > 600, "only {several_strata} of 1000 needed 3+ strata");
+}
+
+#[test]
+fn planted_violations_are_found_exactly_when_reachable_and_replay() {
+    let (mut found, mut missed) = (0, 0);
+    for seed in 0..1000u64 {
+        let p = RandomProgram::generate(seed, false, true);
+        let oracle = p.oracle();
+        for strategy in ["ses", "dfs", "pb"] {
+            let r = match strategy {
+                "ses" => search::ses(&p, Causal::default(), &quiet()),
+                "dfs" => search::dfs(&p, &quiet()),
+                _ => search::pb(&p, &quiet()),
+            }
+            .unwrap();
+            assert_eq!(r.is_violation(), oracle.violation_reachable, "seed {seed} {strategy}");
+            if let Some(mut schedule) = r.schedule {
+                schedule.model = "random".into();
+                // Through the text form.
+                let schedule = Schedule::from_text(&schedule.to_text()).unwrap();
+                let explorer = exec::prepare_explorer(&p, Causal::default(), schedule.explorer_seed);
+                let ex = exec::replay(&p, Some(explorer), &schedule, true).unwrap();
+                let want = r.violation.unwrap();
+                let got = ex.violation.expect("replay reproduces a violation");
+                assert_eq!(got, want, "seed {seed} {strategy}");
+                assert_eq!(ex.trace.len(), want.step + 1);
+                if strategy == "ses" {
+                    assert_eq!(schedule.kind, PathKind::Delays);
+                } else {
+                    assert_eq!(schedule.kind, PathKind::Choices);
+                    assert_eq!(schedule.path.len(), want.step + 1);
+                }
+            }
+        }
+        if oracle.violation_reachable {
+            found += 1;
+        } else {
+            missed += 1;
+        }
+    }
+    assert!(found > 300 && missed > 100, "found {found}, unreachable {missed}");
+}
+
+#[test]
+fn without_cache_or_with_a_full_one_acyclic_systems_are_covered() {
+    for seed in 0..1000u64 {
+        let oracle = RandomProgram::generate(seed, true, false).oracle();
+        for budget in [None, Some(64usize)] {
+            let p = RandomProgram::generate(seed, true, false).recording();
+            let config = Config {
+                use_cache: budget.is_some(),
+                cache_bytes: budget,
+                ..quiet()
+            };
+            let r = search::ses(&p, Causal::default(), &config).unwrap();
+            assert_eq!(
+                r.outcome,
+                Outcome::Verified,
+                "seed {seed} {budget:?} {:?} {:?}",
+                r.bounded_by,
+                r.notes
+            );
+            assert_eq!(p.seen_states(), oracle.reachable, "seed {seed} {budget:?}");
+        }
+    }
+}
+
+#[test]
+fn a_depth_cut_is_never_verified() {
+    let mut cut = 0;
+    for seed in 0..200u64 {
+        let p = RandomProgram::generate(seed, false, false);
+        let config = Config {
+            max_steps: 3,
+            ..quiet()
+        };
+        let r = search::ses(&p, Causal::default(), &config).unwrap();
+        if r.outcome != Outcome::Verified {
+            assert_eq!(r.outcome, Outcome::Bounded);
+            cut += 1;
+        } else {
+            // Verified only if every reachable state really was seen.
+            assert_eq!(r.states, p.oracle().reachable.len() as u64, "seed {seed}");
+        }
+    }
+    assert!(cut > 150, "{cut}");
+}
+
+#[test]
+fn an_unsound_explorer_is_an_error_naming_it() {
+    let p = RandomProgram::generate(3, false, false);
+    let e = search::ses(&p, Stubborn, &quiet()).unwrap_err();
+    match &e {
+        SearchError::UnsoundExplorer { explorer, .. } => assert_eq!(explorer, "stubborn"),
+        other => panic!("{other:?}"),
+    }
+    assert!(e.to_string().contains("explorer stubborn is unsound"), "{e}");
+}
+
+#[test]
+fn delay_bound_stops_with_bounded() {
+    let p = RandomProgram::generate(5, false, false);
+    let config = Config {
+        max_delays: Some(1),
+        ..quiet()
+    };
+    let r = search::ses(&p, Causal::default(), &config).unwrap();
+    assert_eq!(r.outcome, Outcome::Bounded);
+    assert_eq!(r.max_delays, 1);
+}
