@@ -26,4 +26,4 @@ pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamSpec, Params};
 pub use program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
 pub use report::{BoundedBy, Found, Outcome, Report, Stratum};
 pub use schedule::{PathKind, Schedule};
-pub use search::SearchError;
+pub use search::{SearchError, Strategy};

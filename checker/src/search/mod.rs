@@ -124,3 +124,56 @@ fn with_choice_schedule<P: Program, O: order::ChoiceOrder>(
     }
     report
 }
+
+/// A strategy and its own settings, as chosen at run time.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Strategy {
+    /// Stratified exhaustive search with the explorer.
+    Ses,
+    /// Plain exhaustive DFS.
+    Dfs,
+    /// Iterative preemption bounding.
+    Pb,
+}
+
+/// Every strategy's name with a one-line description, for `mcheck list`.
+pub const STRATEGIES: &[(&str, &str)] = &[
+    ("ses", "stratified exhaustive search: delay bound 0, 1, 2, ... with a state cache (paper §3)"),
+    ("dfs", "plain exhaustive depth-first search with a state cache"),
+    ("pb", "iterative preemption bounding with a state cache kept across bounds (baseline)"),
+];
+
+impl Strategy {
+    /// The strategy's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Strategy::Ses => "ses",
+            Strategy::Dfs => "dfs",
+            Strategy::Pb => "pb",
+        }
+    }
+
+    /// Whether the strategy follows a delaying explorer.
+    pub fn uses_explorer(&self) -> bool {
+        matches!(self, Strategy::Ses)
+    }
+
+    /// Whether it explores exhaustively (and defaults to one thread).
+    pub fn is_exhaustive(&self) -> bool {
+        matches!(self, Strategy::Ses | Strategy::Dfs | Strategy::Pb)
+    }
+}
+
+/// Run `strategy` on `program` (with `explorer` where it uses one).
+pub fn run<P: Program, E: Explorer>(
+    program: &P,
+    explorer: E,
+    strategy: &Strategy,
+    config: &Config,
+) -> Result<Report, SearchError> {
+    match strategy {
+        Strategy::Ses => ses(program, explorer, config),
+        Strategy::Dfs => dfs(program, config),
+        Strategy::Pb => pb(program, config),
+    }
+}
