@@ -1,0 +1,83 @@
+//! Probabilistic round robin (PRR).
+
+use crate::queue::ActorQueue;
+use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Probabilistic round robin: round robin, except that every actor (the
+/// initial ones in creation order, then each created one) is inserted at a
+/// uniformly random position of the queue, drawn from the explorer's own
+/// seeded generator. `next` and `delay` are those of RR, so it is just as
+/// sound; the seed picks one of many deterministic explorers.
+///
+/// The generator is held by value: a clone continues exactly as the
+/// original would (the determinism contract of [`Explorer`]).
+#[derive(Clone, Debug)]
+pub struct ProbabilisticRoundRobin {
+    queue: ActorQueue,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl Default for ProbabilisticRoundRobin {
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+impl ProbabilisticRoundRobin {
+    /// A PRR explorer seeded with `seed` (call [`Explorer::init`] before use).
+    pub fn new(seed: u64) -> Self {
+        ProbabilisticRoundRobin {
+            queue: ActorQueue::new(),
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+        }
+    }
+
+    /// The queue, first preferred first.
+    pub fn order(&self) -> &[ActorId] {
+        self.queue.as_slice()
+    }
+
+    fn insert_randomly(&mut self, id: ActorId) {
+        self.queue.remove(id);
+        let at = self.rng.random_range(0..=self.queue.len());
+        self.queue.insert(at, id);
+    }
+}
+
+impl Explorer for ProbabilisticRoundRobin {
+    fn name(&self) -> &str {
+        "prr"
+    }
+
+    fn seed(&mut self, seed: u64) {
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    }
+
+    fn init(&mut self, actors: &[ActorInfo]) {
+        self.queue = ActorQueue::new();
+        for a in actors {
+            self.insert_randomly(a.id);
+        }
+    }
+
+    #[inline]
+    fn next(&self, enabled: &[ActorId]) -> ActorId {
+        self.queue.next(enabled)
+    }
+
+    fn step(&mut self, events: &[Event]) {
+        for e in events {
+            match e {
+                Event::Created(info) => self.insert_randomly(info.id),
+                Event::Halted(id) => self.queue.remove(*id),
+                Event::Sent { .. } | Event::Custom { .. } => {}
+            }
+        }
+    }
+
+    fn delay(&mut self, enabled: &[ActorId]) {
+        self.queue.delay_first_enabled(enabled);
+    }
+}

@@ -1,0 +1,59 @@
+//! Round robin (RR).
+
+use crate::queue::ActorQueue;
+use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
+
+/// Round robin: the actors in a queue in creation order. `next` is the
+/// first enabled actor of the queue; `delay` moves it to the tail; a
+/// created actor joins the tail and a halted one leaves.
+///
+/// Deterministic; sound because a delay preserves the relative order of
+/// the other actors (see [`ActorQueue::delay_first_enabled`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RoundRobin {
+    queue: ActorQueue,
+}
+
+impl RoundRobin {
+    /// A round-robin explorer (call [`Explorer::init`] before use).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The queue, first preferred first.
+    pub fn order(&self) -> &[ActorId] {
+        self.queue.as_slice()
+    }
+}
+
+impl Explorer for RoundRobin {
+    fn name(&self) -> &str {
+        "rr"
+    }
+
+    fn init(&mut self, actors: &[ActorInfo]) {
+        self.queue = ActorQueue::new();
+        for a in actors {
+            self.queue.push_back(a.id);
+        }
+    }
+
+    #[inline]
+    fn next(&self, enabled: &[ActorId]) -> ActorId {
+        self.queue.next(enabled)
+    }
+
+    fn step(&mut self, events: &[Event]) {
+        for e in events {
+            match e {
+                Event::Created(info) => self.queue.push_back(info.id),
+                Event::Halted(id) => self.queue.remove(*id),
+                Event::Sent { .. } | Event::Custom { .. } => {}
+            }
+        }
+    }
+
+    fn delay(&mut self, enabled: &[ActorId]) {
+        self.queue.delay_first_enabled(enabled);
+    }
+}
