@@ -1,3 +1,18 @@
-//! The mcheck command line, as a library over a registry of models and
-//! explorers.
+//! # mcheck: the command line, as a library
+//!
+//! The CLI is a function over a [`Registry`] of models, so a crate with its
+//! own models gets the same CLI with a three-line `main`:
+//!
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     mcheck::main_with(&mcheck::Registry::builtin(), std::env::args().skip(1))
+//! }
+//! ```
 #![deny(missing_docs)]
+
+pub mod cli;
+pub mod registry;
+pub mod render;
+
+pub use cli::main_with;
+pub use registry::Registry;

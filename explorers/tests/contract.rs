@@ -137,7 +137,11 @@ fn probabilistic_round_robin_depends_only_on_its_seed() {
     // Pinned: any change of the random draws shows here.
     assert_eq!(order(7), vec![1, 3, 5, 0, 2, 6, 4]);
     let distinct: std::collections::HashSet<Vec<u32>> = (0..50).map(order).collect();
-    assert!(distinct.len() > 40, "only {} distinct orders from 50 seeds", distinct.len());
+    assert!(
+        distinct.len() > 40,
+        "only {} distinct orders from 50 seeds",
+        distinct.len()
+    );
     // A clone continues exactly as the original.
     let mut a = ProbabilisticRoundRobin::new(11);
     a.init(&infos(3));

@@ -1,2 +1,4 @@
 //! Protocol models for mcheck, each with seeded bugs.
 #![deny(missing_docs)]
+
+pub mod lostupdate;

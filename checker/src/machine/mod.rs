@@ -1,1 +1,122 @@
-//! The machine runtime: P-style state machines with FIFO input queues.
+//! The machine runtime: P-style state machines with FIFO input queues
+//! (DESIGN §6).
+//!
+//! A model implements [`MachineModel`]: its own machine type (usually an
+//! enum with one variant per role), its message type, its monitors, and a
+//! handler. [`Machines`] turns it into a [`Program`](crate::Program) that
+//! every strategy can search:
+//!
+//! * one **step** = one machine dequeues its oldest message that it does not
+//!   defer and runs its handler to completion, atomically: the handler
+//!   sends, creates, halts, announces to monitors and asserts through its
+//!   [`Ctx`];
+//! * [`MachineModel::receive`] says, per machine state, whether a message is
+//!   handled, **deferred** (it stays queued and later ones are looked at),
+//!   **ignored** (dequeued and dropped) or **unhandled** (a violation of kind
+//!   `unhandled_event` when it is the oldest non-deferred message: deferral
+//!   never hides it);
+//! * [`Ctx::choose`] is **explicit nondeterminism** mid-handler: the
+//!   machine suspends, becomes the only enabled actor with n alternatives,
+//!   and the handler continues with the value chosen. The runtime re-runs
+//!   the handler from its start with the recorded prefix of choices and
+//!   buffers its effects until it completes, so handlers must be
+//!   deterministic functions of the machine, the message and the choices;
+//!   the pending choice is part of the state;
+//! * sends to a halted machine are dropped (as in P);
+//! * a machine blocked on deferred messages (or [`MachineModel::waiting`])
+//!   when nothing is enabled is a **deadlock** (reported when deadlock
+//!   detection is on);
+//! * a panic inside a handler, a monitor or an invariant is caught and
+//!   reported as a violation of kind `panic`.
+//!
+//! What is hashed: machines, queues, monitor state and the pending choice.
+//! Nothing else is kept in the state.
+
+mod ctx;
+mod program;
+mod world;
+
+pub use ctx::{Ctx, Setup};
+pub use program::Machines;
+pub use world::{MachineId, Pending, Slot, World};
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// What a machine in its current state does with a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receive {
+    /// Dequeue it and run the handler.
+    Handle,
+    /// Leave it queued (P's `defer`); the machine looks at later messages.
+    Defer,
+    /// Dequeue it and drop it (P's `ignore`); counts as a step.
+    Ignore,
+    /// Not handled here: dequeuing it is an `unhandled_event` violation.
+    Unhandled,
+}
+
+/// A model written as communicating state machines.
+///
+/// # Contract
+///
+/// * `handle`, `receive`, `observe` and `invariant` are deterministic: the
+///   same inputs give the same effects (the runtime re-runs handlers to
+///   implement [`Ctx::choose`], and replay depends on it).
+/// * Machine, message and monitor values are the whole state: derive
+///   `Hash`/`Eq` on them and keep counters or traces out.
+pub trait MachineModel: Send + Sync {
+    /// A machine: a value of the model's own type.
+    type Machine: Clone + Eq + Hash + Debug + Send + Sync;
+    /// A message.
+    type Msg: Clone + Eq + Hash + Debug + Send + Sync;
+    /// What machines announce to the monitors.
+    type Announce: Debug;
+    /// The monitors' state (`()` when there are none).
+    type Monitor: Clone + Eq + Hash + Debug + Send + Sync + Default;
+
+    /// Build the initial state: create the machines (ids in creation order,
+    /// from 0) and queue their first messages.
+    fn setup(&self, setup: &mut Setup<Self>);
+
+    /// A short kind name for explorers and traces (`"coordinator"`).
+    fn kind(&self, machine: &Self::Machine) -> &'static str;
+
+    /// The machine's display name; by default its kind and id
+    /// (`"participant2"`).
+    fn name(&self, id: MachineId, machine: &Self::Machine) -> String {
+        format!("{}{}", self.kind(machine), id.0)
+    }
+
+    /// The name of the machine's current state, for traces.
+    fn state_name(&self, _machine: &Self::Machine) -> Option<String> {
+        None
+    }
+
+    /// What `machine` does with `msg` now. Default: handle everything.
+    fn receive(&self, _machine: &Self::Machine, _msg: &Self::Msg) -> Receive {
+        Receive::Handle
+    }
+
+    /// Handle `msg` (which `receive` said to handle).
+    fn handle(&self, machine: &mut Self::Machine, msg: &Self::Msg, ctx: &mut Ctx<Self>);
+
+    /// Monitors: observe an announcement synchronously; `Err((monitor,
+    /// message))` is a monitor violation.
+    fn observe(&self, _monitor: &mut Self::Monitor, _event: &Self::Announce) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+
+    /// A global safety invariant checked after every step, over the whole
+    /// state; `Err((monitor, message))` is a monitor violation. Default:
+    /// none. Keep it cheap: it runs once per transition.
+    fn invariant(&self, _world: &World<Self>) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+
+    /// Whether a machine waits for something that may never come (counted
+    /// as a deadlock when nothing is enabled). Default: no.
+    fn waiting(&self, _machine: &Self::Machine) -> bool {
+        false
+    }
+}

@@ -1,0 +1,336 @@
+//! A [`MachineModel`] as a [`Program`].
+
+use super::ctx::{Ctx, Setup};
+use super::world::{MachineId, Pending, Slot, World};
+use super::{MachineModel, Receive};
+use crate::program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
+use smallvec::SmallVec;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// A machine model as a program: the actors are the machines, a machine is
+/// enabled when it has a message it does not defer (one alternative), or
+/// when it is suspended at a choice among n (then it is the only enabled
+/// actor, with n alternatives).
+#[derive(Clone, Debug, Default)]
+pub struct Machines<M>(pub M);
+
+/// The message of a caught panic.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}
+
+impl<M: MachineModel> Machines<M> {
+    /// The model.
+    pub fn model(&self) -> &M {
+        &self.0
+    }
+
+    fn name_of(&self, s: &World<M>, id: MachineId) -> String {
+        match s.slots.get(id.0 as usize) {
+            Some(slot) => self.0.name(id, &slot.machine),
+            None => format!("machine{}", id.0),
+        }
+    }
+
+    fn violation(&self, kind: ViolationKind, s: &World<M>, id: MachineId, message: String) -> Violation {
+        Violation::new(kind, self.name_of(s, id), message)
+    }
+
+    /// The oldest message of `id` that it does not defer: index in the
+    /// buffer and what it does with it.
+    fn dequeuable(&self, s: &World<M>, id: MachineId) -> Option<(usize, Receive)> {
+        let (lo, hi) = s.range(id);
+        let machine = &s.slots[id.0 as usize].machine;
+        (lo..hi).find_map(|i| match self.0.receive(machine, &s.queue[i].1) {
+            Receive::Defer => None,
+            r => Some((i, r)),
+        })
+    }
+
+    fn step(
+        &self,
+        s: &mut World<M>,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        mut trace: Option<&mut StepTrace>,
+    ) -> Result<(), Violation> {
+        let id = MachineId(actor.0);
+        if id.0 as usize >= s.slots.len() {
+            return Err(Violation::invariant(format!(
+                "mcheck bug: step of unknown machine {id}"
+            )));
+        }
+        let (msg, prefix) = match s.pending.take() {
+            Some(p) if p.machine == id => {
+                let mut prefix = p.choices;
+                prefix.push(alt);
+                (p.msg, prefix)
+            }
+            Some(p) => {
+                let message = format!("mcheck bug: {id} stepped while {} waits for a choice", p.machine);
+                return Err(self.violation(ViolationKind::Assertion, s, id, message));
+            }
+            None => {
+                let Some((i, receive)) = self.dequeuable(s, id) else {
+                    let message = "mcheck bug: stepped with no message to handle".to_string();
+                    return Err(self.violation(ViolationKind::Assertion, s, id, message));
+                };
+                let (_, msg) = s.queue.remove(i);
+                if let Some(t) = trace.as_deref_mut() {
+                    t.handled = Some(format!("{msg:?}"));
+                    t.state_before = self.0.state_name(&s.slots[id.0 as usize].machine);
+                }
+                match receive {
+                    Receive::Handle => (msg, SmallVec::new()),
+                    Receive::Ignore => {
+                        if let Some(t) = trace.as_deref_mut() {
+                            t.notes.push("ignored".into());
+                            t.state_after = t.state_before.clone();
+                        }
+                        return self.check_invariant(s, id);
+                    }
+                    Receive::Defer | Receive::Unhandled => {
+                        let state = self
+                            .0
+                            .state_name(&s.slots[id.0 as usize].machine)
+                            .map(|n| format!(" in state {n}"))
+                            .unwrap_or_default();
+                        let message = format!("{msg:?} is neither handled, deferred nor ignored{state}");
+                        return Err(self.violation(ViolationKind::UnhandledEvent, s, id, message));
+                    }
+                }
+            }
+        };
+        if let Some(t) = trace.as_deref_mut() {
+            if t.handled.is_none() {
+                t.handled = Some(format!("{msg:?}"));
+                t.state_before = self.0.state_name(&s.slots[id.0 as usize].machine);
+            }
+        }
+        let mut machine = s.slots[id.0 as usize].machine.clone();
+        let mut ctx = Ctx::new(id, s.slots.len() as u32, &prefix, trace.is_some());
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| self.0.handle(&mut machine, &msg, &mut ctx))) {
+            let message = panic_message(payload.as_ref());
+            return Err(self.violation(ViolationKind::Panic, s, id, message));
+        }
+        if let Some(t) = trace.as_deref_mut() {
+            t.choices.append(&mut ctx.labels);
+        }
+        if let Some(n) = ctx.suspended {
+            if let Some(t) = trace.as_deref_mut() {
+                t.notes.push(format!("waits for a choice among {n}"));
+                t.state_after = t.state_before.clone();
+            }
+            s.pending = Some(Pending {
+                machine: id,
+                msg,
+                choices: prefix,
+                n,
+            });
+            return Ok(());
+        }
+        if let Some(message) = ctx.failure {
+            return Err(self.violation(ViolationKind::Assertion, s, id, message));
+        }
+        self.commit(s, id, machine, ctx, events, trace)
+    }
+
+    fn commit(
+        &self,
+        s: &mut World<M>,
+        id: MachineId,
+        machine: M::Machine,
+        ctx: Ctx<'_, M>,
+        events: &mut Vec<Event>,
+        mut trace: Option<&mut StepTrace>,
+    ) -> Result<(), Violation> {
+        let actor = ActorId(id.0);
+        s.slots[id.0 as usize].machine = machine;
+        for m in ctx.created {
+            let new = MachineId(s.slots.len() as u32);
+            let info = ActorInfo {
+                id: ActorId(new.0),
+                kind: self.0.kind(&m),
+                name: self.0.name(new, &m),
+            };
+            if let Some(t) = trace.as_deref_mut() {
+                t.created.push(info.name.clone());
+            }
+            s.slots.push(Slot {
+                machine: m,
+                halted: false,
+            });
+            events.push(Event::Created(info));
+        }
+        for (to, msg) in ctx.sent {
+            let Some(slot) = s.slots.get(to.0 as usize) else {
+                let message = format!("sent {msg:?} to {to}, which does not exist");
+                return Err(self.violation(ViolationKind::Assertion, s, id, message));
+            };
+            let halted = slot.halted;
+            if let Some(t) = trace.as_deref_mut() {
+                let text = if halted {
+                    format!("{msg:?} (dropped: receiver halted)")
+                } else {
+                    format!("{msg:?}")
+                };
+                t.sent.push((self.name_of(s, to), text));
+            }
+            if !halted {
+                s.enqueue(to, msg);
+                events.push(Event::Sent {
+                    from: actor,
+                    to: ActorId(to.0),
+                });
+            }
+        }
+        for a in &ctx.announced {
+            if let Some(t) = trace.as_deref_mut() {
+                t.announced.push(format!("{a:?}"));
+            }
+            let monitor = &mut s.monitor;
+            match catch_unwind(AssertUnwindSafe(|| self.0.observe(monitor, a))) {
+                Ok(Ok(())) => {}
+                Ok(Err((name, message))) => return Err(Violation::new(ViolationKind::Monitor, name, message)),
+                Err(payload) => {
+                    let message = format!("monitor panicked: {}", panic_message(payload.as_ref()));
+                    return Err(self.violation(ViolationKind::Panic, s, id, message));
+                }
+            }
+        }
+        for (tag, value) in ctx.signals {
+            events.push(Event::Custom { actor, tag, value });
+        }
+        if ctx.halt {
+            s.slots[id.0 as usize].halted = true;
+            s.clear_inbox(id);
+            events.push(Event::Halted(actor));
+        }
+        if let Some(t) = trace {
+            t.halted = ctx.halt;
+            t.state_after = self.0.state_name(&s.slots[id.0 as usize].machine);
+        }
+        self.check_invariant(s, id)
+    }
+
+    fn check_invariant(&self, s: &World<M>, id: MachineId) -> Result<(), Violation> {
+        match catch_unwind(AssertUnwindSafe(|| self.0.invariant(s))) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err((name, message))) => Err(Violation::new(ViolationKind::Monitor, name, message)),
+            Err(payload) => {
+                let message = format!("invariant panicked: {}", panic_message(payload.as_ref()));
+                Err(self.violation(ViolationKind::Panic, s, id, message))
+            }
+        }
+    }
+}
+
+impl<M: MachineModel> Program for Machines<M> {
+    type State = World<M>;
+
+    fn initial(&self) -> World<M> {
+        let mut setup = Setup::<M> {
+            machines: Vec::new(),
+            sent: Vec::new(),
+            monitor: M::Monitor::default(),
+        };
+        self.0.setup(&mut setup);
+        let mut w = World {
+            slots: setup
+                .machines
+                .into_iter()
+                .map(|machine| Slot { machine, halted: false })
+                .collect(),
+            queue: Vec::new(),
+            monitor: setup.monitor,
+            pending: None,
+        };
+        for (to, msg) in setup.sent {
+            if (to.0 as usize) < w.slots.len() {
+                w.enqueue(to, msg);
+            }
+        }
+        w
+    }
+
+    fn actors(&self, s: &World<M>) -> Vec<ActorInfo> {
+        s.live()
+            .map(|(id, m)| ActorInfo {
+                id: ActorId(id.0),
+                kind: self.0.kind(m),
+                name: self.0.name(id, m),
+            })
+            .collect()
+    }
+
+    fn enabled(&self, s: &World<M>, out: &mut Vec<Enabled>) {
+        if let Some(p) = &s.pending {
+            out.push(Enabled {
+                actor: ActorId(p.machine.0),
+                alternatives: p.n,
+            });
+            return;
+        }
+        let mut i = 0;
+        while i < s.queue.len() {
+            let to = s.queue[i].0;
+            let machine = &s.slots[to.0 as usize].machine;
+            let mut end = i;
+            let mut ready = false;
+            while end < s.queue.len() && s.queue[end].0 == to {
+                ready = ready || self.0.receive(machine, &s.queue[end].1) != Receive::Defer;
+                end += 1;
+            }
+            if ready {
+                out.push(Enabled {
+                    actor: ActorId(to.0),
+                    alternatives: 1,
+                });
+            }
+            i = end;
+        }
+    }
+
+    fn execute(&self, s: &mut World<M>, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
+        self.step(s, actor, alt, events, None)
+    }
+
+    fn execute_traced(
+        &self,
+        s: &mut World<M>,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        trace: &mut StepTrace,
+    ) -> Result<(), Violation> {
+        self.step(s, actor, alt, events, Some(trace))
+    }
+
+    fn deadlock(&self, s: &World<M>) -> Option<Violation> {
+        for (id, m) in s.live() {
+            let inbox = s.inbox(id);
+            if !inbox.is_empty() {
+                let msgs: Vec<String> = inbox.iter().map(|(_, m)| format!("{m:?}")).collect();
+                let message = format!("blocked: its queue holds only deferred messages [{}]", msgs.join(", "));
+                return Some(self.violation(ViolationKind::Deadlock, s, id, message));
+            }
+            if self.0.waiting(m) {
+                let state = self.0.state_name(m).unwrap_or_else(|| format!("{m:?}"));
+                let message = format!("waits in {state} but nothing is enabled");
+                return Some(self.violation(ViolationKind::Deadlock, s, id, message));
+            }
+        }
+        None
+    }
+
+    fn actor_name(&self, s: &World<M>, actor: ActorId) -> String {
+        self.name_of(s, MachineId(actor.0))
+    }
+}

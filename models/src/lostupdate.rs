@@ -1,0 +1,237 @@
+//! `lostupdate`: clients increment a shared counter through a server; the
+//! smallest model that shows the engine end to end.
+//!
+//! A server holds a counter. Each of `clients` clients increments it
+//! `increments` times by reading it and then writing it back with a
+//! compare-and-swap (`Cas{old, new}`), retrying when the swap fails because
+//! another client got there first. A monitor checks that when every client
+//! is done, the counter equals the number of increments.
+//!
+//! Bug 1 (`blind-write`): the client writes the new value with a plain
+//! `Write` instead of a compare-and-swap; when two clients read the same
+//! value, one increment is lost. Run to completion without delays runs the
+//! clients one after the other, so it takes a delay to find it.
+
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
+use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+
+/// The model (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LostUpdate;
+
+/// One configuration of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cfg {
+    /// Number of clients.
+    pub clients: u8,
+    /// Increments per client.
+    pub increments: u8,
+    /// The seeded bug switched on, if any.
+    pub bug: Option<u32>,
+}
+
+impl Default for Cfg {
+    fn default() -> Self {
+        Cfg {
+            clients: 3,
+            increments: 3,
+            bug: None,
+        }
+    }
+}
+
+/// The machines.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Machine {
+    /// The server and its counter.
+    Server {
+        /// The counter.
+        value: u8,
+    },
+    /// A client.
+    Client {
+        /// Increments still to do.
+        left: u8,
+        /// Waiting for a reply.
+        busy: bool,
+    },
+}
+
+/// The messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Msg {
+    /// Client: start.
+    Go,
+    /// Client to server: read the counter.
+    Read {
+        /// The client.
+        from: MachineId,
+    },
+    /// Server to client: the counter.
+    Value(u8),
+    /// Client to server: set the counter to `new` if it is `old`.
+    Cas {
+        /// The client.
+        from: MachineId,
+        /// The value read.
+        old: u8,
+        /// The value to write.
+        new: u8,
+    },
+    /// Client to server: set the counter (bug 1).
+    Write {
+        /// The client.
+        from: MachineId,
+        /// The value to write.
+        new: u8,
+    },
+    /// Server to client: whether the write happened.
+    Written(bool),
+}
+
+/// What the monitor observes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// The server's counter changed to this value.
+    Set(u8),
+    /// A client finished all its increments.
+    Done,
+}
+
+/// The monitor: the last counter value and how many clients are done.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Monitor {
+    value: u8,
+    done: u8,
+}
+
+impl MachineModel for Cfg {
+    type Machine = Machine;
+    type Msg = Msg;
+    type Announce = Note;
+    type Monitor = Monitor;
+
+    fn setup(&self, setup: &mut Setup<Self>) {
+        setup.create(Machine::Server { value: 0 });
+        for _ in 0..self.clients {
+            let c = setup.create(Machine::Client {
+                left: self.increments,
+                busy: false,
+            });
+            setup.send(c, Msg::Go);
+        }
+    }
+
+    fn kind(&self, m: &Machine) -> &'static str {
+        match m {
+            Machine::Server { .. } => "server",
+            Machine::Client { .. } => "client",
+        }
+    }
+
+    fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
+        const SERVER: MachineId = MachineId(0);
+        let me = ctx.me();
+        match (m, msg) {
+            (Machine::Server { value }, Msg::Read { from }) => ctx.send(*from, Msg::Value(*value)),
+            (Machine::Server { value }, Msg::Cas { from, old, new }) => {
+                let ok = *value == *old;
+                if ok {
+                    *value = *new;
+                    ctx.announce(Note::Set(*new));
+                }
+                ctx.send(*from, Msg::Written(ok));
+            }
+            (Machine::Server { value }, Msg::Write { from, new }) => {
+                *value = *new;
+                ctx.announce(Note::Set(*new));
+                ctx.send(*from, Msg::Written(true));
+            }
+            (Machine::Client { busy, .. }, Msg::Go) => {
+                *busy = true;
+                ctx.send(SERVER, Msg::Read { from: me });
+            }
+            (Machine::Client { .. }, Msg::Value(v)) => {
+                let new = v.wrapping_add(1);
+                if self.bug == Some(1) {
+                    ctx.send(SERVER, Msg::Write { from: me, new });
+                } else {
+                    ctx.send(SERVER, Msg::Cas { from: me, old: *v, new });
+                }
+            }
+            (Machine::Client { left, busy }, Msg::Written(ok)) => {
+                if *ok {
+                    *left -= 1;
+                }
+                if *left == 0 {
+                    *busy = false;
+                    ctx.announce(Note::Done);
+                    ctx.halt();
+                } else {
+                    ctx.send(SERVER, Msg::Read { from: me });
+                }
+            }
+            (m, msg) => ctx.assert(false, || format!("{} cannot handle {msg:?}", self.kind(m))),
+        }
+    }
+
+    fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), (&'static str, String)> {
+        match note {
+            Note::Set(v) => mon.value = *v,
+            Note::Done => mon.done += 1,
+        }
+        let total = self.clients * self.increments;
+        if mon.done == self.clients && mon.value != total {
+            return Err((
+                "counter",
+                format!(
+                    "all {} clients are done but the counter is {} instead of {total}: an increment was lost",
+                    self.clients, mon.value
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Model for LostUpdate {
+    type Program = Machines<Cfg>;
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            name: "lostupdate",
+            description: "clients increment a shared counter through a server with read then compare-and-swap",
+            params: vec![
+                ParamSpec {
+                    name: "clients",
+                    default: 3,
+                    min: 1,
+                    max: 6,
+                    description: "number of clients",
+                },
+                ParamSpec {
+                    name: "increments",
+                    default: 3,
+                    min: 1,
+                    max: 5,
+                    description: "increments per client",
+                },
+            ],
+            bugs: vec![BugSpec {
+                id: 1,
+                name: "blind-write",
+                description: "the client writes the incremented value with a plain write instead of a compare-and-swap, so two clients that read the same value lose one increment",
+            }],
+            explorers: vec![],
+            notes: "",
+        }
+    }
+
+    fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
+        Machines(Cfg {
+            clients: params.get("clients") as u8,
+            increments: params.get("increments") as u8,
+            bug,
+        })
+    }
+}

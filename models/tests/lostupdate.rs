@@ -1,0 +1,96 @@
+//! The small end-to-end model: exact state counts, every explorer covers the
+//! same reachable set, and the seeded bug needs a delay and replays.
+
+use mcheck_checker::search::{self, exec};
+use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, Schedule, ViolationKind};
+use mcheck_explorers::builtin;
+use mcheck_models::lostupdate::LostUpdate;
+use std::collections::{HashSet, VecDeque};
+
+fn program(set: &[(&str, &str)], bug: Option<u32>) -> <LostUpdate as Model>::Program {
+    let overrides: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let params = Params::resolve("lostupdate", &LostUpdate.info().params, &overrides).unwrap();
+    LostUpdate.build(&params, bug)
+}
+
+/// Reachable states and transitions by a plain BFS over full states.
+fn bfs<P: Program>(p: &P) -> (u64, u64) {
+    let s0 = p.initial();
+    let mut seen = HashSet::from([s0.clone()]);
+    let mut todo = VecDeque::from([s0]);
+    let (mut en, mut ev, mut transitions) = (Vec::<Enabled>::new(), Vec::new(), 0);
+    while let Some(s) = todo.pop_front() {
+        en.clear();
+        p.enabled(&s, &mut en);
+        for e in &en {
+            for alt in 0..e.alternatives {
+                let mut t = s.clone();
+                ev.clear();
+                p.execute(&mut t, e.actor, alt, &mut ev).unwrap();
+                transitions += 1;
+                if seen.insert(t.clone()) {
+                    todo.push_back(t);
+                }
+            }
+        }
+    }
+    (seen.len() as u64, transitions)
+}
+
+#[test]
+fn exact_state_counts() {
+    for (clients, increments, states, transitions) in [
+        ("1", "1", 6, 5),
+        ("2", "2", 212, 336),
+        ("3", "2", 7272, 15072),
+        ("3", "3", 39104, 79608),
+    ] {
+        let p = program(&[("clients", clients), ("increments", increments)], None);
+        let r = search::dfs(&p, &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified);
+        assert_eq!(bfs(&p), (states, transitions));
+        assert_eq!(
+            (r.states, r.transitions),
+            (states, transitions),
+            "clients={clients} increments={increments}"
+        );
+    }
+}
+
+#[test]
+fn every_explorer_covers_the_default_state_space() {
+    let p = program(&[], None);
+    for name in ["rr", "rtc", "prr"] {
+        let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified, "{name}");
+        assert_eq!((r.states, r.transitions), (39104, 79608), "{name}");
+        assert!(r.strata.len() > 5, "{name}: only {} strata", r.strata.len());
+    }
+}
+
+#[test]
+fn the_bug_needs_one_delay_and_replays() {
+    let p = program(&[], Some(1));
+    let zero = Config {
+        max_delays: Some(0),
+        ..Config::default()
+    };
+    for name in ["rr", "rtc"] {
+        let r = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
+        assert_eq!(r.outcome, Outcome::Bounded, "{name} finds it with zero delays");
+    }
+    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
+    let found = r.violation.clone().unwrap();
+    assert_eq!(found.violation.kind, ViolationKind::Monitor);
+    assert_eq!(found.violation.machine.as_deref(), Some("counter"));
+    assert_eq!(r.max_delays, 1);
+    let mut schedule = r.schedule.unwrap();
+    schedule.model = "lostupdate".into();
+    assert_eq!(schedule.delays(), 1);
+    let again = Schedule::from_text(&schedule.to_text()).unwrap();
+    let explorer = exec::prepare_explorer(&p, builtin("rtc").unwrap(), again.explorer_seed);
+    let ex = exec::replay(&p, Some(explorer), &again, false).unwrap();
+    let v = ex.violation.unwrap();
+    assert!(v.violation.same_bug(&found.violation));
+    assert_eq!(v.step, found.step);
+}

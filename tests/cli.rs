@@ -1,0 +1,172 @@
+//! End-to-end tests of the `mcheck` binary: exit codes, JSON, save/replay,
+//! errors for people.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn mcheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcheck"))
+        .args(args)
+        .output()
+        .expect("mcheck runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
+}
+
+#[test]
+fn violation_exits_1_with_trace_and_schedule() {
+    let o = mcheck(&[
+        "run",
+        "lostupdate",
+        "--bug",
+        "1",
+        "--explorer",
+        "rtc",
+        "--strategy",
+        "ses",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("VIOLATION at step"), "{out}");
+    assert!(out.contains("Trace:"), "{out}");
+    assert!(out.contains("mcheck1:lostupdate:"), "{out}");
+}
+
+#[test]
+fn json_violation_save_and_replay() {
+    let dir = std::env::temp_dir().join(format!("mcheck-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cex.json");
+    let file = file.to_str().unwrap();
+    let o = mcheck(&["run", "lostupdate", "--bug", "1", "--json", "--save", file, "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["outcome"], "violation");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["model"], "lostupdate");
+    assert_eq!(v["bug"], 1);
+    assert_eq!(v["strategy"], "ses");
+    assert_eq!(v["explorer"], "rtc");
+    for field in [
+        "params",
+        "seed",
+        "threads",
+        "bounded_by",
+        "violation",
+        "schedule",
+        "states",
+        "transitions",
+        "deferrals",
+        "schedules",
+        "steps",
+        "truncated",
+        "max_delays",
+        "strata",
+        "cache_full",
+        "peak_memory_mb",
+        "elapsed_s",
+    ] {
+        assert!(v.get(field).is_some(), "missing {field} in {v}");
+    }
+    let text = v["schedule"].as_str().unwrap().to_string();
+    // The saved file replays (exit 1: the violation is reproduced) ...
+    let r = mcheck(&["replay", file]);
+    assert_eq!(r.status.code(), Some(1), "{}{}", stdout(&r), stderr(&r));
+    assert!(stdout(&r).contains("!! "), "{}", stdout(&r));
+    // ... and so does the text form alone.
+    let r = mcheck(&["replay", &text]);
+    assert_eq!(r.status.code(), Some(1), "{}{}", stdout(&r), stderr(&r));
+    let r = mcheck(&["replay", &text, "--format", "json"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(json(&r)["violation"].is_object());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn correct_version_is_verified() {
+    let o = mcheck(&["run", "lostupdate", "--json", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["outcome"], "verified");
+    assert!(v["states"].as_u64().unwrap() >= 10_000);
+    let o = mcheck(&["run", "lostupdate", "--strategy", "dfs", "--json", "-q"]);
+    assert_eq!(json(&o)["outcome"], "verified");
+}
+
+#[test]
+fn list_json_lists_models_explorers_strategies() {
+    let o = mcheck(&["list", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    let models = v["models"].as_array().unwrap();
+    let lu = models
+        .iter()
+        .find(|m| m["name"] == "lostupdate")
+        .expect("lostupdate listed");
+    let bug = &lu["bugs"][0];
+    assert_eq!(bug["id"], 1);
+    assert!(bug["name"].is_string() && bug["description"].as_str().unwrap().len() > 40);
+    assert!(lu["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["name"].is_string() && p["default"].is_u64()));
+    let names = |k: &str| -> Vec<String> {
+        v[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names("explorers")[..3], ["rr", "rtc", "prr"]);
+    assert!(names("strategies").contains(&"ses".to_string()));
+    assert!(names("strategies").contains(&"dfs".to_string()));
+}
+
+/// Bad input: one line naming the bad value and the valid ones, exit 2.
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["run", "nosuch"], &["\"nosuch\"", "lostupdate"]),
+        (&["run", "lostupdate", "-e", "zz"], &["\"zz\"", "rr", "rtc", "prr"]),
+        (&["run", "lostupdate", "-s", "zz"], &["\"zz\"", "ses", "dfs"]),
+        (&["run", "lostupdate", "--bug", "99"], &["99", "valid bugs"]),
+        (&["run", "lostupdate", "--bug", "x"], &["\"x\""]),
+        (
+            &["run", "lostupdate", "--set", "nosuch=1"],
+            &["\"nosuch\"", "valid parameters"],
+        ),
+        (&["run", "lostupdate", "--set", "clients"], &["KEY=VALUE"]),
+        (&["run", "lostupdate", "--max-steps", "0"], &["--max-steps"]),
+        (&["run", "lostupdate", "-j", "0"], &["threads"]),
+        (&["run", "lostupdate", "--shard", "3/2"], &["K/N"]),
+        (&["replay", "mcheck1:lostupdate:garbage"], &["garbage"]),
+        (
+            &["replay", "mcheck1:nosuch:p=-:bug=-:e=rtc:seed=0:max-steps=9:d="],
+            &["\"nosuch\""],
+        ),
+        (&["replay", "/no/such/file"], &["/no/such/file"]),
+        (&["frobnicate"], &["frobnicate"]),
+        (&["run", "lostupdate", "--frob"], &["--frob"]),
+    ];
+    for (args, needles) in cases {
+        let o = mcheck(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+        for n in *needles {
+            assert!(err.contains(n), "{args:?}: {err:?} lacks {n:?}");
+        }
+    }
+}
