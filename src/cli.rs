@@ -98,6 +98,15 @@ struct RunArgs {
     /// Report deadlocks as violations.
     #[arg(long)]
     deadlock: bool,
+    /// PCT: the bug depth d (d - 1 priority-change points).
+    #[arg(long, value_name = "D", default_value_t = mcheck_checker::search::DEFAULT_PCT_DEPTH)]
+    pct_depth: u32,
+    /// PCT: change points are drawn in [1, K] (default: the length of one execution).
+    #[arg(long, value_name = "K")]
+    pct_steps: Option<u64>,
+    /// IRS: the depth bound added per iteration.
+    #[arg(long, value_name = "S", default_value_t = mcheck_checker::search::DEFAULT_IRS_STEP)]
+    irs_step: usize,
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -214,12 +223,31 @@ fn first_sentence(s: &str) -> &str {
     }
 }
 
-/// Parse `--strategy`.
-fn parse_strategy(name: &str) -> Result<Strategy, String> {
-    Ok(match name {
+/// Parse `--strategy` with its own settings.
+fn parse_strategy(args: &RunArgs) -> Result<Strategy, String> {
+    Ok(match args.strategy.as_str() {
         "ses" => Strategy::Ses,
         "dfs" => Strategy::Dfs,
         "pb" => Strategy::Pb,
+        "rs" => Strategy::Rs,
+        "irs" => {
+            if args.irs_step == 0 || args.irs_step > 1_000_000 {
+                return Err(format!("--irs-step must be from 1 to 1000000, not {}", args.irs_step));
+            }
+            Strategy::Irs { step: args.irs_step }
+        }
+        "pct" => {
+            if args.pct_depth == 0 || args.pct_depth > 1000 {
+                return Err(format!("--pct-depth must be from 1 to 1000, not {}", args.pct_depth));
+            }
+            if args.pct_steps == Some(0) {
+                return Err("--pct-steps must be at least 1".into());
+            }
+            Strategy::Pct {
+                depth: args.pct_depth,
+                steps: args.pct_steps,
+            }
+        }
         other => {
             let valid: Vec<&str> = STRATEGIES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
@@ -369,7 +397,7 @@ fn install_interrupt(stop: &StopFlag) {
 
 fn run(registry: &Registry, args: &RunArgs) -> Result<u8, String> {
     let (model, params, bug) = resolve_model(registry, &args.model, args.bug.as_deref(), &args.set)?;
-    let strategy = parse_strategy(&args.strategy)?;
+    let strategy = parse_strategy(args)?;
     let config = config_from(args, &strategy)?;
     install_interrupt(&config.stop);
     let info = model.info();

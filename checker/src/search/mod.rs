@@ -6,12 +6,21 @@
 //! * [`pb`]: iterative preemption bounding (a baseline),
 //!
 //! all three on the one loop of [`stratified`], differing only in their
-//! [`order`].
+//! [`order`]; and the randomized baselines on the deterministic parallel
+//! [`batch`] runner:
+//!
+//! * [`random::rs`]: random walk,
+//! * [`random::irs`]: iterative random walk with a growing depth bound,
+//! * [`pct::pct`]: probabilistic concurrency testing.
 
+pub mod batch;
 pub mod exec;
 pub mod order;
+pub mod pct;
 pub mod progress;
+pub mod random;
 pub mod stratified;
+pub mod walk;
 
 use crate::config::Config;
 use crate::explorer::Explorer;
@@ -134,7 +143,28 @@ pub enum Strategy {
     Dfs,
     /// Iterative preemption bounding.
     Pb,
+    /// Random walk.
+    Rs,
+    /// Iterative random walk: iteration i runs 3^i walks cut at depth
+    /// i * `step`.
+    Irs {
+        /// The depth added per iteration.
+        step: usize,
+    },
+    /// PCT with bug depth `depth` and change points in `[1, steps]`
+    /// (`None`: measured, see [`pct::default_steps`]).
+    Pct {
+        /// The bug depth d (d - 1 priority-change points).
+        depth: u32,
+        /// k, the range of the change points.
+        steps: Option<u64>,
+    },
 }
+
+/// Default IRS depth step.
+pub const DEFAULT_IRS_STEP: usize = 10;
+/// Default PCT depth: the paper's bugs need few preemptions.
+pub const DEFAULT_PCT_DEPTH: u32 = 3;
 
 /// Every strategy's name with a one-line description, for `mcheck list`.
 pub const STRATEGIES: &[(&str, &str)] = &[
@@ -156,6 +186,9 @@ impl Strategy {
             Strategy::Ses => "ses",
             Strategy::Dfs => "dfs",
             Strategy::Pb => "pb",
+            Strategy::Rs => "rs",
+            Strategy::Irs { .. } => "irs",
+            Strategy::Pct { .. } => "pct",
         }
     }
 
@@ -181,5 +214,8 @@ pub fn run<P: Program, E: Explorer>(
         Strategy::Ses => ses(program, explorer, config),
         Strategy::Dfs => dfs(program, config),
         Strategy::Pb => pb(program, config),
+        Strategy::Rs => random::rs(program, config),
+        Strategy::Irs { step } => random::irs(program, config, *step),
+        Strategy::Pct { depth, steps } => pct::pct(program, config, *depth, *steps),
     }
 }
