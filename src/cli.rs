@@ -40,14 +40,31 @@ enum Command {
     Replay {
         /// The schedule: its text form (mcheck1:...) or a file.
         schedule: String,
-        /// Output format.
+        /// Output format: text, mermaid, dot or json.
         #[arg(long, default_value = "text")]
         format: String,
         /// Show long payloads in full.
         #[arg(short, long)]
         verbose: bool,
     },
+    /// Shrink a counterexample: fewer delays, earlier delays, fewer steps; the same bug.
+    Shrink {
+        /// The schedule: its text form (mcheck1:...) or a file.
+        schedule: String,
+        /// Where to save the shrunk schedule (default: FILE.shrunk.json, or none for a text form).
+        #[arg(long, value_name = "FILE")]
+        save: Option<String>,
+        /// At most this many replays.
+        #[arg(long, value_name = "N", default_value_t = DEFAULT_SHRINK_ATTEMPTS)]
+        max_attempts: u64,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
 }
+
+/// Replays a shrink may try by default.
+pub const DEFAULT_SHRINK_ATTEMPTS: u64 = 5000;
 
 #[derive(Args, Debug, Clone)]
 struct RunArgs {
@@ -113,6 +130,9 @@ struct RunArgs {
     /// Save the counterexample to this file (JSON).
     #[arg(long, value_name = "FILE")]
     save: Option<String>,
+    /// Shrink the counterexample before printing and saving it.
+    #[arg(long)]
+    shrink: bool,
     /// Show long payloads in full.
     #[arg(short, long)]
     verbose: bool,
@@ -154,6 +174,12 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
             format,
             verbose,
         } => replay(registry, &schedule, &format, verbose),
+        Command::Shrink {
+            schedule,
+            save,
+            max_attempts,
+            json,
+        } => shrink_cmd(registry, &schedule, save.as_deref(), max_attempts, json),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -403,7 +429,21 @@ fn run(registry: &Registry, args: &RunArgs) -> Result<u8, String> {
     let info = model.info();
     // The explorer is validated even for strategies that do not use it, so
     // that a typo is never silently ignored.
-    let report = model.check(&params, bug, &strategy, &args.explorer, &config)?;
+    let mut report = model.check(&params, bug, &strategy, &args.explorer, &config)?;
+    if args.shrink {
+        if let Some(schedule) = &report.schedule {
+            let shrunk = model.shrink(&params, schedule, DEFAULT_SHRINK_ATTEMPTS)?;
+            report.notes.push(format!(
+                "shrunk the counterexample from {} delays and {} steps to {} delays and {} steps ({} replays)",
+                shrunk.before.0, shrunk.before.1, shrunk.after.0, shrunk.after.1, shrunk.attempts
+            ));
+            if let Some(f) = report.violation.as_mut() {
+                f.violation = shrunk.violation.clone();
+                f.step = shrunk.after.1.saturating_sub(1);
+            }
+            report.schedule = Some(shrunk.schedule);
+        }
+    }
     if let (Some(path), Some(schedule)) = (&args.save, &report.schedule) {
         let text = serde_json::to_string_pretty(schedule).expect("schedule serializes");
         std::fs::write(path, text + "\n").map_err(|e| format!("cannot write --save file {path:?}: {e}"))?;
@@ -471,15 +511,11 @@ fn print_report(
     Ok(())
 }
 
-fn replay(registry: &Registry, input: &str, format: &str, verbose: bool) -> Result<u8, String> {
-    let formats = ["text", "json"];
-    if !formats.contains(&format) {
-        return Err(format!(
-            "unknown format {format:?}; valid formats: {}",
-            formats.join(", ")
-        ));
-    }
-    let text = if input.trim_start().starts_with("mcheck") || input.trim_start().starts_with('{') {
+/// Read a schedule given as its text form, JSON, or a file holding either;
+/// check its model, parameters and bug against the registry.
+fn load_schedule<'r>(registry: &'r Registry, input: &str) -> Result<(Schedule, &'r dyn DynModel, Params), String> {
+    let trimmed = input.trim_start();
+    let text = if trimmed.starts_with("mcheck") || trimmed.starts_with('{') {
         input.to_string()
     } else {
         std::fs::read_to_string(input)
@@ -502,6 +538,18 @@ fn replay(registry: &Registry, input: &str, format: &str, verbose: bool) -> Resu
             ));
         }
     }
+    Ok((schedule, model, params))
+}
+
+fn replay(registry: &Registry, input: &str, format: &str, verbose: bool) -> Result<u8, String> {
+    let formats = ["text", "mermaid", "dot", "json"];
+    if !formats.contains(&format) {
+        return Err(format!(
+            "unknown format {format:?}; valid formats: {}",
+            formats.join(", ")
+        ));
+    }
+    let (schedule, model, params) = load_schedule(registry, input)?;
     let replayed = model.replay(&params, &schedule, true)?;
     let ex = &replayed.execution;
     // The nondeterminism check: the trail of choice points must match.
@@ -514,6 +562,8 @@ fn replay(registry: &Registry, input: &str, format: &str, verbose: bool) -> Resu
             "{}",
             serde_json::to_string_pretty(&render::json_trace(ex)).expect("json")
         ),
+        "mermaid" => print!("{}", render::mermaid(ex, verbose)),
+        "dot" => print!("{}", render::dot(ex, verbose)),
         _ => {
             println!("Replaying {}", schedule.to_text());
             print!("{}", render::text_trace(ex, verbose));
@@ -537,4 +587,51 @@ fn replay(registry: &Registry, input: &str, format: &str, verbose: bool) -> Resu
             Ok(2)
         }
     }
+}
+
+fn shrink_cmd(
+    registry: &Registry,
+    input: &str,
+    save: Option<&str>,
+    max_attempts: u64,
+    json: bool,
+) -> Result<u8, String> {
+    if max_attempts == 0 {
+        return Err("--max-attempts must be at least 1".into());
+    }
+    let (schedule, model, params) = load_schedule(registry, input)?;
+    let shrunk = model.shrink(&params, &schedule, max_attempts)?;
+    let is_file = !(input.trim_start().starts_with("mcheck") || input.trim_start().starts_with('{'));
+    let default_out = is_file.then(|| {
+        let base = input.strip_suffix(".json").unwrap_or(input);
+        format!("{base}.shrunk.json")
+    });
+    let out = save.map(str::to_string).or(default_out);
+    if let Some(path) = &out {
+        let text = serde_json::to_string_pretty(&shrunk.schedule).expect("schedule serializes");
+        std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {path:?}: {e}"))?;
+    }
+    if json {
+        let v = json!({
+            "schema_version": SCHEMA_VERSION,
+            "before": {"delays": shrunk.before.0, "steps": shrunk.before.1},
+            "after": {"delays": shrunk.after.0, "steps": shrunk.after.1},
+            "attempts": shrunk.attempts,
+            "violation": shrunk.violation,
+            "schedule": shrunk.schedule.to_text(),
+            "saved": out,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+    } else {
+        println!(
+            "shrunk from {} delays and {} steps to {} delays and {} steps ({} replays)",
+            shrunk.before.0, shrunk.before.1, shrunk.after.0, shrunk.after.1, shrunk.attempts
+        );
+        println!("violation: {}", shrunk.violation);
+        println!("schedule: {}", shrunk.schedule.to_text());
+        if let Some(path) = &out {
+            println!("saved to {path}; replay with: mcheck replay {path}");
+        }
+    }
+    Ok(1)
 }

@@ -5,6 +5,7 @@
 
 use mcheck_checker::cache::fingerprint;
 use mcheck_checker::search::{self, exec, Strategy};
+use mcheck_checker::shrink::{self, Shrunk};
 use mcheck_checker::{BoxedExplorer, Config, Model, ModelInfo, Params, Program, Report, Schedule};
 use mcheck_explorers::AnyExplorer;
 
@@ -35,6 +36,9 @@ pub trait DynModel: Send + Sync {
     fn replay(&self, params: &Params, schedule: &Schedule, traced: bool) -> Result<Replayed, String>;
     /// A digest of the model's name, parameters, bug and initial state.
     fn digest(&self, params: &Params, bug: Option<u32>) -> String;
+    /// Shrink `schedule` (whose parameters and bug were validated) with at
+    /// most `max_attempts` replays; the result carries its trail.
+    fn shrink(&self, params: &Params, schedule: &Schedule, max_attempts: u64) -> Result<Shrunk, String>;
 }
 
 /// The explorer named `name` for model `m`: a built-in one or one of the
@@ -54,6 +58,18 @@ pub fn explorer_for<M: Model>(m: &M, name: &str) -> Result<AnyExplorer, String> 
         info.name,
         valid.join(", ")
     ))
+}
+
+/// Record the trail of choice points of `schedule`, for the
+/// nondeterminism check of a later replay.
+fn fill_trail<P: Program>(program: &P, explorer: AnyExplorer, schedule: &mut Schedule) {
+    let explorer = schedule
+        .explorer
+        .as_ref()
+        .map(|_| exec::prepare_explorer(program, explorer, schedule.explorer_seed));
+    if let Ok(ex) = exec::replay(program, explorer, schedule, true) {
+        schedule.trail = ex.trail;
+    }
 }
 
 fn digest_of<M: Model>(m: &M, program: &M::Program, params: &Params, bug: Option<u32>) -> String {
@@ -84,16 +100,26 @@ impl<M: Model> DynModel for M {
             schedule.deadlock = config.deadlock;
             schedule.expected = report.violation.as_ref().map(|f| f.violation.clone());
             schedule.digest = digest_of(self, &program, params, bug);
-            // The trail of choice points, for the nondeterminism check.
-            let explorer = schedule
-                .explorer
-                .as_ref()
-                .map(|_| exec::prepare_explorer(&program, explorer, schedule.explorer_seed));
-            if let Ok(ex) = exec::replay(&program, explorer, schedule, true) {
-                schedule.trail = ex.trail;
-            }
+            fill_trail(&program, explorer, schedule);
         }
         Ok(report)
+    }
+
+    fn shrink(&self, params: &Params, schedule: &Schedule, max_attempts: u64) -> Result<Shrunk, String> {
+        let program = self.build(params, schedule.bug);
+        let explorer = match &schedule.explorer {
+            Some(name) => Some(explorer_for(self, name)?),
+            None => None,
+        };
+        let fresh = |seed: u64| explorer.clone().map(|e| exec::prepare_explorer(&program, e, seed));
+        let mut shrunk = shrink::shrink(&program, fresh, schedule, max_attempts)?;
+        shrunk.schedule.digest = digest_of(self, &program, params, schedule.bug);
+        if let Some(e) = explorer {
+            fill_trail(&program, e, &mut shrunk.schedule);
+        } else {
+            fill_trail(&program, AnyExplorer::Rr(Default::default()), &mut shrunk.schedule);
+        }
+        Ok(shrunk)
     }
 
     fn replay(&self, params: &Params, schedule: &Schedule, traced: bool) -> Result<Replayed, String> {

@@ -172,3 +172,225 @@ pub fn trail_mismatch(schedule: &Schedule, ex: &Execution, digest: &str) -> Opti
     }
     None
 }
+
+/// The participants of a trace, in order of first appearance.
+fn participants(ex: &Execution) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut add = |n: &str| {
+        if !names.iter().any(|x| x == n) {
+            names.push(n.to_string());
+        }
+    };
+    for t in &ex.trace {
+        add(&t.actor_name);
+        for (to, _) in &t.sent {
+            add(to);
+        }
+        for c in &t.created {
+            add(c);
+        }
+    }
+    names
+}
+
+/// A message of the trace: who sent it at which step, and the step that
+/// handled it (None: never delivered).
+struct Delivery {
+    from: String,
+    to: String,
+    text: String,
+    sent_at: usize,
+    received_at: Option<usize>,
+}
+
+/// Match every send with the step that handled it: per receiver, the
+/// oldest pending send with the same text (FIFO queues; a deferred message
+/// is matched when it is finally handled).
+fn deliveries(ex: &Execution) -> (Vec<Delivery>, Vec<(usize, String)>) {
+    let mut out: Vec<Delivery> = Vec::new();
+    let mut unmatched = Vec::new();
+    for t in &ex.trace {
+        if let Some(h) = &t.handled {
+            let hit = out
+                .iter_mut()
+                .find(|d| d.received_at.is_none() && d.to == t.actor_name && &d.text == h);
+            match hit {
+                Some(d) => d.received_at = Some(t.step),
+                None => unmatched.push((t.step, h.clone())),
+            }
+        }
+        for (to, m) in &t.sent {
+            if m.ends_with("(dropped: receiver halted)") {
+                continue;
+            }
+            out.push(Delivery {
+                from: t.actor_name.clone(),
+                to: to.clone(),
+                text: m.clone(),
+                sent_at: t.step,
+                received_at: None,
+            });
+        }
+    }
+    (out, unmatched)
+}
+
+/// Text safe inside a Mermaid label.
+fn mermaid_text(s: &str, verbose: bool) -> String {
+    let mut out = String::new();
+    for c in abbreviate(s, verbose).chars() {
+        match c {
+            '#' => out.push_str("#35;"),
+            ';' => out.push_str("#59;"),
+            '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The trace as a Mermaid `sequenceDiagram`: one participant per machine,
+/// one arrow per delivered message (drawn when it is handled, labelled
+/// with the step that sent it), notes for choices, creations, halts and
+/// the violation.
+pub fn mermaid(ex: &Execution, verbose: bool) -> String {
+    let names = participants(ex);
+    let alias = |n: &str| format!("P{}", names.iter().position(|x| x == n).unwrap_or(0));
+    let (dels, _) = deliveries(ex);
+    let mut out = String::from("sequenceDiagram\n");
+    for n in &names {
+        out.push_str(&format!("    participant {} as {}\n", alias(n), mermaid_text(n, true)));
+    }
+    for t in &ex.trace {
+        let me = alias(&t.actor_name);
+        let mut delivered = false;
+        for d in dels.iter().filter(|d| d.received_at == Some(t.step)) {
+            out.push_str(&format!(
+                "    {}->>{}: {} (sent at {}, handled at {})\n",
+                alias(&d.from),
+                me,
+                mermaid_text(&d.text, verbose),
+                d.sent_at,
+                t.step
+            ));
+            delivered = true;
+        }
+        if !delivered {
+            if let Some(h) = &t.handled {
+                out.push_str(&format!(
+                    "    Note over {me}: {} handles {}\n",
+                    t.step,
+                    mermaid_text(h, verbose)
+                ));
+            }
+        }
+        for c in &t.choices {
+            out.push_str(&format!(
+                "    Note over {me}: {} chooses {}\n",
+                t.step,
+                mermaid_text(c, verbose)
+            ));
+        }
+        for n in &t.notes {
+            out.push_str(&format!(
+                "    Note over {me}: {} {}\n",
+                t.step,
+                mermaid_text(n, verbose)
+            ));
+        }
+        for c in &t.created {
+            out.push_str(&format!(
+                "    Note over {me}: {} creates {}\n",
+                t.step,
+                mermaid_text(c, true)
+            ));
+        }
+        for a in &t.announced {
+            out.push_str(&format!(
+                "    Note over {me}: {} announces {}\n",
+                t.step,
+                mermaid_text(a, verbose)
+            ));
+        }
+        if t.halted {
+            out.push_str(&format!("    Note over {me}: {} halts\n", t.step));
+        }
+    }
+    if let Some(f) = &ex.violation {
+        let over = match f.violation.machine.as_deref() {
+            Some(m) if names.iter().any(|x| x == m) => alias(m),
+            _ if names.len() > 1 => format!("{},{}", alias(&names[0]), alias(&names[names.len() - 1])),
+            _ => alias(names.first().map(String::as_str).unwrap_or("")),
+        };
+        out.push_str(&format!(
+            "    Note over {over}: VIOLATION at step {}: {}\n",
+            f.step,
+            mermaid_text(&f.violation.to_string(), true)
+        ));
+    }
+    out
+}
+
+fn dot_text(s: &str, verbose: bool) -> String {
+    abbreviate(s, verbose).replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The trace as Graphviz DOT: one lane (cluster) per machine with a node
+/// per step, and an edge per delivered message from the sending step to the
+/// handling step.
+pub fn dot(ex: &Execution, verbose: bool) -> String {
+    let names = participants(ex);
+    let (dels, _) = deliveries(ex);
+    let mut out =
+        String::from("digraph trace {\n    rankdir=TB;\n    node [shape=box, fontsize=10];\n    edge [fontsize=9];\n");
+    for (i, n) in names.iter().enumerate() {
+        out.push_str(&format!(
+            "    subgraph cluster_{i} {{\n        label=\"{}\";\n",
+            dot_text(n, true)
+        ));
+        let steps: Vec<_> = ex.trace.iter().filter(|t| &t.actor_name == n).collect();
+        for t in &steps {
+            let mut label = format!("{}", t.step);
+            if let Some(h) = &t.handled {
+                label.push_str(&format!(": {}", dot_text(h, verbose)));
+            }
+            for c in &t.choices {
+                label.push_str(&format!("\\nchooses {}", dot_text(c, verbose)));
+            }
+            if t.halted {
+                label.push_str("\\nhalts");
+            }
+            let violated = ex.violation.as_ref().is_some_and(|f| f.step == t.step);
+            let style = if violated { ", color=red, penwidth=2" } else { "" };
+            out.push_str(&format!("        s{} [label=\"{label}\"{style}];\n", t.step));
+        }
+        for w in steps.windows(2) {
+            out.push_str(&format!(
+                "        s{} -> s{} [style=dashed, arrowhead=none];\n",
+                w[0].step, w[1].step
+            ));
+        }
+        out.push_str("    }\n");
+    }
+    for d in &dels {
+        if let Some(r) = d.received_at {
+            out.push_str(&format!(
+                "    s{} -> s{} [label=\"{}\", color=blue];\n",
+                d.sent_at,
+                r,
+                dot_text(&d.text, verbose)
+            ));
+        }
+    }
+    if let Some(f) = &ex.violation {
+        out.push_str(&format!(
+            "    violation [shape=octagon, color=red, label=\"{}\"];\n",
+            dot_text(&format!("step {}: {}", f.step, f.violation), true)
+        ));
+        if ex.trace.iter().any(|t| t.step == f.step) {
+            out.push_str(&format!("    s{} -> violation [color=red];\n", f.step));
+        }
+    }
+    out.push_str("}\n");
+    out
+}

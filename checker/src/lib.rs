@@ -18,6 +18,7 @@ pub mod program;
 pub mod report;
 pub mod schedule;
 pub mod search;
+pub mod shrink;
 pub mod testing;
 
 pub use config::{Config, Progress, StopFlag};
