@@ -1,0 +1,116 @@
+//! Replay detects hidden nondeterminism: a model whose behaviour depends on
+//! a global (here flipped between the run and the replay) fails to replay
+//! with the nondeterminism error and exit 2, never with a wrong trace.
+
+use mcheck::registry::DynModel;
+use mcheck::{main_with, Registry};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
+use mcheck_checker::{Model, ModelInfo, Params, Schedule};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Hidden input: which way the pinger counts.
+static FLIPPED: AtomicBool = AtomicBool::new(false);
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Flaky;
+
+#[derive(Clone, Debug, Default)]
+struct Cfg;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum M {
+    Pinger { sent: u8 },
+    Ponger { got: u8 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Msg {
+    Go,
+    Ping,
+    Pong,
+}
+
+impl MachineModel for Cfg {
+    type Machine = M;
+    type Msg = Msg;
+    type Announce = ();
+    type Monitor = ();
+
+    fn setup(&self, s: &mut Setup<Self>) {
+        let a = s.create(M::Pinger { sent: 0 });
+        let b = s.create(M::Ponger { got: 0 });
+        s.send(a, Msg::Go);
+        s.send(b, Msg::Go);
+    }
+
+    fn kind(&self, m: &M) -> &'static str {
+        match m {
+            M::Pinger { .. } => "pinger",
+            M::Ponger { .. } => "ponger",
+        }
+    }
+
+    fn handle(&self, m: &mut M, msg: &Msg, ctx: &mut Ctx<Self>) {
+        match (m, msg) {
+            (M::Pinger { sent }, Msg::Go | Msg::Pong) if *sent < 3 => {
+                *sent += 1;
+                // The hidden input decides whether to send one ping or two.
+                let n = if FLIPPED.load(Ordering::Relaxed) { 2 } else { 1 };
+                for _ in 0..n {
+                    ctx.send(MachineId(1), Msg::Ping);
+                }
+            }
+            (M::Ponger { got }, Msg::Ping) => {
+                *got += 1;
+                ctx.assert(*got < 3, || "ponger got three pings".into());
+                ctx.send(MachineId(0), Msg::Pong);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Model for Flaky {
+    type Program = Machines<Cfg>;
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            name: "flaky",
+            description: "a ping-pong whose behaviour depends on a global",
+            params: vec![],
+            bugs: vec![],
+            explorers: vec![],
+            notes: "",
+        }
+    }
+    fn build(&self, _: &Params, _: Option<u32>) -> Machines<Cfg> {
+        Machines(Cfg)
+    }
+}
+
+fn run(args: &[&str]) -> ExitCode {
+    main_with(&Registry::empty().with(Flaky), args.iter().map(|s| s.to_string()))
+}
+
+#[test]
+fn a_nondeterministic_model_fails_to_replay_with_exit_2() {
+    let dir = std::env::temp_dir().join(format!("mcheck-nd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("flaky.json");
+    let file = file.to_str().unwrap();
+    assert_eq!(run(&["run", "flaky", "-q", "--save", file]), ExitCode::from(1));
+    // Same model, same digest: replays.
+    assert_eq!(run(&["replay", file]), ExitCode::from(1));
+    // Now the hidden input changes: the trail differs.
+    FLIPPED.store(true, Ordering::Relaxed);
+    assert_eq!(run(&["replay", file]), ExitCode::from(2));
+
+    // The message names the step and the cause.
+    let schedule = Schedule::parse(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let params = Params::default();
+    let replayed = DynModel::replay(&Flaky, &params, &schedule, true).unwrap();
+    let message = mcheck::render::trail_mismatch(&schedule, &replayed.execution, &replayed.digest).unwrap();
+    assert!(message.starts_with("replay diverged at step "), "{message}");
+    assert!(message.contains("the model is nondeterministic"), "{message}");
+    FLIPPED.store(false, Ordering::Relaxed);
+}
