@@ -143,6 +143,8 @@ struct RunArgs {
 
 /// Parse `args` (without the program name) and run; the exit status.
 pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) -> ExitCode {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(mcheck_checker::machine::install_quiet_panic_hook);
     let argv = std::iter::once("mcheck".to_string()).chain(args);
     let cli = match Cli::try_parse_from(argv) {
         Ok(c) => c,
@@ -153,7 +155,7 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
                 return ExitCode::SUCCESS;
             }
             if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                let _ = e.print();
+                eprintln!("mcheck: a command is needed: list, run, replay, shrink or table (see mcheck --help)");
                 return ExitCode::from(2);
             }
             let rendered = e.to_string();

@@ -170,3 +170,100 @@ fn bad_input_is_one_line_and_exit_2() {
         }
     }
 }
+
+/// Every strategy stops within a second of `--time-limit` and still reports.
+#[test]
+fn time_limit_holds_for_every_strategy() {
+    for s in ["ses", "dfs", "pb", "rs", "irs", "pct"] {
+        let start = std::time::Instant::now();
+        let o = mcheck(&[
+            "run",
+            "lostupdate",
+            "--set",
+            "clients=6",
+            "--set",
+            "increments=5",
+            "-s",
+            s,
+            "--time-limit",
+            "1",
+            "--json",
+            "-q",
+        ]);
+        let wall = start.elapsed().as_secs_f64();
+        assert_eq!(o.status.code(), Some(0), "{s}: {}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["outcome"], "bounded", "{s}");
+        assert_eq!(v["bounded_by"], "time", "{s}");
+        assert!(
+            v["states"].as_u64().unwrap() + v["schedules"].as_u64().unwrap() > 0,
+            "{s}"
+        );
+        assert!(wall < 2.0, "{s} took {wall:.2}s for a 1 s limit");
+    }
+}
+
+#[test]
+fn state_and_schedule_budgets_stop_with_a_report() {
+    let o = mcheck(&[
+        "run",
+        "lostupdate",
+        "--set",
+        "clients=5",
+        "--max-states",
+        "20000",
+        "--json",
+        "-q",
+    ]);
+    let v = json(&o);
+    assert_eq!(
+        (v["outcome"].as_str(), v["bounded_by"].as_str()),
+        (Some("bounded"), Some("states"))
+    );
+    let states = v["states"].as_u64().unwrap();
+    assert!((20_000..30_000).contains(&states), "{states}");
+    let o = mcheck(&[
+        "run",
+        "lostupdate",
+        "-s",
+        "rs",
+        "--max-schedules",
+        "123",
+        "--json",
+        "-q",
+    ]);
+    let v = json(&o);
+    assert_eq!(
+        (v["outcome"].as_str(), v["bounded_by"].as_str()),
+        (Some("bounded"), Some("schedules"))
+    );
+    assert_eq!(v["schedules"], 123);
+}
+
+#[test]
+fn memory_budget_names_what_filled_it() {
+    let o = mcheck(&[
+        "run",
+        "lostupdate",
+        "--set",
+        "clients=6",
+        "--set",
+        "increments=5",
+        "--max-memory-mb",
+        "64",
+        "--json",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(
+        (v["outcome"].as_str(), v["bounded_by"].as_str()),
+        (Some("bounded"), Some("memory"))
+    );
+    let notes = v["notes"].to_string();
+    assert!(
+        notes.contains("memory budget of 64 MiB") && notes.contains("frontier"),
+        "{notes}"
+    );
+    assert!(v["peak_memory_mb"].as_f64().unwrap() < 100.0);
+}

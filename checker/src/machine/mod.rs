@@ -37,7 +37,7 @@ mod program;
 mod world;
 
 pub use ctx::{Ctx, Setup};
-pub use program::Machines;
+pub use program::{install_quiet_panic_hook, Machines};
 pub use world::{MachineId, Pending, Slot, World};
 
 use std::fmt::Debug;

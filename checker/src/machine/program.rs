@@ -14,6 +14,33 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 #[derive(Clone, Debug, Default)]
 pub struct Machines<M>(pub M);
 
+thread_local! {
+    /// True while model code runs under `catch_unwind` on this thread.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run model code, catching a panic (reported as a violation of kind
+/// `panic` by the caller).
+pub(crate) fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, Box<dyn std::any::Any + Send>> {
+    let was = GUARDED.with(|g| g.replace(true));
+    let r = catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(was));
+    r
+}
+
+/// Install a panic hook that stays silent for panics inside model code
+/// (they become `panic` violations with their message) and reports every
+/// other panic (a bug in mcheck) as the previous hook did. Call once, from
+/// a binary's `main`.
+pub fn install_quiet_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !GUARDED.with(|g| g.get()) {
+            previous(info);
+        }
+    }));
+}
+
 /// The message of a caught panic.
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -116,7 +143,7 @@ impl<M: MachineModel> Machines<M> {
         }
         let mut machine = s.slots[id.0 as usize].machine.clone();
         let mut ctx = Ctx::new(id, s.slots.len() as u32, &prefix, trace.is_some());
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| self.0.handle(&mut machine, &msg, &mut ctx))) {
+        if let Err(payload) = guarded(|| self.0.handle(&mut machine, &msg, &mut ctx)) {
             let message = panic_message(payload.as_ref());
             return Err(self.violation(ViolationKind::Panic, s, id, message));
         }
@@ -196,7 +223,7 @@ impl<M: MachineModel> Machines<M> {
                 t.announced.push(format!("{a:?}"));
             }
             let monitor = &mut s.monitor;
-            match catch_unwind(AssertUnwindSafe(|| self.0.observe(monitor, a))) {
+            match guarded(|| self.0.observe(monitor, a)) {
                 Ok(Ok(())) => {}
                 Ok(Err((name, message))) => return Err(Violation::new(ViolationKind::Monitor, name, message)),
                 Err(payload) => {
@@ -221,7 +248,7 @@ impl<M: MachineModel> Machines<M> {
     }
 
     fn check_invariant(&self, s: &World<M>, id: MachineId) -> Result<(), Violation> {
-        match catch_unwind(AssertUnwindSafe(|| self.0.invariant(s))) {
+        match guarded(|| self.0.invariant(s)) {
             Ok(Ok(())) => Ok(()),
             Ok(Err((name, message))) => Err(Violation::new(ViolationKind::Monitor, name, message)),
             Err(payload) => {
