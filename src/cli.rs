@@ -47,6 +47,8 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// The paper's table on the shipped models: every technique on every seeded bug.
+    Table(TableCli),
     /// Shrink a counterexample: fewer delays, earlier delays, fewer steps; the same bug.
     Shrink {
         /// The schedule: its text form (mcheck1:...) or a file.
@@ -61,6 +63,38 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Settings of `mcheck table`.
+#[derive(Args, Debug, Clone)]
+struct TableCli {
+    /// Time budget per cell (and per seed), in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    budget_s: f64,
+    /// Distinct-state cap per exhaustive cell.
+    #[arg(long, value_name = "N", default_value_t = 2_000_000)]
+    max_states: u64,
+    /// Schedule cap per sampling cell.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    max_schedules: u64,
+    /// Seeds per randomized cell (the median is reported).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    runs: u64,
+    /// Only these models (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    models: Vec<String>,
+    /// Only these bug ids (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    bugs: Vec<u32>,
+    /// Threads for sampling cells (default: all cores).
+    #[arg(short = 'j', long = "threads", value_name = "T", default_value_t = 0)]
+    threads: usize,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// No progress on stderr.
+    #[arg(short, long)]
+    quiet: bool,
 }
 
 /// Replays a shrink may try by default.
@@ -176,6 +210,7 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
             format,
             verbose,
         } => replay(registry, &schedule, &format, verbose),
+        Command::Table(t) => table_cmd(registry, &t),
         Command::Shrink {
             schedule,
             save,
@@ -636,4 +671,43 @@ fn shrink_cmd(
         }
     }
     Ok(1)
+}
+
+fn table_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
+    if !(t.budget_s > 0.0 && t.budget_s <= 86_400.0) {
+        return Err(format!(
+            "--budget-s must be from 0 to 86400 seconds, not {}",
+            t.budget_s
+        ));
+    }
+    if t.runs == 0 || t.runs > 1000 {
+        return Err(format!("--runs must be from 1 to 1000, not {}", t.runs));
+    }
+    if t.max_states == 0 || t.max_schedules == 0 {
+        return Err("--max-states and --max-schedules must be at least 1".into());
+    }
+    let args = crate::table::TableArgs {
+        budget: Duration::from_secs_f64(t.budget_s),
+        max_states: t.max_states,
+        max_schedules: t.max_schedules,
+        runs: t.runs,
+        models: t.models.clone(),
+        bugs: t.bugs.clone(),
+        threads: t.threads,
+        progress: !t.quiet,
+    };
+    let rows = crate::table::build(registry, &args)?;
+    if t.json {
+        let v = json!({
+            "schema_version": SCHEMA_VERSION,
+            "budget_s": t.budget_s,
+            "runs": t.runs,
+            "columns": crate::table::columns().iter().map(|c| c.name).collect::<Vec<_>>(),
+            "rows": rows,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+    } else {
+        print!("{}", crate::table::markdown(&rows, &args));
+    }
+    Ok(0)
 }

@@ -13,6 +13,7 @@
 pub mod cli;
 pub mod registry;
 pub mod render;
+pub mod table;
 
 pub use cli::main_with;
 pub use registry::Registry;
