@@ -195,11 +195,11 @@ fn home(fp: u64, slots: usize) -> usize {
 
 /// How many entries a table of `slots` slots holds before it is full:
 /// 90%, and always at least one slot empty (so that probes end).
+/// `slots` is at least 1 (callers exclude an empty table).
 #[inline]
 const fn full_load(slots: usize) -> usize {
     let spare = slots / 10;
     slots - if spare == 0 { 1 } else { spare }
-    // (slots == 0 is excluded by the callers.)
 }
 
 /// How many entries a table of `slots` slots holds before it doubles: 75%.
