@@ -1,57 +1,835 @@
-//! The state cache: a set of 64-bit state fingerprints under a memory budget.
-//! (Interim version; replaced by the open-addressing table.)
+//! The state cache: a set of 64-bit state fingerprints under a memory budget
+//! (DESIGN.md §3 and §9).
+//!
+//! * [`fingerprint`] hashes a program state with [`FpHasher`], a small fixed
+//!   hash function that gives the same value on every platform, CPU and
+//!   build (schedule files store digests computed with it). It never
+//!   returns 0, the empty-slot marker of the tables.
+//! * [`FingerprintSet`] is the single-threaded cache: open addressing over
+//!   a `Vec<u64>` with linear probing, no per-entry allocation. Without a
+//!   budget it doubles on demand; with one it grows up to the largest
+//!   power-of-two table that fits the budget, fills it to 90% and then
+//!   answers [`Insert::Full`] for new fingerprints (the search stays sound,
+//!   it only re-explores). [`FingerprintSet::insert_batch`] prefetches the
+//!   slots of a whole batch before inserting, so that the cache misses of
+//!   one state's successors overlap (§9: one miss per probe is the floor).
+//! * [`ConcurrentFingerprintSet`] is the shared cache of a parallel search:
+//!   a fixed table of `AtomicU64` with lock-free compare-and-swap inserts.
 
-use std::hash::Hash;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// The result of an insert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Insert {
-    /// Not there before.
+    /// Not there before; now it is.
     New,
     /// Already there.
     Present,
-    /// Not inserted: the budget is used up.
+    /// Not there and not inserted: the table is at its budget.
     Full,
 }
 
-/// Fixed-key fingerprint of a value.
-pub fn fingerprint<T: Hash + ?Sized>(value: &T) -> u64 {
-    let h = ahash::RandomState::with_seeds(1, 2, 3, 4).hash_one(value);
+/// The start value of [`FpHasher`] (hex digits of pi).
+const SEED: u64 = 0x243F_6A88_85A3_08D3;
+/// The multiplier of a word's absorption (odd, 2^64 / golden ratio).
+const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+/// What a hash of 0 becomes: 0 marks an empty slot in the tables.
+const ZERO_REPLACEMENT: u64 = 0x6A09_E667_F3BC_C909;
+
+/// A fixed, portable 64-bit hash function: the same result for the same
+/// sequence of `write_*` calls on every platform, endianness and build.
+///
+/// Every integer is absorbed by value (`usize`/`isize` as 64 bits, 128-bit
+/// integers as two words), byte slices in little-endian 8-byte chunks with
+/// the tail's length folded into its last word, and [`Hasher::finish`]
+/// applies the murmur3 `fmix64` avalanche. Not keyed: it is a fingerprint,
+/// not a defence against adversarial inputs.
+#[derive(Clone, Copy, Debug)]
+pub struct FpHasher {
+    h: u64,
+}
+
+impl Default for FpHasher {
+    fn default() -> Self {
+        FpHasher { h: SEED }
+    }
+}
+
+impl FpHasher {
+    /// A hasher in its fixed start state.
+    #[inline]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Absorbs one 64-bit word: xor, multiply by an odd constant and fold
+    /// the high half into the low half (a bijection of `h ^ x`).
+    #[inline(always)]
+    fn absorb(&mut self, x: u64) {
+        let v = (self.h ^ x).wrapping_mul(MUL);
+        self.h = v ^ (v >> 32);
+    }
+}
+
+/// The murmur3 64-bit finalizer: a bijection with full avalanche.
+#[inline(always)]
+const fn fmix64(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    k ^= k >> 33;
+    k
+}
+
+impl Hasher for FpHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        fmix64(self.h)
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.absorb(u64::from_le_bytes(w));
+        }
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            let mut w = [0u8; 8];
+            w[..tail.len()].copy_from_slice(tail);
+            // The tail has at most 7 bytes: its length goes in the top byte,
+            // so that [1] and [1, 0] differ.
+            w[7] = tail.len() as u8;
+            self.absorb(u64::from_le_bytes(w));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.absorb(u64::from(i));
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.absorb(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.absorb(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.absorb(i);
+    }
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.absorb(i as u64);
+        self.absorb((i >> 64) as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.absorb(i as u64);
+    }
+    #[inline]
+    fn write_i8(&mut self, i: i8) {
+        self.absorb(i as u8 as u64);
+    }
+    #[inline]
+    fn write_i16(&mut self, i: i16) {
+        self.absorb(i as u16 as u64);
+    }
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.absorb(i as u32 as u64);
+    }
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.absorb(i as u64);
+    }
+    #[inline]
+    fn write_i128(&mut self, i: i128) {
+        self.write_u128(i as u128);
+    }
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.absorb(i as i64 as u64);
+    }
+}
+
+/// Makes a hash usable as a table entry: 0 (the empty-slot marker) becomes
+/// a fixed non-zero value.
+#[inline(always)]
+const fn nonzero(h: u64) -> u64 {
     if h == 0 {
-        1
+        ZERO_REPLACEMENT
     } else {
         h
     }
 }
 
-/// A set of fingerprints.
+/// The portable 64-bit fingerprint of a value (never 0): [`FpHasher`] over
+/// the value's `Hash` implementation. Two distinct states share a
+/// fingerprint with probability about 2^-64; among n states some pair does
+/// with probability about n^2 / 2^65.
+#[inline]
+pub fn fingerprint<T: Hash + ?Sized>(value: &T) -> u64 {
+    let mut h = FpHasher::new();
+    value.hash(&mut h);
+    nonzero(h.finish())
+}
+
+/// Bytes per slot of the tables.
+const SLOT_BYTES: usize = size_of::<u64>();
+/// The first table of a growing [`FingerprintSet`] (8 KiB).
+const INITIAL_SLOTS: usize = 1024;
+
+/// The home slot of a fingerprint in a table of `slots` slots: the high
+/// bits of the (already uniform) fingerprint, by multiply-shift.
+#[inline(always)]
+fn home(fp: u64, slots: usize) -> usize {
+    ((u128::from(fp) * slots as u128) >> 64) as usize
+}
+
+/// How many entries a table of `slots` slots holds before it is full:
+/// 90%, and always at least one slot empty (so that probes end).
+/// `slots` is at least 1 (callers exclude an empty table).
+#[inline]
+const fn full_load(slots: usize) -> usize {
+    let spare = slots / 10;
+    slots - if spare == 0 { 1 } else { spare }
+}
+
+/// How many entries a table of `slots` slots holds before it doubles: 75%.
+#[inline]
+const fn grow_load(slots: usize) -> usize {
+    slots / 4 * 3
+}
+
+/// The largest power-of-two slot count whose table fits in `budget` bytes
+/// (0 when not even one slot fits).
+fn max_slots_within(budget: usize) -> usize {
+    let n = budget / SLOT_BYTES;
+    if n == 0 {
+        0
+    } else {
+        1usize << (usize::BITS - 1 - n.leading_zeros())
+    }
+}
+
+/// Hints the CPU to bring the cache line at `p` into L1.
+#[inline(always)]
+fn prefetch_ptr(p: *const u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: prefetching is a hint; it never faults, even on an
+        // invalid address, and has no effect on memory.
+        unsafe { core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = p;
+    }
+}
+
+/// The single-threaded state cache: a set of non-zero 64-bit fingerprints
+/// in an open-addressing table (linear probing, 0 = empty slot).
+///
+/// Contract:
+/// * [`insert`](Self::insert) answers `New` exactly once per distinct
+///   fingerprint, `Present` for every later insert of it, and `Full` only
+///   for a fingerprint that is not in the set when the budget is used up.
+/// * With a budget, the table never exceeds it: [`bytes`](Self::bytes)
+///   `<= budget` at all times. (While doubling, the old table, half the
+///   new one's size, is alive until the rehash ends.)
+/// * The fingerprint 0 is stored as the value [`fingerprint`] gives for a
+///   hash of 0, so the set never confuses it with an empty slot.
 #[derive(Debug, Default)]
 pub struct FingerprintSet {
-    set: hashbrown::HashSet<u64>,
-    budget: Option<usize>,
+    /// The table: a power of two slots (or none yet).
+    slots: Vec<u64>,
+    /// `slots.len() - 1` (0 when empty).
+    mask: usize,
+    /// Entries in the table.
+    len: usize,
+    /// The entry count at which the next new insert grows the table or,
+    /// at the largest table, answers `Full`.
+    limit: usize,
+    /// The largest table allowed, in slots.
+    max_slots: usize,
 }
 
 impl FingerprintSet {
-    /// A set within `budget` bytes.
+    /// An empty set that may use at most `budget` bytes (`None`: grow on
+    /// demand without limit). Allocates nothing until the first insert.
     pub fn new(budget: Option<usize>) -> Self {
+        let max_slots = match budget {
+            Some(b) => max_slots_within(b),
+            None => 1usize << (usize::BITS - 5),
+        };
         FingerprintSet {
-            set: hashbrown::HashSet::new(),
-            budget,
+            slots: Vec::new(),
+            mask: 0,
+            len: 0,
+            limit: 0,
+            max_slots,
         }
     }
-    /// Insert.
+
+    /// An empty set presized for `n` entries without growing (no budget:
+    /// it still grows past `n` if needed).
+    pub fn with_expected(n: usize) -> Self {
+        let mut s = Self::new(None);
+        let mut slots = INITIAL_SLOTS;
+        while grow_load(slots) < n {
+            slots *= 2;
+        }
+        s.rebuild(slots);
+        s
+    }
+
+    /// The number of fingerprints in the set.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the set holds no fingerprint.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The number of slots of the current table.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The bytes allocated by the table.
+    #[inline]
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * SLOT_BYTES
+    }
+
+    /// Allocated bytes per stored fingerprint (`None` when empty).
+    pub fn bytes_per_entry(&self) -> Option<f64> {
+        (self.len > 0).then(|| self.bytes() as f64 / self.len as f64)
+    }
+
+    /// Whether the set is at its budget: a new fingerprint would get
+    /// [`Insert::Full`].
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.len >= self.limit && !self.can_grow()
+    }
+
+    #[inline]
+    fn can_grow(&self) -> bool {
+        if self.slots.is_empty() {
+            self.max_slots > 0
+        } else {
+            self.slots.len() < self.max_slots
+        }
+    }
+
+    /// Whether `fp` is in the set.
+    #[inline]
+    pub fn contains(&self, fp: u64) -> bool {
+        let fp = nonzero(fp);
+        if self.slots.is_empty() {
+            return false;
+        }
+        let mut i = home(fp, self.slots.len());
+        loop {
+            let s = self.slots[i];
+            if s == fp {
+                return true;
+            }
+            if s == 0 {
+                return false;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// Hints the CPU to fetch the home slot of `fp`, ahead of an insert or
+    /// look-up of it.
+    #[inline]
+    pub fn prefetch(&self, fp: u64) {
+        if !self.slots.is_empty() {
+            let i = home(nonzero(fp), self.slots.len());
+            prefetch_ptr(&self.slots[i]);
+        }
+    }
+
+    /// Inserts `fp`: [`Insert::New`] if it was not there, `Present` if it
+    /// was, `Full` if it was not and the budget is used up.
+    #[inline]
     pub fn insert(&mut self, fp: u64) -> Insert {
-        if self.budget.is_some_and(|b| self.bytes() >= b) && !self.set.contains(&fp) {
+        let fp = nonzero(fp);
+        if !self.slots.is_empty() {
+            let mut i = home(fp, self.slots.len());
+            loop {
+                let s = self.slots[i];
+                if s == fp {
+                    return Insert::Present;
+                }
+                if s == 0 {
+                    if self.len < self.limit {
+                        self.slots[i] = fp;
+                        self.len += 1;
+                        return Insert::New;
+                    }
+                    break;
+                }
+                i = (i + 1) & self.mask;
+            }
+        }
+        self.insert_absent_slow(fp)
+    }
+
+    /// Inserts every fingerprint of `fps` in order, appending one result
+    /// per fingerprint to `out` (as if [`insert`](Self::insert) were
+    /// called on each in turn). The home slots of the whole batch are
+    /// prefetched first so that their cache misses overlap.
+    pub fn insert_batch(&mut self, fps: &[u64], out: &mut Vec<Insert>) {
+        for &fp in fps {
+            self.prefetch(fp);
+        }
+        out.reserve(fps.len());
+        for &fp in fps {
+            out.push(self.insert(fp));
+        }
+    }
+
+    /// The insert of a fingerprint known to be absent when the table is at
+    /// its limit (or not allocated): grow, or answer `Full`.
+    #[cold]
+    #[inline(never)]
+    fn insert_absent_slow(&mut self, fp: u64) -> Insert {
+        if !self.can_grow() {
             return Insert::Full;
         }
-        if self.set.insert(fp) {
-            Insert::New
+        let next = if self.slots.is_empty() {
+            INITIAL_SLOTS.min(self.max_slots)
         } else {
-            Insert::Present
+            self.slots.len() * 2
+        };
+        self.rebuild(next);
+        if self.len >= self.limit {
+            // Only a budget of one slot gets here: that table holds nothing.
+            return Insert::Full;
+        }
+        self.put_absent(fp);
+        Insert::New
+    }
+
+    /// Moves every entry into a fresh table of `slots` slots (a power of
+    /// two, at least the entry count's need) and resets the limit.
+    fn rebuild(&mut self, slots: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![0u64; slots]);
+        self.mask = slots - 1;
+        self.limit = if slots < self.max_slots {
+            grow_load(slots)
+        } else {
+            full_load(slots)
+        };
+        for fp in old {
+            if fp != 0 {
+                self.place(fp);
+            }
         }
     }
-    /// Bytes.
+
+    /// Stores `fp`, known to be absent, in its first free slot and counts it.
+    #[inline]
+    fn put_absent(&mut self, fp: u64) {
+        self.place(fp);
+        self.len += 1;
+    }
+
+    /// Stores `fp`, known to be absent, in its first free slot.
+    #[inline]
+    fn place(&mut self, fp: u64) {
+        let mut i = home(fp, self.slots.len());
+        while self.slots[i] != 0 {
+            i = (i + 1) & self.mask;
+        }
+        self.slots[i] = fp;
+    }
+}
+
+/// The shared state cache of a parallel search: a fixed-size table of
+/// `AtomicU64` fingerprints with lock-free inserts (compare-and-swap on an
+/// empty slot, then linear probing).
+///
+/// Contract: among all threads, exactly one insert of a fingerprint
+/// answers [`Insert::New`]; every other insert of it that finds it answers
+/// `Present`; an insert of an absent fingerprint answers `Full` once the
+/// table holds about 90% of its slots (a few more, at most one per racing
+/// thread, may get in). Its size never changes after construction.
+#[derive(Debug)]
+pub struct ConcurrentFingerprintSet {
+    slots: Box<[AtomicU64]>,
+    mask: usize,
+    len: AtomicUsize,
+    limit: usize,
+}
+
+impl ConcurrentFingerprintSet {
+    /// The largest power-of-two table that fits `budget` bytes.
+    pub fn with_budget(budget: usize) -> Self {
+        Self::with_slots(max_slots_within(budget))
+    }
+
+    /// A table large enough for `n` fingerprints at most 75% full.
+    pub fn with_expected(n: usize) -> Self {
+        let mut slots = 16usize;
+        while grow_load(slots) < n {
+            slots *= 2;
+        }
+        Self::with_slots(slots)
+    }
+
+    fn with_slots(slots: usize) -> Self {
+        let slots: Box<[AtomicU64]> = (0..slots).map(|_| AtomicU64::new(0)).collect();
+        let n = slots.len();
+        ConcurrentFingerprintSet {
+            mask: n.saturating_sub(1),
+            limit: if n == 0 { 0 } else { full_load(n) },
+            len: AtomicUsize::new(0),
+            slots,
+        }
+    }
+
+    /// The number of fingerprints in the set.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
+    /// Whether the set holds no fingerprint.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of slots.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The bytes allocated by the table.
+    #[inline]
     pub fn bytes(&self) -> usize {
-        self.set.capacity() * 9
+        self.slots.len() * SLOT_BYTES
+    }
+
+    /// Whether `fp` is in the set.
+    pub fn contains(&self, fp: u64) -> bool {
+        let fp = nonzero(fp);
+        if self.slots.is_empty() {
+            return false;
+        }
+        let mut i = home(fp, self.slots.len());
+        for _ in 0..self.slots.len() {
+            match self.slots[i].load(Ordering::Acquire) {
+                s if s == fp => return true,
+                0 => return false,
+                _ => i = (i + 1) & self.mask,
+            }
+        }
+        false
+    }
+
+    /// Hints the CPU to fetch the home slot of `fp`.
+    #[inline]
+    pub fn prefetch(&self, fp: u64) {
+        if !self.slots.is_empty() {
+            let i = home(nonzero(fp), self.slots.len());
+            prefetch_ptr(self.slots[i].as_ptr());
+        }
+    }
+
+    /// Inserts `fp`: [`Insert::New`] if this call put it in, `Present` if
+    /// it was there (or another thread put it in meanwhile), `Full` if it
+    /// was not and the table is at its limit.
+    #[inline]
+    pub fn insert(&self, fp: u64) -> Insert {
+        let fp = nonzero(fp);
+        if self.slots.is_empty() {
+            return Insert::Full;
+        }
+        let mut i = home(fp, self.slots.len());
+        // Slots only ever go from 0 to a fingerprint, so one pass suffices.
+        for _ in 0..self.slots.len() {
+            let slot = &self.slots[i];
+            let mut s = slot.load(Ordering::Acquire);
+            if s == 0 {
+                if self.len.load(Ordering::Relaxed) >= self.limit {
+                    return Insert::Full;
+                }
+                match slot.compare_exchange(0, fp, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(_) => {
+                        self.len.fetch_add(1, Ordering::Relaxed);
+                        return Insert::New;
+                    }
+                    Err(actual) => s = actual,
+                }
+            }
+            if s == fp {
+                return Insert::Present;
+            }
+            i = (i + 1) & self.mask;
+        }
+        Insert::Full
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinned_fingerprints() {
+        // Schedule files store these digests: a change here breaks them.
+        assert_eq!(fingerprint(&0u64), 0x149a_eec1_9b31_d6cc);
+        assert_eq!(fingerprint(&[1u8, 2, 3]), 0xb9b4_5148_1e96_cd86);
+        assert_eq!(fingerprint(&(1u32, 2u64)), 0x1a28_a6d0_5342_d4b3);
+        assert_eq!(fingerprint("mcheck"), 0x9a88_c04e_75c9_049e);
+        assert_eq!(fingerprint(&[7u64, 8, 9][..]), 0x9ee5_892d_c8b0_7210);
+    }
+
+    #[test]
+    fn hasher_is_value_based_and_length_aware() {
+        // usize is hashed as 64 bits, so 32- and 64-bit builds agree.
+        assert_eq!(fingerprint(&5usize), fingerprint(&5u64));
+        assert_eq!(fingerprint(&-1isize), fingerprint(&-1i64));
+        // A short tail carries its length.
+        let raw = |b: &[u8]| {
+            let mut h = FpHasher::new();
+            h.write(b);
+            h.finish()
+        };
+        assert_ne!(raw(&[1]), raw(&[1, 0]));
+        assert_ne!(raw(&[1, 0, 0, 0, 0, 0, 0, 0]), raw(&[1]));
+        assert_ne!(raw(&[]), raw(&[0]));
+        // Order matters.
+        assert_ne!(fingerprint(&(1u32, 2u32)), fingerprint(&(2u32, 1u32)));
+        assert_eq!(nonzero(0), ZERO_REPLACEMENT);
+    }
+
+    /// Sorts and counts adjacent equal values.
+    fn duplicates(mut v: Vec<u64>) -> usize {
+        v.sort_unstable();
+        v.windows(2).filter(|w| w[0] == w[1]).count()
+    }
+
+    #[test]
+    fn ten_million_structured_inputs_do_not_collide() {
+        // A fair 64-bit hash collides among n = 10^7 values with
+        // probability about n^2 / 2^65 = 2.7e-6 per family; this is fixed
+        // input, so the result is deterministic anyway.
+        const N: u64 = 10_000_000;
+        let tuples: Vec<u64> = (0..N).map(|i| fingerprint(&(i as u32, i * 7))).collect();
+        assert_eq!(duplicates(tuples), 0);
+        let bytes: Vec<u64> = (0..N)
+            .map(|i| fingerprint(&[(i & 0xff) as u8, (i >> 8) as u8, (i >> 16) as u8, 3]))
+            .collect();
+        assert_eq!(duplicates(bytes), 0);
+        let small: Vec<u64> = (0..N)
+            .map(|i| fingerprint(&((i % 100) as u8, (i / 100 % 1000) as u16, (i / 100_000) as u8)))
+            .collect();
+        assert_eq!(duplicates(small), 0);
+    }
+
+    #[test]
+    fn new_then_present() {
+        let mut s = FingerprintSet::new(None);
+        assert!(s.is_empty());
+        assert_eq!(s.bytes(), 0);
+        assert!(!s.contains(42));
+        assert_eq!(s.insert(42), Insert::New);
+        assert_eq!(s.insert(42), Insert::Present);
+        assert_eq!(s.insert(43), Insert::New);
+        assert_eq!(s.len(), 2);
+        assert!(s.contains(42) && s.contains(43) && !s.contains(44));
+        // 0 is stored as its replacement, never as an empty slot.
+        assert_eq!(s.insert(0), Insert::New);
+        assert_eq!(s.insert(ZERO_REPLACEMENT), Insert::Present);
+        assert!(s.contains(0));
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.capacity(), INITIAL_SLOTS);
+        assert_eq!(s.bytes(), 8192);
+    }
+
+    #[test]
+    fn growth_keeps_every_element() {
+        let mut s = FingerprintSet::new(None);
+        let fps: Vec<u64> = (0..100_000u64).map(|i| fingerprint(&i)).collect();
+        for (k, &fp) in fps.iter().enumerate() {
+            assert_eq!(s.insert(fp), Insert::New);
+            assert_eq!(s.len(), k + 1);
+            assert!(s.len() <= s.capacity() * 3 / 4);
+        }
+        // 100,000 entries at most 75% full: 2^18 = 262,144 slots (2^17 holds 98,304).
+        assert_eq!(s.capacity(), 262_144);
+        assert!(!s.is_full());
+        for &fp in &fps {
+            assert!(s.contains(fp));
+            assert_eq!(s.insert(fp), Insert::Present);
+        }
+        assert_eq!(s.len(), 100_000);
+        // Colliding home slots (all small values map to slot 0) probe on.
+        let mut t = FingerprintSet::new(None);
+        for x in 1..=5000u64 {
+            assert_eq!(t.insert(x), Insert::New);
+        }
+        for x in 1..=5000u64 {
+            assert_eq!(t.insert(x), Insert::Present);
+        }
+        assert!(!t.contains(5001));
+    }
+
+    #[test]
+    fn budget_is_respected_and_full_is_reported() {
+        // 100 KiB: the largest power-of-two table is 8192 slots (64 KiB),
+        // full at 90%: 8192 - 819 = 7373 entries.
+        let budget = 100 << 10;
+        let mut s = FingerprintSet::new(Some(budget));
+        let mut inserted = Vec::new();
+        let mut first_full = None;
+        for i in 0..10_000u64 {
+            let fp = fingerprint(&i);
+            match s.insert(fp) {
+                Insert::New => inserted.push(fp),
+                Insert::Full => {
+                    first_full.get_or_insert(i);
+                    assert!(!s.contains(fp));
+                }
+                Insert::Present => panic!("distinct fingerprints"),
+            }
+            assert!(s.bytes() <= budget);
+        }
+        assert_eq!(first_full, Some(7373));
+        assert_eq!(inserted.len(), 7373);
+        assert_eq!(s.len(), 7373);
+        assert_eq!(s.capacity(), 8192);
+        assert_eq!(s.bytes(), 65_536);
+        assert!(s.is_full());
+        for &fp in &inserted {
+            assert_eq!(s.insert(fp), Insert::Present);
+        }
+        // Nothing fits in less than one slot; a tiny budget is at most it.
+        let mut none = FingerprintSet::new(Some(7));
+        assert!(none.is_full());
+        assert_eq!(none.insert(5), Insert::Full);
+        assert_eq!(none.bytes(), 0);
+        let mut tiny = FingerprintSet::new(Some(100));
+        let results: Vec<Insert> = (1..=20u64).map(|x| tiny.insert(fingerprint(&x))).collect();
+        // 8 slots, at most 8 - 1 = 7 entries.
+        assert_eq!(results.iter().filter(|&&r| r == Insert::New).count(), 7);
+        assert_eq!(tiny.bytes(), 64);
+    }
+
+    #[test]
+    fn batch_matches_one_by_one() {
+        let fps: Vec<u64> = (0..3000u64).map(|i| fingerprint(&(i % 1000))).collect();
+        let mut a = FingerprintSet::new(Some(16 << 10));
+        let mut b = FingerprintSet::new(Some(16 << 10));
+        let one: Vec<Insert> = fps.iter().map(|&fp| a.insert(fp)).collect();
+        let mut batch = Vec::new();
+        for chunk in fps.chunks(7) {
+            b.insert_batch(chunk, &mut batch);
+        }
+        assert_eq!(one, batch);
+        assert_eq!(one.iter().filter(|&&r| r == Insert::New).count(), 1000);
+        assert_eq!(a.len(), b.len());
+    }
+
+    #[test]
+    fn ten_million_states_in_128_mib() {
+        const N: u64 = 10_000_000;
+        let budget = 128 << 20;
+        let mut s = FingerprintSet::new(Some(budget));
+        let mut out = Vec::with_capacity(16);
+        let mut batch = [0u64; 16];
+        for base in (0..N).step_by(16) {
+            for (k, b) in batch.iter_mut().enumerate() {
+                *b = fingerprint(&(base + k as u64));
+            }
+            out.clear();
+            s.insert_batch(&batch, &mut out);
+            assert!(out.iter().all(|&r| r == Insert::New));
+        }
+        assert_eq!(s.len(), 10_000_000);
+        assert!(s.bytes() <= budget);
+        // 2^24 slots of 8 bytes: 128 MiB, 13.4 bytes per state at 59.6% load.
+        assert_eq!(s.capacity(), 1 << 24);
+        assert_eq!(s.bytes(), 134_217_728);
+        assert!(s.bytes_per_entry().is_some_and(|b| b <= 13.5));
+        assert!(!s.is_full());
+        for i in 0..N {
+            assert_eq!(s.insert(fingerprint(&i)), Insert::Present);
+        }
+        assert_eq!(s.len(), 10_000_000);
+    }
+
+    #[test]
+    fn concurrent_set_reports_each_new_once() {
+        // Thread A inserts 0..60,000, thread B 40,000..100,000 (in reverse):
+        // 100,000 distinct fingerprints, 20,000 inserted by both.
+        let s = ConcurrentFingerprintSet::with_expected(100_000);
+        assert_eq!(s.capacity(), 262_144);
+        let run = |range: Vec<u64>| {
+            let mut news = Vec::new();
+            for i in range {
+                match s.insert(fingerprint(&i)) {
+                    Insert::New => news.push(i),
+                    Insert::Present => {}
+                    Insert::Full => panic!("not full"),
+                }
+            }
+            news
+        };
+        let (a, b) = std::thread::scope(|sc| {
+            let a = sc.spawn(|| run((0..60_000).collect()));
+            let b = sc.spawn(|| run((40_000..100_000).rev().collect()));
+            (a.join().expect("thread A"), b.join().expect("thread B"))
+        });
+        assert_eq!(s.len(), 100_000);
+        let mut all: Vec<u64> = a.into_iter().chain(b).collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..100_000).collect::<Vec<u64>>());
+        for i in 0..100_000u64 {
+            assert!(s.contains(fingerprint(&i)));
+            assert_eq!(s.insert(fingerprint(&i)), Insert::Present);
+        }
+        assert!(!s.contains(fingerprint(&100_000u64)));
+    }
+
+    #[test]
+    fn concurrent_set_respects_its_budget() {
+        // 10 KiB: 1024 slots, full at 1024 - 102 = 922 entries.
+        let s = ConcurrentFingerprintSet::with_budget(10 << 10);
+        assert_eq!(s.bytes(), 8192);
+        let results: Vec<Insert> = (0..2000u64).map(|i| s.insert(fingerprint(&i))).collect();
+        assert_eq!(results.iter().filter(|&&r| r == Insert::New).count(), 922);
+        assert_eq!(results.iter().position(|&r| r == Insert::Full), Some(922));
+        assert_eq!(s.len(), 922);
+        assert_eq!(s.insert(fingerprint(&0u64)), Insert::Present);
+        let empty = ConcurrentFingerprintSet::with_budget(4);
+        assert_eq!(empty.insert(1), Insert::Full);
+        assert!(!empty.contains(1));
+    }
+
+    #[test]
+    fn concurrent_set_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<ConcurrentFingerprintSet>();
     }
 }
