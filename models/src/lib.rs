@@ -1,2 +1,3 @@
 //! Protocol models for mcheck, each with seeded bugs.
 #![deny(missing_docs)]
+pub mod twophase;
