@@ -1,4 +1,8 @@
 //! Protocol models for mcheck, each with seeded bugs.
 #![deny(missing_docs)]
 
+pub mod chain;
 pub mod lostupdate;
+pub mod multipaxos;
+pub mod paxos;
+pub mod twophase;

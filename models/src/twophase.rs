@@ -1,0 +1,589 @@
+//! Lamport's TwoPhase commit specification (`TwoPhase.tla`) as a raw
+//! transition system (DESIGN §2): no machine runtime, no intermediate
+//! states, so reachable state counts are TLC's (3 resource managers: 288,
+//! 4: 1,568, 5: 8,832, 9: 10,340,352).
+//!
+//! # Variables
+//!
+//! * `rmState[r]` ∈ {working, prepared, committed, aborted} for each
+//!   resource manager `r`,
+//! * `tmState` ∈ {init, committed, aborted},
+//! * `tmPrepared` ⊆ RM,
+//! * `msgs` ⊆ {Prepared(r)} ∪ {Commit, Abort}.
+//!
+//! # Actors and alternatives
+//!
+//! Actor 0 is the transaction manager (`tm`); actor `r` for `r` in `1..=N`
+//! is resource manager `rm<r>`. An actor is enabled when at least one of its
+//! actions is; its alternatives are its enabled actions in this fixed order:
+//!
+//! * TM: `TMRcvPrepared(rm1)`, ..., `TMRcvPrepared(rmN)`, `TMCommit`,
+//!   `TMAbort`;
+//! * RM: `RMPrepare`, `RMChooseToAbort`, `RMRcvCommitMsg`, `RMRcvAbortMsg`.
+//!
+//! As in TLA+, an action whose guard holds is a transition even when it does
+//! not change the state (`RMRcvCommitMsg` by a committed RM,
+//! `TMRcvPrepared(r)` with `r` already in `tmPrepared`), so the number of
+//! transitions is the number of successors TLC generates (rms=9:
+//! 123,558,401).
+//!
+//! # Events
+//!
+//! Messages go into a set, not a queue, but explorers still learn who talks
+//! to whom: `RMPrepare(r)` reports `Sent { from: rm r, to: tm }` (every time
+//! it runs), `TMCommit` and `TMAbort` report a `Sent` from the TM to every
+//! RM in id order.
+//!
+//! # Invariant
+//!
+//! `TCConsistent` (no RM committed while another is aborted) is checked on
+//! every new state; `TPTypeOK` holds by construction of [`TwoPhaseState`].
+
+use mcheck_checker::{
+    ActorId, ActorInfo, BugSpec, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace, Violation,
+    ViolationKind,
+};
+use std::fmt;
+
+/// The largest number of resource managers: the state packs into one `u64`
+/// (`4N + 4` bits).
+pub const MAX_RMS: usize = 14;
+
+/// A resource manager's state (`rmState[r]`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum RmState {
+    /// `"working"`.
+    Working,
+    /// `"prepared"`.
+    Prepared,
+    /// `"committed"`.
+    Committed,
+    /// `"aborted"`.
+    Aborted,
+}
+
+impl RmState {
+    fn from_bits(b: u64) -> RmState {
+        match b & 3 {
+            0 => RmState::Working,
+            1 => RmState::Prepared,
+            2 => RmState::Committed,
+            _ => RmState::Aborted,
+        }
+    }
+
+    /// The TLA+ string value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RmState::Working => "working",
+            RmState::Prepared => "prepared",
+            RmState::Committed => "committed",
+            RmState::Aborted => "aborted",
+        }
+    }
+}
+
+/// The transaction manager's state (`tmState`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum TmState {
+    /// `"init"`.
+    Init,
+    /// `"committed"`.
+    Committed,
+    /// `"aborted"`.
+    Aborted,
+}
+
+impl TmState {
+    /// The TLA+ string value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TmState::Init => "init",
+            TmState::Committed => "committed",
+            TmState::Aborted => "aborted",
+        }
+    }
+}
+
+/// One state of the specification, packed into a `u64` for `n` resource
+/// managers (`n` is not stored; the program knows it). Layout, from bit 0:
+/// `rmState` (2 bits per RM, RM 1 first: 0 working, 1 prepared,
+/// 2 committed, 3 aborted), then `tmPrepared` (n bits), then the
+/// `Prepared(r)` messages (n bits), then `tmState` (2 bits: 0 init,
+/// 1 committed, 2 aborted), then the `Commit` and `Abort` message flags.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct TwoPhaseState(pub u64);
+
+/// The field offsets of [`TwoPhaseState`] for a given number of RMs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Layout {
+    n: usize,
+    /// Mask of `n` bits.
+    all: u64,
+    tm_prepared: u32,
+    msg_prepared: u32,
+    tm_state: u32,
+    msg_commit: u32,
+    msg_abort: u32,
+}
+
+impl Layout {
+    fn new(n: usize) -> Layout {
+        let n32 = n as u32;
+        Layout {
+            n,
+            all: (1u64 << n) - 1,
+            tm_prepared: 2 * n32,
+            msg_prepared: 3 * n32,
+            tm_state: 4 * n32,
+            msg_commit: 4 * n32 + 2,
+            msg_abort: 4 * n32 + 3,
+        }
+    }
+}
+
+impl TwoPhaseState {
+    fn rm(self, i: usize) -> RmState {
+        RmState::from_bits(self.0 >> (2 * i))
+    }
+
+    fn set_rm(&mut self, i: usize, st: RmState) {
+        let bits = match st {
+            RmState::Working => 0,
+            RmState::Prepared => 1,
+            RmState::Committed => 2,
+            RmState::Aborted => 3,
+        };
+        self.0 = (self.0 & !(3u64 << (2 * i))) | (bits << (2 * i));
+    }
+
+    fn tm(self, l: &Layout) -> TmState {
+        match (self.0 >> l.tm_state) & 3 {
+            0 => TmState::Init,
+            1 => TmState::Committed,
+            _ => TmState::Aborted,
+        }
+    }
+
+    fn set_tm(&mut self, l: &Layout, st: TmState) {
+        let bits = match st {
+            TmState::Init => 0,
+            TmState::Committed => 1,
+            TmState::Aborted => 2,
+        };
+        self.0 = (self.0 & !(3u64 << l.tm_state)) | (bits << l.tm_state);
+    }
+
+    fn tm_prepared(self, l: &Layout) -> u64 {
+        (self.0 >> l.tm_prepared) & l.all
+    }
+
+    fn msg_prepared(self, l: &Layout) -> u64 {
+        (self.0 >> l.msg_prepared) & l.all
+    }
+
+    fn flag(self, bit: u32) -> bool {
+        (self.0 >> bit) & 1 == 1
+    }
+}
+
+/// One action of the specification.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Action {
+    /// `TMRcvPrepared(rm)` with the RM's index from 0.
+    TmRcvPrepared(usize),
+    /// `TMCommit`.
+    TmCommit,
+    /// `TMAbort`.
+    TmAbort,
+    /// `RMPrepare(rm)`.
+    RmPrepare(usize),
+    /// `RMChooseToAbort(rm)`.
+    RmChooseToAbort(usize),
+    /// `RMRcvCommitMsg(rm)`.
+    RmRcvCommitMsg(usize),
+    /// `RMRcvAbortMsg(rm)`.
+    RmRcvAbortMsg(usize),
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Action::TmRcvPrepared(i) => write!(f, "TMRcvPrepared(rm{})", i + 1),
+            Action::TmCommit => f.write_str("TMCommit"),
+            Action::TmAbort => f.write_str("TMAbort"),
+            Action::RmPrepare(i) => write!(f, "RMPrepare(rm{})", i + 1),
+            Action::RmChooseToAbort(i) => write!(f, "RMChooseToAbort(rm{})", i + 1),
+            Action::RmRcvCommitMsg(i) => write!(f, "RMRcvCommitMsg(rm{})", i + 1),
+            Action::RmRcvAbortMsg(i) => write!(f, "RMRcvAbortMsg(rm{})", i + 1),
+        }
+    }
+}
+
+/// The seeded bug `tm-commit-early` (id 1).
+pub const BUG_TM_COMMIT_EARLY: u32 = 1;
+
+/// The TwoPhase program for a number of RMs, correct or with a seeded bug.
+#[derive(Clone, Debug)]
+pub struct TwoPhaseProgram {
+    layout: Layout,
+    bug: Option<u32>,
+}
+
+impl TwoPhaseProgram {
+    /// The specification with `rms` resource managers (1 to [`MAX_RMS`];
+    /// panics outside that range, which `Params::resolve` rules out) and
+    /// seeded bug `bug` (`None`: the correct specification).
+    pub fn new(rms: usize, bug: Option<u32>) -> TwoPhaseProgram {
+        assert!(
+            (1..=MAX_RMS).contains(&rms),
+            "twophase takes 1 to {MAX_RMS} resource managers, not {rms}"
+        );
+        TwoPhaseProgram {
+            layout: Layout::new(rms),
+            bug,
+        }
+    }
+
+    /// The number of resource managers.
+    pub fn rms(&self) -> usize {
+        self.layout.n
+    }
+
+    /// `rmState[rm]` of `s`, `rm` from 0.
+    pub fn rm_state(&self, s: &TwoPhaseState, rm: usize) -> RmState {
+        s.rm(rm)
+    }
+
+    /// `tmState` of `s`.
+    pub fn tm_state(&self, s: &TwoPhaseState) -> TmState {
+        s.tm(&self.layout)
+    }
+
+    /// `tmPrepared` of `s` as a bitmask (bit `i`: RM `i + 1`).
+    pub fn tm_prepared(&self, s: &TwoPhaseState) -> u64 {
+        s.tm_prepared(&self.layout)
+    }
+
+    /// The `Prepared(r)` messages in `msgs` as a bitmask (bit `i`: RM `i + 1`).
+    pub fn prepared_msgs(&self, s: &TwoPhaseState) -> u64 {
+        s.msg_prepared(&self.layout)
+    }
+
+    /// Whether `[type |-> "Commit"]` is in `msgs`.
+    pub fn commit_msg(&self, s: &TwoPhaseState) -> bool {
+        s.flag(self.layout.msg_commit)
+    }
+
+    /// Whether `[type |-> "Abort"]` is in `msgs`.
+    pub fn abort_msg(&self, s: &TwoPhaseState) -> bool {
+        s.flag(self.layout.msg_abort)
+    }
+
+    /// The enabled actions of the TM as a bitmask: bit `i < n`
+    /// `TMRcvPrepared(rm i+1)`, bit `n` `TMCommit`, bit `n + 1` `TMAbort`.
+    fn tm_actions(&self, s: TwoPhaseState) -> u32 {
+        let l = &self.layout;
+        if s.tm(l) != TmState::Init {
+            return 0;
+        }
+        let tm_prepared = s.tm_prepared(l);
+        let commit = if self.bug == Some(BUG_TM_COMMIT_EARLY) {
+            tm_prepared != 0
+        } else {
+            tm_prepared == l.all
+        };
+        (s.msg_prepared(l) as u32) | (u32::from(commit) << l.n) | (1 << (l.n + 1))
+    }
+
+    /// The enabled actions of RM `i` (from 0) as a bitmask: bit 0
+    /// `RMPrepare`, 1 `RMChooseToAbort`, 2 `RMRcvCommitMsg`, 3
+    /// `RMRcvAbortMsg`.
+    fn rm_actions(&self, s: TwoPhaseState, i: usize) -> u32 {
+        let working = u32::from(s.rm(i) == RmState::Working);
+        working
+            | (working << 1)
+            | (u32::from(s.flag(self.layout.msg_commit)) << 2)
+            | (u32::from(s.flag(self.layout.msg_abort)) << 3)
+    }
+
+    /// The action that alternative `alt` of `actor` means in `s`, or
+    /// `None` if `actor` has fewer enabled actions.
+    pub fn action(&self, s: &TwoPhaseState, actor: ActorId, alt: u32) -> Option<Action> {
+        let n = self.layout.n;
+        let a = actor.0 as usize;
+        if a > n {
+            return None;
+        }
+        let mask = if a == 0 {
+            self.tm_actions(*s)
+        } else {
+            self.rm_actions(*s, a - 1)
+        };
+        let bit = nth_set_bit(mask, alt)? as usize;
+        Some(if a == 0 {
+            match bit {
+                b if b < n => Action::TmRcvPrepared(b),
+                b if b == n => Action::TmCommit,
+                _ => Action::TmAbort,
+            }
+        } else {
+            let i = a - 1;
+            match bit {
+                0 => Action::RmPrepare(i),
+                1 => Action::RmChooseToAbort(i),
+                2 => Action::RmRcvCommitMsg(i),
+                _ => Action::RmRcvAbortMsg(i),
+            }
+        })
+    }
+
+    /// Apply `action` to `s` (its guard must hold), reporting sends.
+    fn apply(&self, s: &mut TwoPhaseState, action: Action, events: &mut Vec<Event>) {
+        let l = &self.layout;
+        let tm = ActorId(0);
+        match action {
+            Action::TmRcvPrepared(i) => s.0 |= 1u64 << (l.tm_prepared + i as u32),
+            Action::TmCommit => {
+                s.set_tm(l, TmState::Committed);
+                s.0 |= 1u64 << l.msg_commit;
+                events.extend((1..=l.n as u32).map(|r| Event::Sent {
+                    from: tm,
+                    to: ActorId(r),
+                }));
+            }
+            Action::TmAbort => {
+                s.set_tm(l, TmState::Aborted);
+                s.0 |= 1u64 << l.msg_abort;
+                events.extend((1..=l.n as u32).map(|r| Event::Sent {
+                    from: tm,
+                    to: ActorId(r),
+                }));
+            }
+            Action::RmPrepare(i) => {
+                s.set_rm(i, RmState::Prepared);
+                s.0 |= 1u64 << (l.msg_prepared + i as u32);
+                events.push(Event::Sent {
+                    from: ActorId(i as u32 + 1),
+                    to: tm,
+                });
+            }
+            Action::RmChooseToAbort(i) => s.set_rm(i, RmState::Aborted),
+            Action::RmRcvCommitMsg(i) => s.set_rm(i, RmState::Committed),
+            Action::RmRcvAbortMsg(i) => s.set_rm(i, RmState::Aborted),
+        }
+    }
+
+    /// `TCConsistent`: a violation if some RM is committed while another is
+    /// aborted in `s`.
+    pub fn check(&self, s: &TwoPhaseState) -> Result<(), Violation> {
+        // Two bits per RM: committed is 0b10, aborted 0b11.
+        let rms = s.0 & ((1u64 << (2 * self.layout.n)) - 1);
+        let (hi, lo) = ((rms >> 1) & LOW_BITS, rms & LOW_BITS);
+        let (committed, aborted) = (hi & !lo, hi & lo);
+        if committed == 0 || aborted == 0 {
+            return Ok(());
+        }
+        Err(Violation::invariant(format!(
+            "TCConsistent violated: rm{} committed while rm{} aborted",
+            committed.trailing_zeros() / 2 + 1,
+            aborted.trailing_zeros() / 2 + 1
+        )))
+    }
+
+    /// A short rendering of `s`:
+    /// `rm=[w,p,c,a] tm=init tmPrepared={1,2} msgs={P1,P2,Commit}`.
+    pub fn render(&self, s: &TwoPhaseState) -> String {
+        let l = &self.layout;
+        let rms: Vec<&str> = (0..l.n)
+            .map(|i| match s.rm(i) {
+                RmState::Working => "w",
+                RmState::Prepared => "p",
+                RmState::Committed => "c",
+                RmState::Aborted => "a",
+            })
+            .collect();
+        let set = |mask: u64, prefix: &str| -> Vec<String> {
+            (0..l.n)
+                .filter(|i| mask >> i & 1 == 1)
+                .map(|i| format!("{prefix}{}", i + 1))
+                .collect()
+        };
+        let prepared = set(s.tm_prepared(l), "");
+        let mut msgs = set(s.msg_prepared(l), "P");
+        if s.flag(l.msg_commit) {
+            msgs.push("Commit".into());
+        }
+        if s.flag(l.msg_abort) {
+            msgs.push("Abort".into());
+        }
+        format!(
+            "rm=[{}] tm={} tmPrepared={{{}}} msgs={{{}}}",
+            rms.join(","),
+            s.tm(l).as_str(),
+            prepared.join(","),
+            msgs.join(",")
+        )
+    }
+
+    fn step(
+        &self,
+        s: &mut TwoPhaseState,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+    ) -> Result<Action, Violation> {
+        let Some(action) = self.action(s, actor, alt) else {
+            // Outside the Program contract: reported, not panicked on.
+            return Err(Violation::new(
+                ViolationKind::Panic,
+                self.actor_name(s, actor),
+                format!("mcheck bug: twophase executed actor {actor} alternative {alt}, which is not enabled"),
+            ));
+        };
+        self.apply(s, action, events);
+        self.check(s)?;
+        Ok(action)
+    }
+}
+
+/// Bit 0 of every 2-bit RM field.
+const LOW_BITS: u64 = 0x5555_5555_5555_5555;
+
+/// The `k`-th (from 0) set bit of `mask`.
+fn nth_set_bit(mut mask: u32, k: u32) -> Option<u32> {
+    for _ in 0..k {
+        mask &= mask.wrapping_sub(1);
+    }
+    (mask != 0).then(|| mask.trailing_zeros())
+}
+
+impl Program for TwoPhaseProgram {
+    type State = TwoPhaseState;
+
+    fn initial(&self) -> TwoPhaseState {
+        TwoPhaseState(0)
+    }
+
+    fn actors(&self, _s: &TwoPhaseState) -> Vec<ActorInfo> {
+        let mut v = vec![ActorInfo {
+            id: ActorId(0),
+            kind: "tm",
+            name: "tm".into(),
+        }];
+        v.extend((1..=self.layout.n as u32).map(|r| ActorInfo {
+            id: ActorId(r),
+            kind: "rm",
+            name: format!("rm{r}"),
+        }));
+        v
+    }
+
+    fn enabled(&self, s: &TwoPhaseState, out: &mut Vec<Enabled>) {
+        let tm = self.tm_actions(*s);
+        if tm != 0 {
+            out.push(Enabled {
+                actor: ActorId(0),
+                alternatives: tm.count_ones(),
+            });
+        }
+        for i in 0..self.layout.n {
+            let rm = self.rm_actions(*s, i);
+            if rm != 0 {
+                out.push(Enabled {
+                    actor: ActorId(i as u32 + 1),
+                    alternatives: rm.count_ones(),
+                });
+            }
+        }
+    }
+
+    fn execute(
+        &self,
+        s: &mut TwoPhaseState,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Violation> {
+        self.step(s, actor, alt, events).map(|_| ())
+    }
+
+    fn actor_name(&self, _s: &TwoPhaseState, actor: ActorId) -> String {
+        if actor.0 == 0 {
+            "tm".into()
+        } else {
+            format!("rm{}", actor.0)
+        }
+    }
+
+    fn execute_traced(
+        &self,
+        s: &mut TwoPhaseState,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        trace: &mut StepTrace,
+    ) -> Result<(), Violation> {
+        trace.state_before = Some(self.render(s));
+        if let Some(action) = self.action(s, actor, alt) {
+            trace.handled = Some(action.to_string());
+            trace.notes.push(action.to_string());
+        }
+        let result = self.step(s, actor, alt, events);
+        trace.state_after = Some(self.render(s));
+        for e in events.iter() {
+            if let Event::Sent { to, .. } = e {
+                let msg = match result {
+                    Ok(Action::TmCommit) => "Commit".to_string(),
+                    Ok(Action::TmAbort) => "Abort".to_string(),
+                    _ => format!("Prepared(rm{})", actor.0),
+                };
+                trace.sent.push((self.actor_name(s, *to), msg));
+            }
+        }
+        result.map(|_| ())
+    }
+}
+
+/// The TwoPhase model (`mcheck run twophase`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TwoPhase;
+
+impl Model for TwoPhase {
+    type Program = TwoPhaseProgram;
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            name: "twophase",
+            description: "Lamport's TwoPhase commit specification (TwoPhase.tla) as a plain transition system: \
+                a transaction manager (actor 0) and N resource managers exchanging Prepared/Commit/Abort \
+                messages through a message set. Each action belongs to the process that takes it; a process \
+                with several enabled actions has one alternative per action. Invariant TCConsistent: no \
+                resource manager is committed while another is aborted. Reachable states match TLC \
+                (rms=3: 288, rms=5: 8,832, rms=9: 10,340,352).",
+            params: vec![ParamSpec {
+                name: "rms",
+                default: 3,
+                min: 1,
+                max: MAX_RMS as u64,
+                description: "number of resource managers",
+            }],
+            bugs: vec![BugSpec {
+                id: BUG_TM_COMMIT_EARLY,
+                name: "tm-commit-early",
+                description: "TMCommit is enabled as soon as tmPrepared is non-empty (one RM's Prepared \
+                    message received) instead of when it equals RM. The TM then broadcasts Commit while \
+                    another RM is still working; that RM may RMChooseToAbort, and once a prepared RM \
+                    receives Commit, TCConsistent fails. With 2+ RMs; needs at least one delay under a \
+                    run-to-completion explorer, since at delay 0 the TM runs first, when only TMAbort is \
+                    enabled.",
+            }],
+            explorers: vec![],
+            notes: "",
+        }
+    }
+
+    fn build(&self, params: &Params, bug: Option<u32>) -> TwoPhaseProgram {
+        TwoPhaseProgram::new(params.usize("rms"), bug)
+    }
+}
