@@ -11,6 +11,8 @@
 pub mod exec;
 pub mod order;
 pub mod progress;
+pub mod sample;
+pub mod ss;
 pub mod stratified;
 
 use crate::config::Config;
@@ -138,9 +140,15 @@ pub enum Strategy {
 
 /// Every strategy's name with a one-line description, for `mcheck list`.
 pub const STRATEGIES: &[(&str, &str)] = &[
-    ("ses", "stratified exhaustive search: delay bound 0, 1, 2, ... with a state cache (paper §3)"),
+    (
+        "ses",
+        "stratified exhaustive search: delay bound 0, 1, 2, ... with a state cache (paper §3)",
+    ),
     ("dfs", "plain exhaustive depth-first search with a state cache"),
-    ("pb", "iterative preemption bounding with a state cache kept across bounds (baseline)"),
+    (
+        "pb",
+        "iterative preemption bounding with a state cache kept across bounds (baseline)",
+    ),
 ];
 
 impl Strategy {
