@@ -80,9 +80,10 @@ pub struct Limits<'a> {
     pub max_steps: usize,
     /// Report deadlocks as violations.
     pub deadlock: bool,
-    /// Abort the sample (between its runs) after this instant.
+    /// Abort the sample after this instant (checked between its runs and
+    /// every 65,536 steps).
     pub deadline: Option<Instant>,
-    /// Abort the sample (between its runs) when raised.
+    /// Abort the sample when raised (checked as the deadline).
     pub stop: Option<&'a StopFlag>,
 }
 
@@ -157,7 +158,11 @@ enum RunEnd {
     Terminal,
     MaxSteps,
     Unsound(String),
+    Aborted,
 }
+
+/// Steps between checks of the time limit and stop flag inside a run.
+const CHECK_EVERY: u64 = 1 << 16;
 
 /// Per-thread buffers reused by every run of every sample.
 #[derive(Debug)]
@@ -222,6 +227,9 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
         let mut cursor = 0usize;
         let mut step = 0u64;
         while (step as usize) < limits.max_steps {
+            if step % CHECK_EVERY == CHECK_EVERY - 1 && limits.expired() {
+                return (step, RunEnd::Aborted);
+            }
             self.en.clear();
             program.enabled(s, &mut self.en);
             if self.en.is_empty() {
@@ -325,6 +333,10 @@ pub fn run_sample<P: Program, E: Explorer>(
             RunEnd::Violation(found) => {
                 result.end = SampleEnd::Violation(found);
                 result.path = scratch.path();
+                return result;
+            }
+            RunEnd::Aborted => {
+                result.end = SampleEnd::Aborted;
                 return result;
             }
             RunEnd::Unsound(msg) => {
