@@ -19,6 +19,8 @@ pub mod order;
 pub mod pct;
 pub mod progress;
 pub mod random;
+pub mod sample;
+pub mod ss;
 pub mod stratified;
 pub mod walk;
 

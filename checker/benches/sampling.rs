@@ -1,0 +1,79 @@
+//! Stratified sampling throughput: schedules/s and steps/s on a random
+//! cyclic transition system, with one thread and with every core.
+//! Short on purpose: `cargo bench --bench sampling -- --quick`.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use mcheck_checker::search::ss::{ss, SsParams};
+use mcheck_checker::testing::RandomProgram;
+use mcheck_checker::{ActorId, ActorInfo, Config, Event, Explorer};
+use std::time::Duration;
+
+/// The local run-to-completion-like explorer of the tests.
+#[derive(Clone, Debug, Default)]
+struct Causal {
+    order: Vec<ActorId>,
+}
+
+impl Explorer for Causal {
+    fn name(&self) -> &str {
+        "causal"
+    }
+    fn init(&mut self, actors: &[ActorInfo]) {
+        self.order = actors.iter().map(|a| a.id).collect();
+    }
+    fn next(&self, enabled: &[ActorId]) -> ActorId {
+        *self
+            .order
+            .iter()
+            .find(|a| enabled.binary_search(a).is_ok())
+            .unwrap_or(&enabled[0])
+    }
+    fn step(&mut self, events: &[Event]) {
+        for e in events {
+            if let Event::Sent { to, .. } = e {
+                self.order.retain(|a| a != to);
+                self.order.insert(0, *to);
+            }
+        }
+    }
+    fn delay(&mut self, enabled: &[ActorId]) {
+        let a = self.next(enabled);
+        self.order.retain(|x| *x != a);
+        self.order.push(a);
+    }
+}
+
+fn config(threads: usize) -> Config {
+    Config {
+        max_steps: 200,
+        max_schedules: Some(4000),
+        max_delays: Some(20),
+        time_limit: Some(Duration::from_secs(60)),
+        max_memory: 1 << 30,
+        seed: 1,
+        threads,
+        ..Config::default()
+    }
+}
+
+fn sampling(c: &mut Criterion) {
+    let p = RandomProgram::generate(3, false, false);
+    let params = SsParams { c1: 100.0, c2: 2.0 };
+    let all = config(0).worker_threads();
+    for threads in [1, all] {
+        // Deterministic: every run executes the same samples and steps.
+        let r = ss(&p, Causal::default(), &config(threads), &params).expect("ss runs");
+        for (unit, count) in [("schedules", r.schedules), ("steps", r.steps)] {
+            let mut g = c.benchmark_group(format!("ss_{unit}"));
+            g.sample_size(10).measurement_time(Duration::from_secs(2));
+            g.throughput(Throughput::Elements(count));
+            g.bench_function(format!("threads_{threads}"), |b| {
+                b.iter(|| ss(&p, Causal::default(), &config(threads), &params).expect("ss runs"))
+            });
+            g.finish();
+        }
+    }
+}
+
+criterion_group!(benches, sampling);
+criterion_main!(benches);

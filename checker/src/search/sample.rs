@@ -1,0 +1,366 @@
+//! One sample of stratified sampling: `DelayBoundedSample(db)` of DESIGN §4,
+//! with its own tight execution loop (no allocation per step).
+//!
+//! A sample places its delays one at a time. It runs the program from the
+//! initial state with the delays placed so far (the composed delay rule of
+//! [`Composed`], exactly as [`super::exec::DelayDriver`] follows a delay
+//! path), records the *branching* steps at or after the last delay, and
+//! picks one of them uniformly as the next delay position. After `db`
+//! placements the last run is the sample's execution, so a sample with `d`
+//! delays runs the program `d + 1` times.
+//!
+//! A step is branching when one more delay there reaches a choice that the
+//! delays already placed at that step have not: the state has `T` choices
+//! in total (alternatives summed over the enabled actors) and fewer than
+//! `T - 1` delays are already placed at that step. Delays anywhere else
+//! would only repeat an execution (a delay at a step with a single choice
+//! changes nothing; the `T`-th delay at a step wraps around to its first
+//! choice, by the explorer's soundness contract).
+//!
+//! # Guarantee
+//!
+//! Let `L'` be the largest number of branching steps of any execution (at
+//! most the longest execution `L`). Any execution that a delay path with
+//! `d` useful delays reaches is drawn by one sample with probability at
+//! least `1 / L'^d`: each of its `d` positions is drawn uniformly among at
+//! most `L'` candidates, and positions are non-decreasing, as delay paths
+//! are. This improves the paper's `1 / L^d` (Thm 3), since delays are never
+//! wasted on steps without a choice.
+
+use super::order::{ChoiceOrder, Composed};
+use crate::config::StopFlag;
+use crate::explorer::Explorer;
+use crate::program::{ActorId, Enabled, Event, Program};
+use crate::report::Found;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::time::Instant;
+
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// One step of SplitMix64: advance `state` and return the next output.
+#[inline]
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(GOLDEN);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn mix(x: u64) -> u64 {
+    let mut s = x;
+    splitmix64(&mut s)
+}
+
+/// The two independent random streams of one sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleSeeds {
+    /// Seeds the generator that draws the delay positions.
+    pub positions: u64,
+    /// Seeds the explorer ([`Explorer::seed`]); recorded in the schedule.
+    pub explorer: u64,
+}
+
+/// The seeds of sample `index` of delay bound `bound` under the search seed
+/// `seed`, derived with SplitMix64 from `(seed, bound, index)`. For a fixed
+/// seed and bound, distinct indices give distinct SplitMix64 states (each
+/// mixing step is a bijection).
+pub fn sample_seeds(seed: u64, bound: u32, index: u64) -> SampleSeeds {
+    let mut state = mix(mix(mix(seed) ^ u64::from(bound)) ^ index);
+    let positions = splitmix64(&mut state);
+    let explorer = splitmix64(&mut state);
+    SampleSeeds { positions, explorer }
+}
+
+/// The limits every run of a sample obeys.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits<'a> {
+    /// Longest execution, in steps.
+    pub max_steps: usize,
+    /// Report deadlocks as violations.
+    pub deadlock: bool,
+    /// Abort the sample after this instant (checked between its runs and
+    /// every 65,536 steps).
+    pub deadline: Option<Instant>,
+    /// Abort the sample when raised (checked as the deadline).
+    pub stop: Option<&'a StopFlag>,
+}
+
+impl Limits<'_> {
+    fn expired(&self) -> bool {
+        self.stop.is_some_and(StopFlag::is_raised) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// How a sample ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SampleEnd {
+    /// Its final execution ran to the end (terminal or max-steps) without a
+    /// violation.
+    Done,
+    /// One of its runs violated; `SampleResult::path` is that run's path.
+    Violation(Found),
+    /// The time limit or the stop flag cut it short; it does not count.
+    Aborted,
+    /// The explorer named an actor that is not enabled.
+    Unsound(String),
+    /// Not run: a lower index of the same batch violated first.
+    Skipped,
+}
+
+/// What one sample did.
+#[derive(Clone, Debug)]
+pub struct SampleResult {
+    /// How it ended.
+    pub end: SampleEnd,
+    /// Its delay path (p0, p1, ...: steps between delays) of the final run,
+    /// or of the violating run.
+    pub path: Vec<u64>,
+    /// The seed its explorer was prepared with.
+    pub explorer_seed: u64,
+    /// Program steps over all its runs.
+    pub steps: u64,
+    /// The longest of its runs, in steps.
+    pub longest: u64,
+    /// Whether its final run was cut at max-steps.
+    pub truncated: bool,
+    /// The number of branching steps each placement drew from (`L'` of
+    /// each delay, in order). Shorter than the bound when a run had no
+    /// branching step left after the last delay (the sample then stops
+    /// with fewer delays).
+    pub choices: Vec<u64>,
+}
+
+impl SampleResult {
+    /// A result for a sample that was not run.
+    pub fn skipped(explorer_seed: u64) -> Self {
+        SampleResult {
+            end: SampleEnd::Skipped,
+            path: Vec::new(),
+            explorer_seed,
+            steps: 0,
+            longest: 0,
+            truncated: false,
+            choices: Vec::new(),
+        }
+    }
+
+    /// Whether every delay of the bound was placed.
+    pub fn placed_all(&self, bound: u32) -> bool {
+        self.choices.len() as u64 >= u64::from(bound)
+    }
+}
+
+/// How one run ended.
+enum RunEnd {
+    Violation(Found),
+    Terminal,
+    MaxSteps,
+    Unsound(String),
+    Aborted,
+}
+
+/// Steps between checks of the time limit and stop flag inside a run.
+const CHECK_EVERY: u64 = 1 << 16;
+
+/// Per-thread buffers reused by every run of every sample.
+#[derive(Debug)]
+pub struct Scratch<S, E> {
+    state: Option<S>,
+    order: Option<Composed<E>>,
+    en: Vec<Enabled>,
+    ids: Vec<ActorId>,
+    events: Vec<Event>,
+    /// Absolute delay positions, non-decreasing.
+    at: Vec<u64>,
+    /// Branching steps of the last recording run.
+    branching: Vec<u64>,
+}
+
+impl<S, E> Default for Scratch<S, E> {
+    fn default() -> Self {
+        Scratch {
+            state: None,
+            order: None,
+            en: Vec::new(),
+            ids: Vec::new(),
+            events: Vec::new(),
+            at: Vec::new(),
+            branching: Vec::new(),
+        }
+    }
+}
+
+impl<S: Clone, E: Explorer> Scratch<S, E> {
+    /// One execution from `s0` with the explorer `prepared` (seeded and
+    /// initialised) and the delays at `self.at`. With `record`, the
+    /// branching steps at or after the last delay go to `self.branching`.
+    /// Returns the steps executed and how the run ended.
+    fn run<P: Program<State = S>>(
+        &mut self,
+        program: &P,
+        s0: &S,
+        prepared: &E,
+        limits: &Limits<'_>,
+        record: bool,
+    ) -> (u64, RunEnd) {
+        match &mut self.state {
+            Some(s) => s.clone_from(s0),
+            None => self.state = Some(s0.clone()),
+        }
+        match &mut self.order {
+            Some(o) => {
+                o.explorer.clone_from(prepared);
+                o.alt = 0;
+            }
+            None => self.order = Some(Composed::new(prepared.clone())),
+        }
+        let (Some(s), Some(order)) = (self.state.as_mut(), self.order.as_mut()) else {
+            return (0, RunEnd::Unsound("mcheck bug: scratch not initialised".into()));
+        };
+        self.branching.clear();
+        let last = self.at.last().copied();
+        // Delays already placed at the last delay position.
+        let at_last = last.map_or(0, |l| self.at.iter().rev().take_while(|&&a| a == l).count() as u64);
+        let from = last.unwrap_or(0);
+        let mut cursor = 0usize;
+        let mut step = 0u64;
+        while (step as usize) < limits.max_steps {
+            if step % CHECK_EVERY == CHECK_EVERY - 1 && limits.expired() {
+                return (step, RunEnd::Aborted);
+            }
+            self.en.clear();
+            program.enabled(s, &mut self.en);
+            if self.en.is_empty() {
+                if limits.deadlock {
+                    if let Some(v) = program.deadlock(s) {
+                        let found = Found {
+                            violation: v,
+                            step: step as usize,
+                        };
+                        return (step, RunEnd::Violation(found));
+                    }
+                }
+                return (step, RunEnd::Terminal);
+            }
+            self.ids.clear();
+            self.ids.extend(self.en.iter().map(|e| e.actor));
+            if record && step >= from {
+                let total: u64 = self.en.iter().map(|e| u64::from(e.alternatives)).sum();
+                let placed = if Some(step) == last { at_last } else { 0 };
+                if total > placed + 1 {
+                    self.branching.push(step);
+                }
+            }
+            while cursor < self.at.len() && self.at[cursor] == step {
+                order.advance(&self.en, &self.ids);
+                cursor += 1;
+            }
+            let (actor, alt) = order.current(&self.en, &self.ids);
+            let alternatives = match self.ids.binary_search(&actor) {
+                Ok(i) => self.en[i].alternatives,
+                Err(_) => {
+                    let msg = format!(
+                        "step {step}: next() named actor {actor}, which is not enabled (enabled: {:?})",
+                        self.ids
+                    );
+                    return (step, RunEnd::Unsound(msg));
+                }
+            };
+            if alt >= alternatives {
+                let msg = format!("mcheck bug: step {step}: alternative {alt} of {alternatives}");
+                return (step, RunEnd::Unsound(msg));
+            }
+            self.events.clear();
+            if let Err(v) = program.execute(s, actor, alt, &mut self.events) {
+                let found = Found {
+                    violation: v,
+                    step: step as usize,
+                };
+                return (step + 1, RunEnd::Violation(found));
+            }
+            order.explorer.step(&self.events);
+            order.alt = 0;
+            step += 1;
+        }
+        (step, RunEnd::MaxSteps)
+    }
+
+    fn path(&self) -> Vec<u64> {
+        let mut prev = 0;
+        self.at
+            .iter()
+            .map(|&a| {
+                let p = a - prev;
+                prev = a;
+                p
+            })
+            .collect()
+    }
+}
+
+/// Run one sample with `bound` delays: `prepared` is the explorer already
+/// seeded with `seeds.explorer` and initialised ([`super::exec::prepare_explorer`]),
+/// `s0` the program's initial state. See the module docs for the
+/// algorithm and its guarantee.
+pub fn run_sample<P: Program, E: Explorer>(
+    program: &P,
+    s0: &P::State,
+    prepared: &E,
+    seeds: SampleSeeds,
+    bound: u32,
+    limits: &Limits<'_>,
+    scratch: &mut Scratch<P::State, E>,
+) -> SampleResult {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seeds.positions);
+    scratch.at.clear();
+    let mut result = SampleResult {
+        end: SampleEnd::Done,
+        path: Vec::new(),
+        explorer_seed: seeds.explorer,
+        steps: 0,
+        longest: 0,
+        truncated: false,
+        choices: Vec::with_capacity(bound as usize),
+    };
+    loop {
+        let placing = (result.choices.len() as u64) < u64::from(bound);
+        let (steps, end) = scratch.run(program, s0, prepared, limits, placing);
+        result.steps += steps;
+        result.longest = result.longest.max(steps);
+        match end {
+            RunEnd::Violation(found) => {
+                result.end = SampleEnd::Violation(found);
+                result.path = scratch.path();
+                return result;
+            }
+            RunEnd::Aborted => {
+                result.end = SampleEnd::Aborted;
+                return result;
+            }
+            RunEnd::Unsound(msg) => {
+                result.end = SampleEnd::Unsound(msg);
+                result.path = scratch.path();
+                return result;
+            }
+            RunEnd::Terminal | RunEnd::MaxSteps => {
+                let truncated = matches!(end, RunEnd::MaxSteps);
+                if !placing || scratch.branching.is_empty() {
+                    // The last run is the sample's execution.
+                    result.truncated = truncated;
+                    result.path = scratch.path();
+                    return result;
+                }
+            }
+        }
+        if limits.expired() {
+            result.end = SampleEnd::Aborted;
+            return result;
+        }
+        let n = scratch.branching.len();
+        result.choices.push(n as u64);
+        let pick = scratch.branching[rng.random_range(0..n)];
+        scratch.at.push(pick);
+    }
+}
