@@ -3,24 +3,32 @@
 //!
 //! Each of `proposers` proposers wants its own value (`v0`, `v1`, ...)
 //! chosen. A ballot is `(round, proposer)`, ordered lexicographically, so two
-//! proposers never share one. Phase 1: the proposer sends `Prepare(b)` to
-//! every acceptor; an acceptor that has promised nothing higher promises `b`
-//! and answers `Promise(b, last)` with the proposal it last accepted, or
-//! `Nack(b)` otherwise. With promises from a majority
-//! (`acceptors / 2 + 1`) the proposer enters phase 2 with the value of the
-//! highest-numbered accepted proposal among the promises (its own value if
-//! none) and sends `Accept(b, v)`; an acceptor that has promised nothing
-//! higher than `b` accepts and answers `Accepted(b)`, or `Nack(b)`. The
-//! proposer acts as the learner: once a majority accepted its ballot it
-//! announces its value decided and stops.
+//! proposers never share one. Phase 1: the proposer sends `Prepare(b)` to a
+//! majority quorum of acceptors ([`Cfg::quorum`]: proposers start at
+//! different, overlapping quorums and every retry moves to the next one); an
+//! acceptor that has promised nothing higher promises `b` and answers
+//! `Promise(b, last)` with the proposal it last accepted, or `Nack(b)`
+//! otherwise. With promises from a majority (`acceptors / 2 + 1`) the
+//! proposer enters phase 2 with the value of the highest-numbered accepted
+//! proposal among the promises (its own value if none) and sends
+//! `Accept(b, v)` to the acceptors that promised; an acceptor that has
+//! promised nothing higher than `b` accepts and answers `Accepted(b)`, or
+//! `Nack(b)`. The proposer acts as the learner: once a majority accepted its
+//! ballot it announces its value decided and halts.
+//!
+//! Quorums rather than broadcasts: queues are FIFO per receiver, so acceptors
+//! that all received every request would all see them in the same order and
+//! stay identical; a proposal could then never be accepted by a minority,
+//! which is the situation Paxos's value-adoption rule exists for.
 //!
 //! A proposer gives up on its round when it is refused (`Nack`) or when its
-//! timer fires. The timer is a self-message: starting a round, the proposer
-//! sends itself `Timeout(round)` after the prepare requests; when it handles
-//! the timeout of its current round while still in phase 1, it chooses
-//! nondeterministically whether to give up and start again with the next
-//! round (the prepare requests and their replies stay in flight). Each
-//! proposer starts over at most `retries` times, so every run terminates.
+//! timer fires. The timer is a self-message: starting a round with retries
+//! left, the proposer sends itself `Timeout(round)` after the prepare
+//! requests; when it handles the timeout of its current round while still in
+//! phase 1, it chooses nondeterministically whether to give up and start the
+//! next round (the old requests and their replies stay in flight). Each
+//! proposer starts over at most `retries` times, then halts when refused
+//! again, so every run terminates.
 //!
 //! Acceptors announce every acceptance, so the monitor knows when a value is
 //! chosen (accepted by a majority in one ballot) the moment it is, whether or
@@ -504,17 +512,17 @@ impl Model for Paxos {
                 BugSpec {
                     id: 1,
                     name: "stale-promise",
-                    description: "the proposer counts a Promise without checking that its ballot is the current one: after a proposer times out in round r and sends Prepare for round r+1, Promise(r) replies still in flight (sent before the other proposer got its value accepted by a majority) complete the new majority, so the proposer misses the chosen value and proposes its own in a higher ballot",
+                    description: "the proposer counts a Promise without checking that its ballot is the current one: proposer 0 times out in round 1 and sends Prepare(b2.0) to its next quorum, while Promise(b1.0) replies are still in flight; proposer 1 meanwhile gets v1 chosen in b1.1; the stale promises (which predate that acceptance) and one fresh promise make a majority that reports nothing accepted, so proposer 0 proposes its own v0 in b2.0 above the chosen b1.1",
                 },
                 BugSpec {
                     id: 2,
                     name: "accept-below-promise",
-                    description: "the acceptor checks an Accept against the ballot it last accepted instead of the ballot it promised: when proposer A's Accept is overtaken at an acceptor by proposer B's higher Prepare, the acceptor promises B (reporting nothing accepted) and then still accepts A's value, so A's value is chosen while B, whose promises reported nothing, proposes its own value in the higher ballot",
+                    description: "the acceptor checks an Accept against the ballot it last accepted instead of the ballot it promised: when proposer 0's Accept(b1.0, v0) is overtaken at the acceptor shared by both quorums by proposer 1's higher Prepare(b1.1), the acceptor promises b1.1 (reporting nothing accepted) and then still accepts v0, so v0 is chosen in b1.0 while proposer 1, whose promises reported nothing, proposes v1 in the higher b1.1",
                 },
                 BugSpec {
                     id: 3,
                     name: "first-value",
-                    description: "the proposer adopts the value of the first Promise that reports an accepted proposal instead of the highest-numbered one: when an acceptor that accepted an old, unchosen proposal answers the retrying proposer before one that accepted the newer, chosen proposal, the proposer re-proposes the old value in a higher ballot",
+                    description: "the proposer adopts the value of the first Promise that reports an accepted proposal instead of the highest-numbered one: proposer 0's Accept(b1.0, v0) reaches one acceptor of its quorum while the other has already promised proposer 1's higher b1.1 and refuses; proposer 0 retries in round 2 with a quorum holding that minority acceptance (b1.0, v0) and an acceptance of (b1.1, v1), hears from the old one first and re-proposes v0 in b2.0, so v0 is chosen in b2.0 while v1 is (or becomes) chosen in b1.1",
                 },
             ],
             explorers: vec![],

@@ -80,10 +80,11 @@ fn exact_state_counts() {
 #[test]
 fn every_explorer_verifies_the_default_config() {
     let p = program(&[], None);
-    for name in ["rr", "rtc", "prr"] {
+    for (name, strata) in [("rr", 23), ("rtc", 25), ("prr", 23)] {
         let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
         assert_eq!(r.outcome, Outcome::Verified, "{name}");
         assert_eq!((r.states, r.transitions), (53368, 149808), "{name}");
+        assert_eq!((r.strata.len(), r.max_delays), (strata, strata as u32 - 1), "{name}");
     }
 }
 
@@ -174,6 +175,34 @@ fn figures() {
             };
             let z = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
             println!("   zero-delay {name}: {:?} states={}", z.outcome, z.states);
+        }
+    }
+}
+
+/// Prints the counterexample of every bug (run with `-- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn traces() {
+    for (bug, explorer) in [(1, "prr"), (2, "rr"), (3, "rr")] {
+        let p = program(&[], Some(bug));
+        let r = search::ses(&p, builtin(explorer).unwrap(), &Config::default()).unwrap();
+        let schedule = r.schedule.unwrap();
+        let prepared = exec::prepare_explorer(&p, builtin(explorer).unwrap(), schedule.explorer_seed);
+        let ex = exec::replay(&p, Some(prepared), &schedule, true).unwrap();
+        println!(
+            "== bug {bug} ({explorer}): {:?}",
+            ex.violation.map(|f| f.violation.message)
+        );
+        for t in &ex.trace {
+            println!(
+                "{:>3} {:<10} {:<45} {:?} sent={:?} {:?}",
+                t.step,
+                t.actor_name,
+                t.handled.clone().unwrap_or_default(),
+                t.choices,
+                t.sent,
+                t.announced
+            );
         }
     }
 }
