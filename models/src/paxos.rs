@@ -1,0 +1,541 @@
+//! `paxos`: single-decree Paxos with acceptors and competing proposers that
+//! time out and retry.
+//!
+//! Each of `proposers` proposers wants its own value (`v0`, `v1`, ...)
+//! chosen. A ballot is `(round, proposer)`, ordered lexicographically, so two
+//! proposers never share one. Phase 1: the proposer sends `Prepare(b)` to a
+//! majority quorum of acceptors ([`Cfg::quorum`]: proposers start at
+//! different, overlapping quorums and every retry moves to the next one); an
+//! acceptor that has promised nothing higher promises `b` and answers
+//! `Promise(b, last)` with the proposal it last accepted, or `Nack(b)`
+//! otherwise. With promises from a majority (`acceptors / 2 + 1`) the
+//! proposer enters phase 2 with the value of the highest-numbered accepted
+//! proposal among the promises (its own value if none) and sends
+//! `Accept(b, v)` to the acceptors that promised; an acceptor that has
+//! promised nothing higher than `b` accepts and answers `Accepted(b)`, or
+//! `Nack(b)`. The proposer acts as the learner: once a majority accepted its
+//! ballot it announces its value decided and halts.
+//!
+//! Quorums rather than broadcasts: queues are FIFO per receiver, so acceptors
+//! that all received every request would all see them in the same order and
+//! stay identical; a proposal could then never be accepted by a minority,
+//! which is the situation Paxos's value-adoption rule exists for.
+//!
+//! A proposer gives up on its round when it is refused (`Nack`) or when its
+//! timer fires. The timer is a self-message: starting a round with retries
+//! left, the proposer sends itself `Timeout(round)` after the prepare
+//! requests; when it handles the timeout of its current round while still in
+//! phase 1, it chooses nondeterministically whether to give up and start the
+//! next round (the old requests and their replies stay in flight). Each
+//! proposer starts over at most `retries` times, then halts when refused
+//! again, so every run terminates.
+//!
+//! Acceptors announce every acceptance, so the monitor knows when a value is
+//! chosen (accepted by a majority in one ballot) the moment it is, whether or
+//! not a proposer learns it. It checks the two safety properties of Paxos:
+//! at most one value is chosen (`agreement`, also checked against every
+//! decision announced), and every proposal with a ballot above that of a
+//! chosen value carries the chosen value (`p2b`).
+//!
+//! Seeded bugs (each needs a message to overtake another, so the zero-delay
+//! run-to-completion execution does not find it):
+//! 1. `stale-promise`: the proposer counts promises without checking their
+//!    ballot, so after it restarts phase 1, late promises of its earlier
+//!    round (which predate values accepted since) complete its new majority.
+//! 2. `accept-below-promise`: the acceptor compares an `Accept` with the
+//!    ballot it last accepted instead of the ballot it promised.
+//! 3. `first-value`: the proposer adopts the value of the first promise that
+//!    reports an accepted proposal instead of the highest-numbered one.
+
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
+use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+use std::fmt;
+
+/// The model (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Paxos;
+
+/// One configuration of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cfg {
+    /// Number of acceptors.
+    pub acceptors: u8,
+    /// Number of proposers (proposer `i` proposes value `i`).
+    pub proposers: u8,
+    /// How many times each proposer may give up and start a new round.
+    pub retries: u8,
+    /// The seeded bug switched on, if any.
+    pub bug: Option<u32>,
+}
+
+impl Default for Cfg {
+    fn default() -> Self {
+        Cfg {
+            acceptors: 3,
+            proposers: 2,
+            retries: 1,
+            bug: None,
+        }
+    }
+}
+
+impl Cfg {
+    /// Size of a majority of acceptors.
+    pub fn majority(&self) -> u32 {
+        u32::from(self.acceptors) / 2 + 1
+    }
+
+    /// The acceptors (a bit mask) that ballot `b` is sent to: a majority
+    /// starting at acceptor `pid`, shifted down by one for every later
+    /// round (so proposers start with different, overlapping quorums and a
+    /// retry goes to a new one).
+    pub fn quorum(&self, b: Ballot) -> u8 {
+        let n = u32::from(self.acceptors);
+        let shift = (u32::from(b.round) + n - 1) % n;
+        let start = (u32::from(b.pid) % n + n - shift) % n;
+        (0..self.majority()).fold(0, |mask, k| mask | 1 << ((start + k) % n))
+    }
+
+    fn proposer(&self, pid: u8) -> MachineId {
+        MachineId(u32::from(self.acceptors) + u32::from(pid))
+    }
+}
+
+/// A ballot: a round and the proposer that owns it, ordered by round first.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Ballot {
+    /// The round (from 1).
+    pub round: u8,
+    /// The proposer's index.
+    pub pid: u8,
+}
+
+impl fmt::Debug for Ballot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "b{}.{}", self.round, self.pid)
+    }
+}
+
+/// A proposed value (proposer `i` proposes value `i`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(pub u8);
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
+
+/// Where a proposer is in its current round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Not started yet.
+    Init,
+    /// Phase 1: waiting for promises.
+    Preparing,
+    /// Phase 2: the accept requests are out, waiting for acceptances.
+    Accepting,
+    /// A majority accepted its proposal.
+    Decided,
+    /// Gave up with no retries left.
+    Stopped,
+}
+
+/// The machines.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Machine {
+    /// An acceptor.
+    Acceptor {
+        /// The highest ballot promised.
+        promised: Option<Ballot>,
+        /// The last proposal accepted.
+        accepted: Option<(Ballot, Value)>,
+    },
+    /// A proposer.
+    Proposer {
+        /// Its index (and the value it wants).
+        pid: u8,
+        /// The current round.
+        round: u8,
+        /// Where it is in the round.
+        phase: Phase,
+        /// Acceptors (bit mask) that promised (phase 1) or accepted (phase 2)
+        /// the current ballot.
+        acks: u8,
+        /// The highest-numbered accepted proposal reported by the promises.
+        best: Option<(Ballot, Value)>,
+        /// Restarts left.
+        retries: u8,
+    },
+}
+
+/// The messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Msg {
+    /// Proposer: start.
+    Go,
+    /// Proposer to acceptor: phase 1a.
+    Prepare(Ballot),
+    /// Acceptor to proposer: phase 1b, with the last accepted proposal.
+    Promise {
+        /// The ballot promised.
+        b: Ballot,
+        /// The acceptor's index.
+        acc: u8,
+        /// The last proposal it accepted.
+        last: Option<(Ballot, Value)>,
+    },
+    /// Acceptor to proposer: refused, it promised a higher ballot.
+    Nack(Ballot),
+    /// Proposer to acceptor: phase 2a.
+    Accept(Ballot, Value),
+    /// Acceptor to proposer: phase 2b.
+    Accepted {
+        /// The ballot accepted.
+        b: Ballot,
+        /// The acceptor's index.
+        acc: u8,
+    },
+    /// Proposer to itself: its timer for this round fired.
+    Timeout(u8),
+}
+
+/// What the monitor observes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// A proposer entered phase 2 with this proposal.
+    Proposed(Ballot, Value),
+    /// Acceptor `acc` accepted this proposal.
+    Accepted(Ballot, Value, u8),
+    /// A proposer learnt that its proposal was accepted by a majority.
+    Decided(Ballot, Value),
+}
+
+/// The monitor: the proposals made, the acceptances per ballot and the
+/// value chosen in the lowest ballot.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Monitor {
+    proposals: Vec<(Ballot, Value)>,
+    votes: Vec<(Ballot, u8)>,
+    chosen: Option<(Ballot, Value)>,
+}
+
+fn p2b(chosen: (Ballot, Value), proposal: (Ballot, Value)) -> Result<(), (&'static str, String)> {
+    let ((cb, cv), (pb, pv)) = (chosen, proposal);
+    if pb > cb && pv != cv {
+        return Err((
+            "p2b",
+            format!("{cv:?} was chosen in {cb:?} but the higher ballot {pb:?} proposes {pv:?}"),
+        ));
+    }
+    Ok(())
+}
+
+impl Cfg {
+    fn start_round(&self, m: &mut Machine, ctx: &mut Ctx<Self>) {
+        if let Machine::Proposer {
+            pid,
+            round,
+            phase,
+            acks,
+            best,
+            retries,
+        } = m
+        {
+            *round += 1;
+            *phase = Phase::Preparing;
+            *acks = 0;
+            *best = None;
+            let b = Ballot {
+                round: *round,
+                pid: *pid,
+            };
+            let quorum = self.quorum(b);
+            for a in (0..self.acceptors).filter(|a| quorum & (1 << a) != 0) {
+                ctx.send(MachineId(u32::from(a)), Msg::Prepare(b));
+            }
+            if *retries > 0 {
+                ctx.send(ctx.me(), Msg::Timeout(*round));
+            }
+        }
+    }
+
+    /// Gives up on the current round: starts the next one if retries are
+    /// left, stops otherwise.
+    fn give_up(&self, m: &mut Machine, ctx: &mut Ctx<Self>) {
+        if let Machine::Proposer { phase, retries, .. } = m {
+            if *retries == 0 {
+                *phase = Phase::Stopped;
+                ctx.halt();
+                return;
+            }
+            *retries -= 1;
+        }
+        self.start_round(m, ctx);
+    }
+
+    fn acceptor(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
+        let Machine::Acceptor { promised, accepted } = m else {
+            return;
+        };
+        let acc = ctx.me().0 as u8;
+        match msg {
+            Msg::Prepare(b) => {
+                let to = self.proposer(b.pid);
+                if promised.is_none_or(|p| *b > p) {
+                    *promised = Some(*b);
+                    ctx.send(
+                        to,
+                        Msg::Promise {
+                            b: *b,
+                            acc,
+                            last: *accepted,
+                        },
+                    );
+                } else {
+                    ctx.send(to, Msg::Nack(*b));
+                }
+            }
+            Msg::Accept(b, v) => {
+                let to = self.proposer(b.pid);
+                let ok = if self.bug == Some(2) {
+                    accepted.is_none_or(|(a, _)| *b >= a)
+                } else {
+                    promised.is_none_or(|p| *b >= p)
+                };
+                if ok {
+                    if promised.is_none_or(|p| *b > p) {
+                        *promised = Some(*b);
+                    }
+                    *accepted = Some((*b, *v));
+                    ctx.announce(Note::Accepted(*b, *v, acc));
+                    ctx.send(to, Msg::Accepted { b: *b, acc });
+                } else {
+                    ctx.send(to, Msg::Nack(*b));
+                }
+            }
+            _ => ctx.assert(false, || format!("acceptor cannot handle {msg:?}")),
+        }
+    }
+
+    fn proposer_step(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
+        let Machine::Proposer {
+            pid,
+            round,
+            phase,
+            acks,
+            best,
+            retries,
+        } = m
+        else {
+            return;
+        };
+        let current = Ballot {
+            round: *round,
+            pid: *pid,
+        };
+        match msg {
+            Msg::Go => self.start_round(m, ctx),
+            Msg::Promise { b, acc, last } => {
+                let fresh = self.bug == Some(1) || *b == current;
+                if *phase != Phase::Preparing || !fresh || *acks & (1 << acc) != 0 {
+                    return;
+                }
+                *acks |= 1 << acc;
+                if let Some((lb, lv)) = last {
+                    let adopt = match best {
+                        None => true,
+                        Some((bb, _)) => self.bug != Some(3) && *lb > *bb,
+                    };
+                    if adopt {
+                        *best = Some((*lb, *lv));
+                    }
+                }
+                if acks.count_ones() >= self.majority() {
+                    let v = best.map_or(Value(*pid), |(_, v)| v);
+                    let quorum = *acks;
+                    *phase = Phase::Accepting;
+                    *acks = 0;
+                    *best = Some((current, v));
+                    ctx.announce(Note::Proposed(current, v));
+                    for a in (0..self.acceptors).filter(|a| quorum & (1 << a) != 0) {
+                        ctx.send(MachineId(u32::from(a)), Msg::Accept(current, v));
+                    }
+                }
+            }
+            Msg::Accepted { b, acc } => {
+                if *phase != Phase::Accepting || *b != current {
+                    return;
+                }
+                *acks |= 1 << acc;
+                if acks.count_ones() >= self.majority() {
+                    *phase = Phase::Decided;
+                    if let Some((_, v)) = *best {
+                        ctx.announce(Note::Decided(current, v));
+                    }
+                    ctx.halt();
+                }
+            }
+            Msg::Nack(b) => {
+                if *b == current && matches!(phase, Phase::Preparing | Phase::Accepting) {
+                    self.give_up(m, ctx);
+                }
+            }
+            Msg::Timeout(r) => {
+                if *r == *round && *retries > 0 && *phase == Phase::Preparing && ctx.choose_bool("give up") {
+                    self.give_up(m, ctx);
+                }
+            }
+            Msg::Prepare(_) | Msg::Accept(..) => ctx.assert(false, || format!("proposer cannot handle {msg:?}")),
+        }
+    }
+}
+
+impl MachineModel for Cfg {
+    type Machine = Machine;
+    type Msg = Msg;
+    type Announce = Note;
+    type Monitor = Monitor;
+
+    fn setup(&self, setup: &mut Setup<Self>) {
+        for _ in 0..self.acceptors {
+            setup.create(Machine::Acceptor {
+                promised: None,
+                accepted: None,
+            });
+        }
+        for pid in 0..self.proposers {
+            let p = setup.create(Machine::Proposer {
+                pid,
+                round: 0,
+                phase: Phase::Init,
+                acks: 0,
+                best: None,
+                retries: self.retries,
+            });
+            setup.send(p, Msg::Go);
+        }
+    }
+
+    fn kind(&self, m: &Machine) -> &'static str {
+        match m {
+            Machine::Acceptor { .. } => "acceptor",
+            Machine::Proposer { .. } => "proposer",
+        }
+    }
+
+    fn state_name(&self, m: &Machine) -> Option<String> {
+        match m {
+            Machine::Proposer { phase, round, .. } => Some(format!("{phase:?}@{round}")),
+            Machine::Acceptor { .. } => None,
+        }
+    }
+
+    fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
+        match m {
+            Machine::Acceptor { .. } => self.acceptor(m, msg, ctx),
+            Machine::Proposer { .. } => self.proposer_step(m, msg, ctx),
+        }
+    }
+
+    fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), (&'static str, String)> {
+        let chosen = match note {
+            Note::Proposed(b, v) => {
+                if let Err(i) = mon.proposals.binary_search(&(*b, *v)) {
+                    mon.proposals.insert(i, (*b, *v));
+                }
+                if let Some(c) = mon.chosen {
+                    p2b(c, (*b, *v))?;
+                }
+                None
+            }
+            Note::Accepted(b, v, acc) => {
+                let i = match mon.votes.binary_search_by_key(b, |(vb, _)| *vb) {
+                    Ok(i) => i,
+                    Err(i) => {
+                        mon.votes.insert(i, (*b, 0));
+                        i
+                    }
+                };
+                let mask = &mut mon.votes[i].1;
+                let before = mask.count_ones();
+                *mask |= 1 << acc;
+                (before < self.majority() && mask.count_ones() >= self.majority()).then_some((*b, *v))
+            }
+            Note::Decided(b, v) => Some((*b, *v)),
+        };
+        let Some((b, v)) = chosen else {
+            return Ok(());
+        };
+        match mon.chosen {
+            Some((cb, cv)) if cv != v => Err(("agreement", format!("{cv:?} was chosen in {cb:?} and {v:?} in {b:?}"))),
+            Some((cb, _)) if cb <= b => Ok(()),
+            _ => {
+                mon.chosen = Some((b, v));
+                mon.proposals.iter().try_for_each(|p| p2b((b, v), *p))
+            }
+        }
+    }
+}
+
+impl Model for Paxos {
+    type Program = Machines<Cfg>;
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            name: "paxos",
+            description: "single-decree Paxos: acceptors and competing proposers that time out and retry with higher ballots",
+            params: vec![
+                ParamSpec {
+                    name: "acceptors",
+                    default: 3,
+                    min: 1,
+                    max: 5,
+                    description: "number of acceptors (a majority is acceptors/2+1)",
+                },
+                ParamSpec {
+                    name: "proposers",
+                    default: 2,
+                    min: 1,
+                    max: 3,
+                    description: "number of proposers, each proposing its own value",
+                },
+                ParamSpec {
+                    name: "retries",
+                    default: 1,
+                    min: 0,
+                    max: 3,
+                    description: "times each proposer may give up (nack or timeout) and start a higher round",
+                },
+            ],
+            bugs: vec![
+                BugSpec {
+                    id: 1,
+                    name: "stale-promise",
+                    description: "the proposer counts a Promise without checking that its ballot is the current one: proposer 0 times out in round 1 and sends Prepare(b2.0) to its next quorum, while Promise(b1.0) replies are still in flight; proposer 1 meanwhile gets v1 chosen in b1.1; the stale promises (which predate that acceptance) and one fresh promise make a majority that reports nothing accepted, so proposer 0 proposes its own v0 in b2.0 above the chosen b1.1",
+                },
+                BugSpec {
+                    id: 2,
+                    name: "accept-below-promise",
+                    description: "the acceptor checks an Accept against the ballot it last accepted instead of the ballot it promised: when proposer 0's Accept(b1.0, v0) is overtaken at the acceptor shared by both quorums by proposer 1's higher Prepare(b1.1), the acceptor promises b1.1 (reporting nothing accepted) and then still accepts v0, so v0 is chosen in b1.0 while proposer 1, whose promises reported nothing, proposes v1 in the higher b1.1",
+                },
+                BugSpec {
+                    id: 3,
+                    name: "first-value",
+                    description: "the proposer adopts the value of the first Promise that reports an accepted proposal instead of the highest-numbered one: proposer 0's Accept(b1.0, v0) reaches one acceptor of its quorum while the other has already promised proposer 1's higher b1.1 and refuses; proposer 0 retries in round 2 with a quorum holding that minority acceptance (b1.0, v0) and an acceptance of (b1.1, v1), hears from the old one first and re-proposes v0 in b2.0, so v0 is chosen in b2.0 while v1 is (or becomes) chosen in b1.1",
+                },
+            ],
+            explorers: vec![],
+            notes: "",
+        }
+    }
+
+    fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
+        Machines(Cfg {
+            acceptors: params.get("acceptors") as u8,
+            proposers: params.get("proposers") as u8,
+            retries: params.get("retries") as u8,
+            bug,
+        })
+    }
+}
