@@ -508,7 +508,11 @@ impl MachineModel for Cfg {
                         format!("node{by} learned value {value} in slot {slot}, which no client proposed"),
                     ));
                 }
-                let chosen = &mut mon.chosen[*slot as usize];
+                let s = *slot as usize;
+                if mon.chosen.len() <= s {
+                    mon.chosen.resize(s + 1, 0);
+                }
+                let chosen = &mut mon.chosen[s];
                 if *chosen != 0 && *chosen != *value {
                     return Err((
                         "agreement",

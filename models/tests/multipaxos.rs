@@ -1,10 +1,11 @@
 //! multipaxos: exact state counts of the correct version, and every seeded
 //! bug needs a delay, is found by SES and replays.
 
+use mcheck_checker::machine::MachineModel;
 use mcheck_checker::search::{self, exec};
 use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, Schedule, ViolationKind};
 use mcheck_explorers::builtin;
-use mcheck_models::multipaxos::MultiPaxos;
+use mcheck_models::multipaxos::{Cfg, Monitor, MultiPaxos, Note};
 use std::collections::{HashSet, VecDeque};
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <MultiPaxos as Model>::Program {
@@ -50,6 +51,16 @@ fn figures() {
         r.states,
         r.transitions,
         t.elapsed()
+    );
+    let dl = Config {
+        deadlock: true,
+        ..Config::default()
+    };
+    let r = search::ses(&p, builtin("rtc").unwrap(), &dl).unwrap();
+    println!(
+        "correct rtc, deadlock detection: {:?} {:?}",
+        r.outcome,
+        r.violation.map(|f| f.violation)
     );
     for bug in 1..=3 {
         for name in ["rr", "rtc", "prr"] {
@@ -173,4 +184,27 @@ fn every_explorer_finds_every_bug() {
             assert!(r.states < 10_000, "bug {bug} {name}: {} states", r.states);
         }
     }
+}
+
+#[test]
+fn the_monitors_check_validity_and_agreement() {
+    let cfg = Cfg::default();
+    let mut mon = Monitor::default();
+    let chosen = |slot, value, by| Note::Chosen { slot, value, by };
+    let err = cfg.observe(&mut mon, &chosen(0, 1, 0)).unwrap_err();
+    assert_eq!(err.0, "validity");
+    let mut mon = Monitor::default();
+    assert!(cfg.observe(&mut mon, &Note::Proposed(1)).is_ok());
+    assert!(cfg.observe(&mut mon, &Note::Proposed(2)).is_ok());
+    assert!(cfg.observe(&mut mon, &chosen(0, 1, 0)).is_ok());
+    assert!(cfg.observe(&mut mon, &chosen(0, 1, 1)).is_ok());
+    assert!(cfg.observe(&mut mon, &chosen(1, 2, 1)).is_ok());
+    let err = cfg.observe(&mut mon, &chosen(0, 2, 1)).unwrap_err();
+    assert_eq!(
+        err,
+        (
+            "agreement",
+            "node1 learned value 2 in slot 0, where value 1 was chosen".to_string()
+        )
+    );
 }
