@@ -1,0 +1,210 @@
+//! multipaxos: exact state counts of the correct version, and every seeded
+//! bug needs a delay, is found by SES and replays.
+
+use mcheck_checker::machine::MachineModel;
+use mcheck_checker::search::{self, exec};
+use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, Schedule, ViolationKind};
+use mcheck_explorers::builtin;
+use mcheck_models::multipaxos::{Cfg, Monitor, MultiPaxos, Note};
+use std::collections::{HashSet, VecDeque};
+
+fn program(set: &[(&str, &str)], bug: Option<u32>) -> <MultiPaxos as Model>::Program {
+    let overrides: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let params = Params::resolve("multipaxos", &MultiPaxos.info().params, &overrides).unwrap();
+    MultiPaxos.build(&params, bug)
+}
+
+/// Reachable states and transitions by a plain BFS over full states.
+fn bfs<P: Program>(p: &P) -> (u64, u64) {
+    let s0 = p.initial();
+    let mut seen = HashSet::from([s0.clone()]);
+    let mut todo = VecDeque::from([s0]);
+    let (mut en, mut ev, mut transitions) = (Vec::<Enabled>::new(), Vec::new(), 0);
+    while let Some(s) = todo.pop_front() {
+        en.clear();
+        p.enabled(&s, &mut en);
+        for e in &en {
+            for alt in 0..e.alternatives {
+                let mut t = s.clone();
+                ev.clear();
+                p.execute(&mut t, e.actor, alt, &mut ev).unwrap();
+                transitions += 1;
+                if seen.insert(t.clone()) {
+                    todo.push_back(t);
+                }
+            }
+        }
+    }
+    (seen.len() as u64, transitions)
+}
+
+/// Figures for the report (release): `cargo test --release --test multipaxos -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn figures() {
+    let t = std::time::Instant::now();
+    let p = program(&[], None);
+    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
+    println!(
+        "correct rtc: {:?} states {} transitions {} in {:.2?}",
+        r.outcome,
+        r.states,
+        r.transitions,
+        t.elapsed()
+    );
+    let dl = Config {
+        deadlock: true,
+        ..Config::default()
+    };
+    let r = search::ses(&p, builtin("rtc").unwrap(), &dl).unwrap();
+    println!(
+        "correct rtc, deadlock detection: {:?} {:?}",
+        r.outcome,
+        r.violation.map(|f| f.violation)
+    );
+    for bug in 1..=3 {
+        for name in ["rr", "rtc", "prr"] {
+            let t = std::time::Instant::now();
+            let p = program(&[], Some(bug));
+            let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
+            let what = r
+                .violation
+                .as_ref()
+                .map(|f| format!("{:?} {:?}", f.violation.kind, f.violation.machine));
+            println!(
+                "bug {bug} {name}: {:?} states {} delays {} {what:?} in {:.2?}",
+                r.outcome,
+                r.states,
+                r.max_delays,
+                t.elapsed()
+            );
+            let zero = Config {
+                max_delays: Some(0),
+                ..Config::default()
+            };
+            let z = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
+            println!("   zero-delay {name}: {:?}", z.outcome);
+        }
+    }
+}
+
+#[test]
+fn exact_state_counts() {
+    for (nodes, updates, states, transitions) in [("2", "1", 251, 406), ("3", "1", 8941, 19586), ("2", "2", 2161, 3720)]
+    {
+        let p = program(&[("nodes", nodes), ("updates", updates)], None);
+        let r = search::dfs(&p, &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified);
+        assert_eq!(bfs(&p), (states, transitions), "nodes={nodes} updates={updates}");
+        assert_eq!(
+            (r.states, r.transitions),
+            (states, transitions),
+            "nodes={nodes} updates={updates}"
+        );
+    }
+}
+
+#[test]
+fn every_explorer_covers_a_small_state_space() {
+    let p = program(&[("updates", "1")], None);
+    for name in ["rr", "rtc", "prr"] {
+        let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified, "{name}");
+        assert_eq!((r.states, r.transitions), (8941, 19586), "{name}");
+        assert!(r.strata.len() > 3, "{name}: only {} strata", r.strata.len());
+    }
+}
+
+#[test]
+fn the_default_configuration_verifies_with_rtc() {
+    let p = program(&[], None);
+    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
+    assert_eq!(r.outcome, Outcome::Verified);
+    assert_eq!((r.states, r.transitions), (359754, 853423));
+}
+
+/// Bug, explorer that finds it fastest, states to find, delays, kind,
+/// machine.
+const BUGS: [(u32, &str, u64, u32, ViolationKind, &str); 3] = [
+    (1, "rr", 78, 1, ViolationKind::UnhandledEvent, "node0"),
+    (2, "prr", 892, 2, ViolationKind::Monitor, "agreement"),
+    (3, "rr", 42, 1, ViolationKind::Monitor, "agreement"),
+];
+
+#[test]
+fn no_bug_is_found_without_a_delay() {
+    let zero = Config {
+        max_delays: Some(0),
+        ..Config::default()
+    };
+    for (bug, ..) in BUGS {
+        let p = program(&[], Some(bug));
+        for name in ["rr", "rtc"] {
+            let r = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
+            assert_eq!(
+                r.outcome,
+                Outcome::Bounded,
+                "bug {bug}: {name} finds it with zero delays"
+            );
+            assert!(r.violation.is_none());
+        }
+    }
+}
+
+#[test]
+fn every_bug_is_found_and_replays() {
+    for (bug, name, states, delays, kind, machine) in BUGS {
+        let p = program(&[], Some(bug));
+        let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Violation, "bug {bug}");
+        let found = r.violation.clone().unwrap();
+        assert_eq!(found.violation.kind, kind, "bug {bug}");
+        assert_eq!(found.violation.machine.as_deref(), Some(machine), "bug {bug}");
+        assert_eq!((r.states, r.max_delays), (states, delays), "bug {bug}");
+        let mut schedule = r.schedule.unwrap();
+        schedule.model = "multipaxos".into();
+        assert_eq!(schedule.delays(), delays as usize, "bug {bug}");
+        let again = Schedule::from_text(&schedule.to_text()).unwrap();
+        let explorer = exec::prepare_explorer(&p, builtin(name).unwrap(), again.explorer_seed);
+        let ex = exec::replay(&p, Some(explorer), &again, false).unwrap();
+        let v = ex.violation.unwrap();
+        assert!(v.violation.same_bug(&found.violation), "bug {bug}");
+        assert_eq!(v.step, found.step, "bug {bug}");
+    }
+}
+
+/// Every bug is also found by SES with each of rr, rtc and prr.
+#[test]
+fn every_explorer_finds_every_bug() {
+    for (bug, ..) in BUGS {
+        let p = program(&[], Some(bug));
+        for name in ["rr", "rtc", "prr"] {
+            let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
+            assert_eq!(r.outcome, Outcome::Violation, "bug {bug} {name}");
+            assert!(r.states < 10_000, "bug {bug} {name}: {} states", r.states);
+        }
+    }
+}
+
+#[test]
+fn the_monitors_check_validity_and_agreement() {
+    let cfg = Cfg::default();
+    let mut mon = Monitor::default();
+    let chosen = |slot, value, by| Note::Chosen { slot, value, by };
+    let err = cfg.observe(&mut mon, &chosen(0, 1, 0)).unwrap_err();
+    assert_eq!(err.0, "validity");
+    let mut mon = Monitor::default();
+    assert!(cfg.observe(&mut mon, &Note::Proposed(1)).is_ok());
+    assert!(cfg.observe(&mut mon, &Note::Proposed(2)).is_ok());
+    assert!(cfg.observe(&mut mon, &chosen(0, 1, 0)).is_ok());
+    assert!(cfg.observe(&mut mon, &chosen(0, 1, 1)).is_ok());
+    assert!(cfg.observe(&mut mon, &chosen(1, 2, 1)).is_ok());
+    let err = cfg.observe(&mut mon, &chosen(0, 2, 1)).unwrap_err();
+    assert_eq!(
+        err,
+        (
+            "agreement",
+            "node1 learned value 2 in slot 0, where value 1 was chosen".to_string()
+        )
+    );
+}
