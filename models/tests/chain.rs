@@ -192,6 +192,8 @@ fn the_model_offers_its_explorer() {
     mcheck_checker::explorer::check_contract(|_| Chain.explorer("chain-custom").unwrap(), 3, 200).unwrap();
 }
 
+/// The figures for the report (default configuration, run with
+/// `cargo test --release -p mcheck-models --test chain figures -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn figures() {
@@ -248,70 +250,4 @@ fn figures() {
         row += &format!(" zero-rtc={:?}", z.outcome);
         println!("{row}");
     }
-}
-
-#[test]
-#[ignore]
-fn sizes() {
-    for set in [
-        vec![("keys", "3")],
-        vec![("clients", "2"), ("keys", "1")],
-        vec![("clients", "2")],
-        vec![("failures", "2")],
-        vec![("failures", "2"), ("keys", "1")],
-        vec![("servers", "4"), ("keys", "1")],
-    ] {
-        let p = program(&set, None);
-        let t = Instant::now();
-        let r = search::ses(
-            &p,
-            builtin("rtc").unwrap(),
-            &Config {
-                max_states: Some(5_000_000),
-                ..Config::default()
-            },
-        )
-        .unwrap();
-        println!(
-            "{set:?}: {:?} {} states {} tr {:.2}s",
-            r.outcome,
-            r.states,
-            r.transitions,
-            t.elapsed().as_secs_f64()
-        );
-        if let Some(f) = &r.violation {
-            println!("  {:?}", f.violation);
-        }
-    }
-}
-
-#[test]
-#[ignore]
-fn trace() {
-    let set: Vec<(String, String)> = std::env::var("SET")
-        .unwrap_or_default()
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap();
-            (k.to_string(), v.to_string())
-        })
-        .collect();
-    let set: Vec<(&str, &str)> = set.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let bug = std::env::var("BUG").ok().map(|b| b.parse().unwrap());
-    let p = program(&set, bug);
-    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
-    let Some(schedule) = r.schedule else {
-        println!("no violation");
-        return;
-    };
-    let explorer = exec::prepare_explorer(&p, builtin("rtc").unwrap(), schedule.explorer_seed);
-    let ex = exec::replay(&p, Some(explorer), &schedule, true).unwrap();
-    for t in &ex.trace {
-        println!(
-            "{} {} {:?} [{:?}->{:?}] sent {:?} {:?} {:?}",
-            t.step, t.actor_name, t.handled, t.state_before, t.state_after, t.sent, t.choices, t.announced
-        );
-    }
-    println!("{:?}", ex.violation.map(|v| v.violation));
 }

@@ -1,7 +1,8 @@
 //! `chain`: chain replication (van Renesse and Schneider) with a master,
 //! a ping/pong fault detector, a fault injector and clients.
 //!
-//! # Machines (ids in creation order)
+//! # Machines (ids in creation order: servers, master, timer, clients,
+//! injector)
 //!
 //! * `servers` **servers** `0..S` (kind `"server"`), linked head -> tail.
 //!   The head numbers each client update (`seq`, continuing after its own
@@ -12,8 +13,11 @@
 //!   from `sent` and passes the acknowledgement on. Queries go to the tail.
 //!   A server drops a forwarded update whose `seq` is not above its last
 //!   one (a duplicate from a resend).
-//! * the **master** (kind `"master"`): knows the chain. When told that a
-//!   server crashed it runs a ping round: `Ping` to every server of its
+//! * the **master** (kind `"master"`): knows the chain. It runs
+//!   `heartbeats` ping rounds on its own from start-up, and one more
+//!   whenever a server reports a crash (a report during a round restarts
+//!   the round's pings, since a server may have answered and then crashed).
+//!   A ping round is `Ping` to every server of its
 //!   chain and `Start` to the timer; it handles the timer's `Timeout` once
 //!   every server that is still alive has answered (it learns how many
 //!   crashed, never which: that is what the ping round finds out), so the
@@ -33,23 +37,31 @@
 //!   new server.
 //!
 //! On `NewPred(p)` a server tells `p` the last sequence number it has
-//! (`LastSeq`); `p` then drops from `sent` what the successor already has
-//! (acknowledging it upstream) and resends the rest. A server promoted to
-//! tail rebuilds its store from its history and commits its `sent` list
-//! (answers the clients and acknowledges upstream).
+//! (`LastSeq`) and acknowledges to `p` every update it has and no longer
+//! waits for (those are at the tail; their acknowledgements may have gone
+//! to the crashed server). A server given a new successor holds its
+//! forwards until the successor's `LastSeq`, then resends every update of
+//! `sent` above it. The tail acknowledges a duplicate again. A server
+//! promoted to tail rebuilds its store from its history and commits its
+//! `sent` list (answers the clients and acknowledges upstream).
 //!
 //! # Monitors
 //!
-//! * `propagation` (an invariant over the world after every step, see
-//!   [`monitor`]): every live server's history is strictly sorted by
+//! * `propagation` (an invariant over the world after every step, in
+//!   the private `monitor` module): every live server's history is strictly sorted by
 //!   sequence number; for every *settled* link `a -> b` (both live,
 //!   `a.succ == b`, `b.pred == a`, and `a` has received `b`'s `LastSeq`
 //!   since the link was made: this skips links in the middle of a
 //!   reconfiguration, as the paper's monitor does) `b`'s history is a
 //!   prefix of `a`'s and `a.sent` is `a.hist - b.hist` up to
 //!   acknowledgements in flight, with every update of `a.hist - b.hist`
-//!   queued at `b`; and no live server of the master's chain links to a
-//!   removed server unless a reconfiguration message is queued for it.
+//!   queued at `b`; a live server of the master's chain with work across a
+//!   link (unacknowledged updates or a queued query towards its successor,
+//!   a queued client update from its predecessor's side) does not link to a
+//!   server the master removed unless a reconfiguration message is queued
+//!   for it; and a live client does not wait on a head (for an update) or
+//!   tail (for a query) that the master removed unless a notification is
+//!   queued for it.
 //! * `query`: a query returns the value of the last update of its key the
 //!   tail acknowledged (by sequence number).
 //!
@@ -984,12 +996,12 @@ fn bug_specs() -> Vec<BugSpec> {
         BugSpec {
             id: BUG_NO_RESEND,
             name: "no-resend",
-            description: "when a middle server crashes, its predecessor, on the new successor's LastSeq, drops what the successor has but does not resend the rest of its sent list; an update the crashed server had not passed on is lost between the two (propagation monitor); needs the crash while an update is between the head and the middle server",
+            description: "when a middle server crashes, its predecessor, on the new successor's LastSeq, marks the link ready but does not resend the updates of its sent list above that sequence number; an update the crashed server had not passed on (or that the predecessor held while linking) is lost between the two (propagation monitor); needs the crash while an update is between the head and the middle server",
         },
         BugSpec {
             id: BUG_ACK_WRONG_ENTRY,
             name: "ack-wrong-entry",
-            description: "an acknowledgement for a sequence number that is not in sent (the new tail's acknowledgement of an update that the predecessor already pruned on LastSeq, or an old one after a relink) removes the oldest entry of sent instead of being ignored, so an update not yet at the successor leaves sent (propagation monitor)",
+            description: "an acknowledgement for a sequence number that is not in sent removes the oldest entry of sent instead of being ignored. After the middle server crashes, the tail's re-acknowledgement on NewPred of an update the head already pruned (the crashed server passed its acknowledgement on) reaches the head after the client's next update entered it, and removes that update from sent although the tail does not have it (propagation monitor)",
         },
         BugSpec {
             id: BUG_CLIENT_NOTIFY,
@@ -999,7 +1011,7 @@ fn bug_specs() -> Vec<BugSpec> {
         BugSpec {
             id: BUG_STALE_DOUBLE_FAILURE,
             name: "stale-double-failure",
-            description: "runs with failures=2 (build raises it, and servers to 3): when two neighbouring servers crash before the master's ping round, the master repairs each one on its own from the chain as it was before the round, so it links the survivor to the other crashed server (NewSucc/NewPred to a dead server) or promotes a dead one, leaving a live server linked to a removed one with no repair on the way (propagation monitor). The injector must crash twice in a row and both servers must handle their Fail before the master's ping round; RR, RTC and PRR interleave the clients and servers first and need delays to push both crashes together, while chain-custom runs the master and the injector first once the system is stable, so both crashes happen back to back",
+            description: "runs with failures=2 (build raises it, and servers to 3): when two neighbouring servers crash before the master's ping round, the master repairs each one on its own from the chain as it was before the round, so it links the survivor to the other crashed server (NewSucc/NewPred to a dead server) or promotes a dead one, and notifies the clients of a dead head or tail: a live server or a client is left waiting on a removed server with no repair on the way (propagation monitor). The injector must crash twice in a row and both servers must handle their Fail before the master's ping round; The injector is created last, so RR and RTC run it only when nothing else can run, after the client is done and nothing is at stake: they need a delay to move it ahead of the workload and the search spends its first strata on other interleavings (PRR likewise). chain-custom runs the servers first until the tail acknowledges the first update, then the injector and the master first: both crashes happen back to back while the client's query is pending, with no delay",
         },
         BugSpec {
             id: BUG_NEW_HEAD_SEQ,
