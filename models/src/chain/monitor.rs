@@ -1,0 +1,252 @@
+//! The two monitors of the chain model, as pure functions so that tests can
+//! feed them bad data directly.
+//!
+//! * **Update propagation** ([`check_history`], [`check_pair`],
+//!   [`check_links`]): checked by `invariant(world)` after every step.
+//! * **Query consistency** ([`QueryMonitor`]): fed by announcements.
+
+use super::Upd;
+
+/// Every history is strictly sorted by sequence number (no duplicate, no
+/// reordering).
+pub(crate) fn check_history(name: &str, hist: &[Upd]) -> Result<(), String> {
+    for w in hist.windows(2) {
+        if w[0].seq >= w[1].seq {
+            return Err(format!(
+                "{name}'s history is not sorted by sequence number: seq {} then seq {}",
+                w[0].seq, w[1].seq
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What the invariant knows about one settled link `pred -> succ`.
+pub(crate) struct Pair<'a> {
+    /// The predecessor's display name.
+    pub pred_name: &'a str,
+    /// The successor's display name.
+    pub succ_name: &'a str,
+    /// The predecessor's history.
+    pub pred_hist: &'a [Upd],
+    /// The predecessor's `sent` list.
+    pub pred_sent: &'a [Upd],
+    /// The successor's history.
+    pub succ_hist: &'a [Upd],
+    /// The successor's `sent` list.
+    pub succ_sent: &'a [Upd],
+    /// Sequence numbers of the updates forwarded by `pred` that are queued
+    /// at `succ`.
+    pub in_flight: &'a [u8],
+    /// Sequence numbers of the acknowledgements queued at `pred`.
+    pub acks_queued: &'a [u8],
+}
+
+/// The update-propagation invariant for one settled link (both servers
+/// live, `pred.succ == succ`, `succ.pred == pred`, and `pred` has received
+/// `succ`'s last sequence number since the link was made):
+///
+/// 1. the successor's history is a prefix of the predecessor's;
+/// 2. every update of `pred.hist - succ.hist` is in `pred.sent` and on its
+///    way to `succ` (a forward from `pred` queued at `succ`);
+/// 3. every update of `pred.sent` is in `pred.hist`, and if the successor
+///    already has it, its acknowledgement is still on the way: it is in
+///    `succ.sent` (not yet acknowledged further down) or an
+///    acknowledgement for it is queued at `pred`.
+///
+/// That is `sent = pred.hist - succ.hist`, up to acknowledgements in
+/// flight.
+pub(crate) fn check_pair(p: &Pair) -> Result<(), String> {
+    let (a, b) = (p.pred_name, p.succ_name);
+    if p.succ_hist.len() > p.pred_hist.len() || p.pred_hist[..p.succ_hist.len()] != *p.succ_hist {
+        return Err(format!(
+            "{b}'s history {:?} is not a prefix of its predecessor {a}'s history {:?}",
+            seqs(p.succ_hist),
+            seqs(p.pred_hist)
+        ));
+    }
+    for u in &p.pred_hist[p.succ_hist.len()..] {
+        if !p.pred_sent.contains(u) {
+            return Err(format!(
+                "update seq {} is in {a}'s history but neither in {b}'s history nor in {a}'s sent list {:?}",
+                u.seq,
+                seqs(p.pred_sent)
+            ));
+        }
+        if !p.in_flight.contains(&u.seq) {
+            return Err(format!(
+                "update seq {} is in {a}'s sent list but {b} neither has it nor has it queued: it is lost",
+                u.seq
+            ));
+        }
+    }
+    for u in p.pred_sent {
+        if !p.pred_hist.contains(u) {
+            return Err(format!(
+                "{a}'s sent list holds seq {}, which is not in its history",
+                u.seq
+            ));
+        }
+        if p.succ_hist.contains(u) && !p.succ_sent.contains(u) && !p.acks_queued.contains(&u.seq) {
+            return Err(format!(
+                "{a}'s sent list holds seq {} which {b} has and acknowledged, but no acknowledgement is on its way",
+                u.seq
+            ));
+        }
+    }
+    for u in p.succ_hist {
+        if p.pred_hist.contains(u) && !p.pred_sent.contains(u) && p.succ_sent.contains(u) {
+            return Err(format!(
+                "{a} dropped seq {} from its sent list although {b} is still waiting for its acknowledgement",
+                u.seq
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A live server in the master's chain that has work across a link (on the
+/// successor side: unacknowledged updates or a queued query; on the
+/// predecessor side: a queued client update) must not link to a server the
+/// master has removed unless the repair (a reconfiguration message) is
+/// queued for it: otherwise that work is lost. `dangling` names the removed
+/// neighbour; `excused` says that a repair is queued or nothing is at stake.
+pub(crate) fn check_links(name: &str, side: &str, dangling: Option<&str>, excused: bool) -> Result<(), String> {
+    match dangling {
+        Some(x) if !excused => Err(format!(
+            "{name} has work for its {side} {x}, which the master removed from the chain, and no reconfiguration is on its way"
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn seqs(h: &[Upd]) -> Vec<u8> {
+    h.iter().map(|u| u.seq).collect()
+}
+
+/// The query-consistency monitor: per key, the sequence number and value of
+/// the last update the tail acknowledged; a query must return that value.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct QueryMonitor {
+    /// Per key: (sequence number, value) of the last acknowledged update;
+    /// value 0 means none.
+    last: Vec<(u8, u8)>,
+}
+
+impl QueryMonitor {
+    /// The tail acknowledged update `seq` writing `val` to `key`.
+    pub(crate) fn acked(&mut self, seq: u8, key: u8, val: u8) {
+        let k = key as usize;
+        if self.last.len() <= k {
+            self.last.resize(k + 1, (0, 0));
+        }
+        if seq > self.last[k].0 {
+            self.last[k] = (seq, val);
+        }
+    }
+
+    /// A query of `key` returned `val`.
+    pub(crate) fn answered(&self, key: u8, val: u8) -> Result<(), String> {
+        let (seq, want) = self.last.get(key as usize).copied().unwrap_or((0, 0));
+        if val != want {
+            return Err(format!(
+                "a query of key {key} returned {val}, but the last acknowledged update of key {key} (seq {seq}) wrote {want}"
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(seq: u8) -> Upd {
+        Upd {
+            seq,
+            key: 0,
+            val: seq,
+            client: 5,
+            op: 0,
+        }
+    }
+
+    fn pair<'a>(ph: &'a [Upd], ps: &'a [Upd], sh: &'a [Upd], ss: &'a [Upd], fl: &'a [u8], ak: &'a [u8]) -> Pair<'a> {
+        Pair {
+            pred_name: "server0",
+            succ_name: "server1",
+            pred_hist: ph,
+            pred_sent: ps,
+            succ_hist: sh,
+            succ_sent: ss,
+            in_flight: fl,
+            acks_queued: ak,
+        }
+    }
+
+    #[test]
+    fn sorted_histories_pass_and_unsorted_fail() {
+        assert!(check_history("s", &[u(1), u(2), u(4)]).is_ok());
+        let e = check_history("s", &[u(1), u(3), u(3)]).unwrap_err();
+        assert!(e.contains("seq 3 then seq 3"), "{e}");
+        assert!(check_history("s", &[u(2), u(1)]).is_err());
+    }
+
+    #[test]
+    fn good_pairs_pass() {
+        // In flight: 2 forwarded, not yet received.
+        assert!(check_pair(&pair(&[u(1), u(2)], &[u(2)], &[u(1)], &[], &[2], &[])).is_ok());
+        // Received by the tail, acknowledgement queued.
+        assert!(check_pair(&pair(&[u(1), u(2)], &[u(2)], &[u(1), u(2)], &[], &[], &[2])).is_ok());
+        // Received by a middle server still waiting for its acknowledgement.
+        assert!(check_pair(&pair(&[u(1)], &[u(1)], &[u(1)], &[u(1)], &[], &[])).is_ok());
+        // Fully acknowledged.
+        assert!(check_pair(&pair(&[u(1)], &[], &[u(1)], &[], &[], &[])).is_ok());
+    }
+
+    #[test]
+    fn each_breach_of_a_pair_is_caught() {
+        // Not a prefix.
+        let e = check_pair(&pair(&[u(1), u(2)], &[u(2)], &[u(2)], &[], &[], &[])).unwrap_err();
+        assert!(e.contains("not a prefix"), "{e}");
+        // Missing from sent.
+        let e = check_pair(&pair(&[u(1), u(2)], &[], &[u(1)], &[], &[2], &[])).unwrap_err();
+        assert!(e.contains("nor in server0's sent list"), "{e}");
+        // Lost: in sent but not in flight (not resent).
+        let e = check_pair(&pair(&[u(1), u(2)], &[u(2)], &[u(1)], &[], &[], &[])).unwrap_err();
+        assert!(e.contains("it is lost"), "{e}");
+        // Sent entry not in history.
+        let e = check_pair(&pair(&[u(1)], &[u(1), u(2)], &[], &[], &[1], &[])).unwrap_err();
+        assert!(e.contains("not in its history"), "{e}");
+        // Acknowledged but no acknowledgement travelling.
+        let e = check_pair(&pair(&[u(1)], &[u(1)], &[u(1)], &[], &[], &[])).unwrap_err();
+        assert!(e.contains("no acknowledgement is on its way"), "{e}");
+        // Pruned too early (the wrong entry removed).
+        let e = check_pair(&pair(&[u(1)], &[], &[u(1)], &[u(1)], &[], &[])).unwrap_err();
+        assert!(e.contains("still waiting"), "{e}");
+    }
+
+    #[test]
+    fn dangling_links_need_a_repair_on_the_way() {
+        assert!(check_links("server0", "successor", None, false).is_ok());
+        assert!(check_links("server0", "successor", Some("server2"), true).is_ok());
+        let e = check_links("server0", "successor", Some("server2"), false).unwrap_err();
+        assert!(e.contains("removed from the chain"), "{e}");
+    }
+
+    #[test]
+    fn the_query_monitor_catches_a_stale_answer() {
+        let mut m = QueryMonitor::default();
+        assert!(m.answered(0, 0).is_ok());
+        m.acked(1, 0, 7);
+        m.acked(3, 1, 9);
+        assert!(m.answered(0, 7).is_ok());
+        assert!(m.answered(1, 9).is_ok());
+        // An older acknowledgement does not roll the key back.
+        m.acked(2, 1, 4);
+        assert!(m.answered(1, 9).is_ok());
+        let e = m.answered(0, 0).unwrap_err();
+        assert!(e.contains("returned 0"), "{e}");
+        assert!(m.answered(1, 4).is_err());
+    }
+}

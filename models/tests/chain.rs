@@ -1,0 +1,253 @@
+//! The chain-replication model: exact state counts, every bug found by
+//! every explorer with pinned counts and replayed, none without a delay by
+//! RTC, and the custom explorer first on the double failure.
+
+use mcheck_checker::search::{self, exec};
+use mcheck_checker::{Config, Enabled, Explorer, Model, Outcome, Params, Program, Report, Schedule};
+use mcheck_explorers::builtin;
+use mcheck_models::chain::{Chain, ChainExplorer};
+use std::collections::{HashSet, VecDeque};
+use std::time::Instant;
+
+fn program(set: &[(&str, &str)], bug: Option<u32>) -> <Chain as Model>::Program {
+    let overrides: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let params = Params::resolve("chain", &Chain.info().params, &overrides).unwrap();
+    Chain.build(&params, bug)
+}
+
+/// Reachable states and transitions by a plain BFS over full states.
+fn bfs<P: Program>(p: &P) -> (u64, u64) {
+    let s0 = p.initial();
+    let mut seen = HashSet::from([s0.clone()]);
+    let mut todo = VecDeque::from([s0]);
+    let (mut en, mut ev, mut transitions) = (Vec::<Enabled>::new(), Vec::new(), 0);
+    while let Some(s) = todo.pop_front() {
+        en.clear();
+        p.enabled(&s, &mut en);
+        for e in &en {
+            for alt in 0..e.alternatives {
+                let mut t = s.clone();
+                ev.clear();
+                p.execute(&mut t, e.actor, alt, &mut ev).unwrap();
+                transitions += 1;
+                if seen.insert(t.clone()) {
+                    todo.push_back(t);
+                }
+            }
+        }
+    }
+    (seen.len() as u64, transitions)
+}
+
+fn custom() -> ChainExplorer {
+    match Chain.explorer("chain-custom") {
+        Some(_) => ChainExplorer::new(),
+        None => panic!("the model does not offer chain-custom"),
+    }
+}
+
+/// SES with the named explorer (built-in or "chain-custom").
+fn ses(p: &<Chain as Model>::Program, name: &str, config: &Config) -> Report {
+    if name == "chain-custom" {
+        search::ses(p, custom(), config).unwrap()
+    } else {
+        search::ses(p, builtin(name).unwrap(), config).unwrap()
+    }
+}
+
+fn replay_same(p: &<Chain as Model>::Program, name: &str, r: &Report) {
+    let found = r.violation.clone().unwrap();
+    let mut schedule = r.schedule.clone().unwrap();
+    schedule.model = "chain".into();
+    let again = Schedule::from_text(&schedule.to_text()).unwrap();
+    let ex = if name == "chain-custom" {
+        let e = exec::prepare_explorer(p, custom(), again.explorer_seed);
+        exec::replay(p, Some(e), &again, false).unwrap()
+    } else {
+        let e = exec::prepare_explorer(p, builtin(name).unwrap(), again.explorer_seed);
+        exec::replay(p, Some(e), &again, false).unwrap()
+    };
+    let v = ex.violation.unwrap();
+    assert!(v.violation.same_bug(&found.violation), "{name}: {:?}", v.violation);
+    assert_eq!(v.step, found.step, "{name}");
+}
+
+#[test]
+fn exact_state_counts() {
+    for (set, states, transitions) in [
+        (vec![("keys", "1"), ("heartbeats", "0")], 1711, 3824),
+        (vec![("keys", "1"), ("servers", "2")], 4379, 11238),
+        (vec![("keys", "1")], 58436, 168196),
+    ] {
+        let p = program(&set, None);
+        let r = search::dfs(&p, &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified, "{set:?}");
+        assert_eq!(bfs(&p), (states, transitions), "{set:?}");
+        assert_eq!((r.states, r.transitions), (states, transitions), "{set:?}");
+    }
+}
+
+#[test]
+fn every_explorer_covers_a_small_state_space() {
+    let p = program(&[("keys", "1"), ("heartbeats", "0")], None);
+    for name in ["rr", "rtc", "prr", "chain-custom"] {
+        let r = ses(&p, name, &Config::default());
+        assert_eq!(r.outcome, Outcome::Verified, "{name}");
+        assert_eq!((r.states, r.transitions), (1711, 3824), "{name}");
+        assert!(r.strata.len() > 3, "{name}: only {} strata", r.strata.len());
+    }
+}
+
+/// Per bug: (states, delays) to find it with SES rr, rtc, prr, chain-custom,
+/// in the default configuration (bugs 5 and 7 raise failures / servers).
+/// (bug, violation kind, machine, per explorer (states, delays)).
+type Row = (u32, &'static str, &'static str, [(u64, u32); 4]);
+
+const FOUND: [Row; 7] = [
+    (1, "Monitor", "query", [(4762, 3), (3029, 3), (4554, 3), (1249, 2)]),
+    (2, "Monitor", "propagation", [(911, 2), (854, 2), (1104, 2), (191, 1)]),
+    (3, "Monitor", "propagation", [(6350, 3), (3392, 3), (1996, 2), (192, 1)]),
+    (4, "UnhandledEvent", "client5", [(360, 1), (156, 1), (299, 1), (132, 1)]),
+    (5, "Monitor", "propagation", [(173, 1), (135, 1), (234, 1), (27, 0)]),
+    (6, "Monitor", "propagation", [(98, 1), (159, 1), (127, 1), (26, 0)]),
+    (
+        7,
+        "Monitor",
+        "propagation",
+        [(2068, 2), (16941, 4), (12604, 4), (5141, 3)],
+    ),
+];
+
+#[test]
+fn every_bug_is_found_by_every_explorer_and_replays() {
+    for (bug, kind, machine, counts) in FOUND {
+        let p = program(&[], Some(bug));
+        for (name, (states, delays)) in ["rr", "rtc", "prr", "chain-custom"].into_iter().zip(counts) {
+            let r = ses(&p, name, &Config::default());
+            let found = r
+                .violation
+                .clone()
+                .unwrap_or_else(|| panic!("bug {bug} not found by {name}"));
+            assert_eq!(format!("{:?}", found.violation.kind), kind, "bug {bug} {name}");
+            assert_eq!(found.violation.machine.as_deref(), Some(machine), "bug {bug} {name}");
+            assert_eq!((r.states, r.max_delays), (states, delays), "bug {bug} {name}");
+            replay_same(&p, name, &r);
+        }
+    }
+}
+
+#[test]
+fn no_bug_is_found_without_a_delay_by_rtc() {
+    let zero = Config {
+        max_delays: Some(0),
+        ..Config::default()
+    };
+    for bug in 1..=7 {
+        let p = program(&[], Some(bug));
+        let r = ses(&p, "rtc", &zero);
+        assert_eq!(r.outcome, Outcome::Bounded, "bug {bug}");
+        assert!(r.violation.is_none(), "bug {bug}");
+    }
+}
+
+#[test]
+fn the_custom_explorer_finds_the_double_failure_first() {
+    let p = program(&[], Some(5));
+    let custom = ses(&p, "chain-custom", &Config::default());
+    assert_eq!((custom.states, custom.max_delays), (27, 0));
+    for name in ["rr", "rtc", "prr"] {
+        let r = ses(&p, name, &Config::default());
+        assert!(r.violation.is_some(), "{name}");
+        assert!(
+            custom.states < r.states,
+            "{name}: {} <= custom's {}",
+            r.states,
+            custom.states
+        );
+        assert!(r.max_delays >= 1, "{name}");
+    }
+}
+
+#[test]
+fn bugs_raise_their_parameters() {
+    let params = Params::resolve("chain", &Chain.info().params, &[]).unwrap();
+    assert_eq!(Chain.build(&params, Some(5)).0.failures, 2);
+    assert_eq!(Chain.build(&params, Some(7)).0.servers, 4);
+    let cfg = Chain.build(&params, None).0;
+    assert_eq!(
+        (cfg.servers, cfg.failures, cfg.clients, cfg.keys, cfg.heartbeats),
+        (3, 1, 1, 2, 1)
+    );
+}
+
+#[test]
+fn the_model_offers_its_explorer() {
+    let info = Chain.info();
+    assert_eq!(info.explorers.len(), 1);
+    assert_eq!(info.explorers[0].name, "chain-custom");
+    assert_eq!(info.bugs.len(), 7);
+    let e = Chain.explorer("chain-custom").unwrap();
+    assert_eq!(e.name(), "chain-custom");
+    assert!(Chain.explorer("rr").is_none());
+    mcheck_checker::explorer::check_contract(|_| Chain.explorer("chain-custom").unwrap(), 3, 200).unwrap();
+}
+
+/// The figures for the report (default configuration, run with
+/// `cargo test --release -p mcheck-models --test chain figures -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn figures() {
+    let p = program(&[], None);
+    let t = Instant::now();
+    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
+    println!(
+        "correct: {:?} states {} transitions {} in {:.2}s",
+        r.outcome,
+        r.states,
+        r.transitions,
+        t.elapsed().as_secs_f64()
+    );
+    if let Some(f) = &r.violation {
+        println!("  {:?}", f.violation);
+    }
+    for bug in 1..=7u32 {
+        let p = program(&[], Some(bug));
+        let mut row = format!("bug {bug}:");
+        for name in ["rr", "rtc", "prr", "chain-custom"] {
+            let cfg = Config {
+                max_states: Some(3_000_000),
+                ..Config::default()
+            };
+            let t = Instant::now();
+            let r = if name == "chain-custom" {
+                search::ses(&p, ChainExplorer::new(), &cfg).unwrap()
+            } else {
+                search::ses(&p, builtin(name).unwrap(), &cfg).unwrap()
+            };
+            let what = r
+                .violation
+                .as_ref()
+                .map(|f| {
+                    format!(
+                        "{:?}/{}",
+                        f.violation.kind,
+                        f.violation.machine.clone().unwrap_or_default()
+                    )
+                })
+                .unwrap_or("-".into());
+            row += &format!(
+                " {name}={} d{} {what} ({:.1}s)",
+                r.states,
+                r.max_delays,
+                t.elapsed().as_secs_f64()
+            );
+        }
+        let zero = Config {
+            max_delays: Some(0),
+            ..Config::default()
+        };
+        let z = search::ses(&p, builtin("rtc").unwrap(), &zero).unwrap();
+        row += &format!(" zero-rtc={:?}", z.outcome);
+        println!("{row}");
+    }
+}
