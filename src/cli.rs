@@ -155,6 +155,12 @@ struct RunArgs {
     /// PCT: change points are drawn in [1, K] (default: the length of one execution).
     #[arg(long, value_name = "K")]
     pct_steps: Option<u64>,
+    /// SS: c1 in num_samples(d) = c1 * c2^d.
+    #[arg(long, value_name = "X")]
+    c1: Option<f64>,
+    /// SS: c2 in num_samples(d) = c1 * c2^d.
+    #[arg(long, value_name = "Y")]
+    c2: Option<f64>,
     /// IRS: the depth bound added per iteration.
     #[arg(long, value_name = "S", default_value_t = mcheck_checker::search::DEFAULT_IRS_STEP)]
     irs_step: usize,
@@ -293,6 +299,17 @@ fn parse_strategy(args: &RunArgs) -> Result<Strategy, String> {
         "dfs" => Strategy::Dfs,
         "pb" => Strategy::Pb,
         "rs" => Strategy::Rs,
+        "ss" => {
+            let d = mcheck_checker::search::ss::SsParams::default();
+            let (c1, c2) = (args.c1.unwrap_or(d.c1), args.c2.unwrap_or(d.c2));
+            if !(1.0..=1e12).contains(&c1) {
+                return Err(format!("--c1 must be from 1 to 1e12, not {c1}"));
+            }
+            if !(1.0..=1e6).contains(&c2) {
+                return Err(format!("--c2 must be from 1 to 1e6, not {c2}"));
+            }
+            Strategy::Ss(mcheck_checker::search::ss::SsParams { c1, c2 })
+        }
         "irs" => {
             if args.irs_step == 0 || args.irs_step > 1_000_000 {
                 return Err(format!("--irs-step must be from 1 to 1000000, not {}", args.irs_step));

@@ -163,7 +163,12 @@ impl Registry {
 
     /// The models that ship with mcheck.
     pub fn builtin() -> Self {
-        Registry::empty().with(mcheck_models::lostupdate::LostUpdate)
+        Registry::empty()
+            .with(mcheck_models::twophase::TwoPhase)
+            .with(mcheck_models::paxos::Paxos)
+            .with(mcheck_models::multipaxos::MultiPaxos)
+            .with(mcheck_models::chain::Chain)
+            .with(mcheck_models::lostupdate::LostUpdate)
     }
 
     /// Add a model (a user's own, say).

@@ -277,7 +277,19 @@ pub fn markdown(rows: &[Row], args: &TableArgs) -> String {
     out
 }
 
-/// The stratified-sampling columns.
+/// The stratified-sampling columns, with the default c1 and c2.
 fn sampling_columns() -> Vec<Column> {
-    Vec::new()
+    let ss = Strategy::Ss(mcheck_checker::search::ss::SsParams::default());
+    ["rr", "rtc", "prr"]
+        .into_iter()
+        .zip(["SS-RR", "SS-RTC", "SS-PRR"])
+        .map(|(explorer, name)| Column {
+            name,
+            strategy: ss.clone(),
+            explorer,
+            exhaustive: false,
+            delaying: true,
+            randomized: true,
+        })
+        .collect()
 }

@@ -145,6 +145,8 @@ pub enum Strategy {
     Dfs,
     /// Iterative preemption bounding.
     Pb,
+    /// Stratified sampling with the explorer (paper §4).
+    Ss(ss::SsParams),
     /// Random walk.
     Rs,
     /// Iterative random walk: iteration i runs 3^i walks cut at depth
@@ -174,11 +176,15 @@ pub const STRATEGIES: &[(&str, &str)] = &[
         "ses",
         "stratified exhaustive search: delay bound 0, 1, 2, ... with a state cache (paper §3)",
     ),
+    ("ss", "stratified sampling: executions with d = 0, 1, 2, ... delays, c1 * c2^d samples each, on every core (paper §4)"),
     ("dfs", "plain exhaustive depth-first search with a state cache"),
     (
         "pb",
         "iterative preemption bounding with a state cache kept across bounds (baseline)",
     ),
+    ("rs", "random walk: uniform choice at every step, until a budget (baseline)"),
+    ("irs", "iterative random walk: iteration i runs 3^i walks cut at depth i * --irs-step (baseline)"),
+    ("pct", "PCT: random actor priorities with --pct-depth - 1 change points in [1, --pct-steps] (baseline)"),
 ];
 
 impl Strategy {
@@ -188,6 +194,7 @@ impl Strategy {
             Strategy::Ses => "ses",
             Strategy::Dfs => "dfs",
             Strategy::Pb => "pb",
+            Strategy::Ss(_) => "ss",
             Strategy::Rs => "rs",
             Strategy::Irs { .. } => "irs",
             Strategy::Pct { .. } => "pct",
@@ -196,7 +203,7 @@ impl Strategy {
 
     /// Whether the strategy follows a delaying explorer.
     pub fn uses_explorer(&self) -> bool {
-        matches!(self, Strategy::Ses)
+        matches!(self, Strategy::Ses | Strategy::Ss(_))
     }
 
     /// Whether it explores exhaustively (and defaults to one thread).
@@ -216,6 +223,7 @@ pub fn run<P: Program, E: Explorer>(
         Strategy::Ses => ses(program, explorer, config),
         Strategy::Dfs => dfs(program, config),
         Strategy::Pb => pb(program, config),
+        Strategy::Ss(params) => ss::ss(program, explorer, config, params),
         Strategy::Rs => random::rs(program, config),
         Strategy::Irs { step } => random::irs(program, config, *step),
         Strategy::Pct { depth, steps } => pct::pct(program, config, *depth, *steps),
