@@ -60,7 +60,7 @@ fn step_line(t: &StepTrace, verbose: bool) -> String {
         line.push_str(&format!("; chooses {c}"));
     }
     for n in &t.notes {
-        line.push_str(&format!(" {}", abbreviate(n, verbose)));
+        line.push_str(&format!("; {}", abbreviate(n, verbose)));
     }
     for (to, m) in &t.sent {
         line.push_str(&format!("; sends {} to {to}", abbreviate(m, verbose)));
