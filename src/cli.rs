@@ -107,8 +107,9 @@ struct RunArgs {
     /// Switch on seeded bug N.
     #[arg(long)]
     bug: Option<String>,
-    /// Override a model parameter (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
+    /// Override model parameters: `KEY=VALUE`, repeatable or
+    /// comma-separated (`--set clients=2,increments=1`).
+    #[arg(long = "set", value_name = "KEY=VALUE[,KEY=VALUE]")]
     set: Vec<String>,
     /// The delaying explorer.
     #[arg(short, long, default_value = "rtc")]
@@ -375,10 +376,10 @@ fn resolve_model<'r>(
         }
     };
     let mut overrides = Vec::new();
-    for kv in set {
+    for kv in set.iter().flat_map(|s| s.split(',')) {
         let (k, v) = kv
             .split_once('=')
-            .ok_or_else(|| format!("--set takes KEY=VALUE, not {kv:?}"))?;
+            .ok_or_else(|| format!("--set takes KEY=VALUE[,KEY=VALUE...], not {kv:?}"))?;
         overrides.push((k.trim().to_string(), v.trim().to_string()));
     }
     let params = Params::resolve(info.name, &info.params, &overrides)?;

@@ -17,3 +17,8 @@ pub mod table;
 
 pub use cli::main_with;
 pub use registry::Registry;
+
+/// The README's code blocks, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
