@@ -262,9 +262,20 @@ pub fn markdown(rows: &[Row], args: &TableArgs) -> String {
         args.max_schedules
     ));
     out.push_str(
+        "Advantage of the best delaying technique over the best baseline (the baseline's count divided by the delaying technique's): above 1x the delaying technique needed that many times fewer states or schedules; below 1x the baseline won.\n\n",
+    );
+    out.push_str(
         "| model | bug | best SES vs PB (states) | best SS vs best of RS/IRS/PCT (schedules) |\n|---|---|---:|---:|\n",
     );
-    let fmt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.1}x"));
+    // Two significant digits down to 0.01x, so that a loss reads as one.
+    let fmt = |x: Option<f64>| {
+        x.map_or("-".to_string(), |v| match v {
+            v if v >= 10.0 => format!("{v:.0}x"),
+            v if v >= 1.0 => format!("{v:.1}x"),
+            v if v >= 0.1 => format!("{v:.2}x"),
+            v => format!("{v:.3}x"),
+        })
+    };
     for r in rows {
         out.push_str(&format!(
             "| {} | {} | {} | {} |\n",
