@@ -342,7 +342,13 @@ impl MachineModel for Cfg {
             (Machine::Participant { unapplied, .. }, Msg::Read { .. }) if *unapplied > 0 && !self.bug(4) => {
                 Receive::Defer
             }
-            (Machine::Client { phase: Phase::Reading { .. }, .. }, Msg::Result(_)) => Receive::Ignore,
+            (
+                Machine::Client {
+                    phase: Phase::Reading { .. },
+                    ..
+                },
+                Msg::Result(_),
+            ) => Receive::Ignore,
             (Machine::Coordinator { .. }, Msg::Write { .. } | Msg::Vote { .. } | Msg::Timeout(_))
             | (Machine::Timer { .. }, Msg::Start(_) | Msg::Cancel(_) | Msg::Tick(_))
             | (
@@ -375,9 +381,7 @@ impl MachineModel for Cfg {
     fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), (&'static str, String)> {
         match *note {
             Note::VotedNo { p, txn } => record(&mut mon.aborts, p, txn),
-            Note::Decided { p, txn, commit } => {
-                record(if commit { &mut mon.commits } else { &mut mon.aborts }, p, txn)
-            }
+            Note::Decided { p, txn, commit } => record(if commit { &mut mon.commits } else { &mut mon.aborts }, p, txn),
             Note::ReadBack {
                 key,
                 wrote,
@@ -428,11 +432,9 @@ fn timer(armed: &mut Option<u8>, msg: &Msg, ctx: &mut Ctx<Cfg>) {
             *armed = Some(t);
             ctx.send(TIMER, Msg::Tick(t));
         }
-        Msg::Tick(t) if *armed == Some(t) => {
-            if ctx.choose_bool("fire") {
-                *armed = None;
-                ctx.send(COORDINATOR, Msg::Timeout(t));
-            }
+        Msg::Tick(t) if *armed == Some(t) && ctx.choose_bool("fire") => {
+            *armed = None;
+            ctx.send(COORDINATOR, Msg::Timeout(t));
         }
         Msg::Cancel(t) if *armed == Some(t) => *armed = None,
         _ => {}
@@ -475,10 +477,8 @@ impl Cfg {
                     self.decide(*txn, collecting, *client, true, ctx);
                 }
             }
-            Msg::Timeout(t) => {
-                if t == *txn && (*collecting || self.bug(2)) {
-                    self.decide(*txn, collecting, *client, false, ctx);
-                }
+            Msg::Timeout(t) if t == *txn && (*collecting || self.bug(2)) => {
+                self.decide(*txn, collecting, *client, false, ctx);
             }
             _ => {}
         }
@@ -491,7 +491,10 @@ impl Cfg {
         ctx.send(TIMER, Msg::Cancel(txn));
         ctx.send(client, Msg::Result(commit));
         for i in (0..self.participants).rev() {
-            ctx.send(self.participant_id(i), if commit { Msg::Commit(txn) } else { Msg::Abort(txn) });
+            ctx.send(
+                self.participant_id(i),
+                if commit { Msg::Commit(txn) } else { Msg::Abort(txn) },
+            );
         }
     }
 
