@@ -167,6 +167,7 @@ impl Registry {
             .with(mcheck_models::twophase::TwoPhase)
             .with(mcheck_models::paxos::Paxos)
             .with(mcheck_models::multipaxos::MultiPaxos)
+            .with(mcheck_models::twopc::TwoPc)
             .with(mcheck_models::chain::Chain)
             .with(mcheck_models::lostupdate::LostUpdate)
     }

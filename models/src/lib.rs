@@ -5,4 +5,5 @@ pub mod chain;
 pub mod lostupdate;
 pub mod multipaxos;
 pub mod paxos;
+pub mod twopc;
 pub mod twophase;

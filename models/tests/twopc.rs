@@ -1,0 +1,168 @@
+//! The two-phase commit model: exact state counts, every seeded bug needs a
+//! delay, is found by SES and replays through the text form.
+
+use mcheck_checker::search::{self, exec};
+use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, Schedule, ViolationKind};
+use mcheck_explorers::builtin;
+use mcheck_models::twopc::TwoPc;
+use std::collections::{HashSet, VecDeque};
+
+fn program(set: &[(&str, &str)], bug: Option<u32>) -> <TwoPc as Model>::Program {
+    let overrides: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let params = Params::resolve("2pc", &TwoPc.info().params, &overrides).unwrap();
+    TwoPc.build(&params, bug)
+}
+
+/// Reachable states and transitions by a plain BFS over full states.
+fn bfs<P: Program>(p: &P) -> (u64, u64) {
+    let s0 = p.initial();
+    let mut seen = HashSet::from([s0.clone()]);
+    let mut todo = VecDeque::from([s0]);
+    let (mut en, mut ev, mut transitions) = (Vec::<Enabled>::new(), Vec::new(), 0);
+    while let Some(s) = todo.pop_front() {
+        en.clear();
+        p.enabled(&s, &mut en);
+        for e in &en {
+            for alt in 0..e.alternatives {
+                let mut t = s.clone();
+                ev.clear();
+                p.execute(&mut t, e.actor, alt, &mut ev).unwrap();
+                transitions += 1;
+                if seen.insert(t.clone()) {
+                    todo.push_back(t);
+                }
+            }
+        }
+    }
+    (seen.len() as u64, transitions)
+}
+
+#[test]
+fn info_lists_four_bugs() {
+    let info = TwoPc.info();
+    assert_eq!(info.name, "2pc");
+    let names: Vec<_> = info.bugs.iter().map(|b| (b.id, b.name)).collect();
+    assert_eq!(
+        names,
+        [
+            (1, "commit-after-timeout"),
+            (2, "abort-after-commit"),
+            (3, "stale-vote"),
+            (4, "read-before-apply")
+        ]
+    );
+}
+
+#[test]
+fn exact_state_counts() {
+    for (participants, states, transitions) in [("1", 1930, 4154), ("2", 82782, 229079)] {
+        let p = program(&[("participants", participants)], None);
+        let r = search::dfs(&p, &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified);
+        assert_eq!(bfs(&p), (states, transitions), "participants={participants}");
+        assert_eq!(
+            (r.states, r.transitions),
+            (states, transitions),
+            "participants={participants}"
+        );
+    }
+}
+
+#[test]
+fn every_explorer_verifies_the_default_configuration() {
+    let p = program(&[], None);
+    for name in ["rr", "rtc", "prr"] {
+        let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified, "{name}");
+        assert_eq!((r.states, r.transitions), (82782, 229079), "{name}");
+        assert!(r.strata.len() > 10, "{name}: only {} strata", r.strata.len());
+    }
+}
+
+/// Bug, best explorer, states to find it, delays, monitor.
+const FOUND: [(u32, &str, u64, u32, &str); 4] = [
+    (1, "prr", 3874, 3, "atomicity"),
+    (2, "rtc", 3345, 4, "atomicity"),
+    (3, "rtc", 1553, 3, "atomicity"),
+    (4, "prr", 593, 2, "read-your-writes"),
+];
+
+#[test]
+fn no_bug_is_found_without_a_delay() {
+    let zero = Config {
+        max_delays: Some(0),
+        ..Config::default()
+    };
+    for (bug, ..) in FOUND {
+        let p = program(&[], Some(bug));
+        for name in ["rr", "rtc"] {
+            let r = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
+            assert_eq!(
+                r.outcome,
+                Outcome::Bounded,
+                "bug {bug}: {name} finds it with zero delays"
+            );
+            assert!(r.violation.is_none());
+        }
+    }
+}
+
+#[test]
+fn every_bug_is_found_by_ses_and_replays() {
+    for (bug, name, states, delays, monitor) in FOUND {
+        let p = program(&[], Some(bug));
+        let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Violation, "bug {bug}");
+        assert_eq!((r.states, r.max_delays), (states, delays), "bug {bug}");
+        let found = r.violation.clone().unwrap();
+        assert_eq!(found.violation.kind, ViolationKind::Monitor, "bug {bug}");
+        assert_eq!(found.violation.machine.as_deref(), Some(monitor), "bug {bug}");
+        let mut schedule = r.schedule.unwrap();
+        schedule.model = "2pc".into();
+        assert_eq!(schedule.delays() as u32, delays, "bug {bug}");
+        let again = Schedule::from_text(&schedule.to_text()).unwrap();
+        let explorer = exec::prepare_explorer(&p, builtin(name).unwrap(), again.explorer_seed);
+        let ex = exec::replay(&p, Some(explorer), &again, false).unwrap();
+        let v = ex.violation.unwrap();
+        assert!(v.violation.same_bug(&found.violation), "bug {bug}");
+        assert_eq!(v.step, found.step, "bug {bug}");
+    }
+}
+
+/// Every bug is found by SES with each of rr, rtc and prr, not only the best.
+#[test]
+fn each_bug_is_found_by_every_explorer() {
+    for (bug, ..) in FOUND {
+        let p = program(&[], Some(bug));
+        for name in ["rr", "rtc", "prr"] {
+            let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
+            assert_eq!(r.outcome, Outcome::Violation, "bug {bug} with {name}");
+        }
+    }
+}
+
+/// Release numbers for the report: `cargo test --release --test twopc -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn report_numbers() {
+    let p = program(&[], None);
+    let t = std::time::Instant::now();
+    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
+    println!(
+        "correct: {:?} {} states in {:.2}s",
+        r.outcome,
+        r.states,
+        t.elapsed().as_secs_f64()
+    );
+    for (bug, ..) in FOUND {
+        let p = program(&[], Some(bug));
+        let row: Vec<String> = ["rr", "rtc", "prr"]
+            .iter()
+            .map(|name| {
+                let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
+                format!("{name} {} (d{})", r.states, r.max_delays)
+            })
+            .collect();
+        println!("bug {bug}: {}", row.join(", "));
+    }
+}
