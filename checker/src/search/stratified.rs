@@ -96,7 +96,14 @@ struct Entry<S, O> {
     depth: u32,
     node: u32,
     offered: u64,
+    /// The fingerprint of the successor that resuming this entry reaches
+    /// first (0: unknown), prefetched a few entries ahead (DESIGN §9).
+    fp: u64,
 }
+
+/// How many frontier entries ahead of the one being resumed the search
+/// prefetches the cache slot of the first successor.
+const PREFETCH_AHEAD: usize = 8;
 
 /// What the search found: a violation at a step, reached by `advances`
 /// (moves to the next choice, as (depth, count) from the initial state).
@@ -194,6 +201,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
         self.report.states = 1;
         self.stratum.new_states = 1;
         let mut started = Instant::now();
+        let mut spare = Vec::new();
         let mut stop = self.push_frame(s0, root, 0, 0, ROOT, None)?;
         if stop.is_none() {
             stop = self.run_stack()?;
@@ -209,9 +217,15 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             // The next stratum: resume the deferred work items in insertion order.
             self.bound += 1;
             started = Instant::now();
-            let work = std::mem::take(&mut self.frontier);
+            // The work list and the next frontier swap buffers, so that
+            // their pages stay mapped from one stratum to the next.
+            let mut work = std::mem::replace(&mut self.frontier, std::mem::take(&mut spare));
             self.work_len = work.len() as u64;
-            for entry in work {
+            let mut entries = work.drain(..);
+            while let Some(entry) = entries.next() {
+                if let Some(ahead) = entries.as_slice().get(PREFETCH_AHEAD) {
+                    self.cache.prefetch(ahead.fp);
+                }
                 self.work_len -= 1;
                 stop = self.resume(entry)?;
                 if stop.is_none() {
@@ -221,7 +235,9 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                     break;
                 }
             }
+            drop(entries);
             self.work_len = 0;
+            spare = work;
         }
     }
 
@@ -425,10 +441,47 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                 let advances = self.arena.expand(node);
                 return Ok(Some(self.violate(v, depth as usize, advances)));
             }
+            // The successor: cut at the step bound, else looked up in the cache.
+            let child_depth = depth + 1;
+            let mut cut = false;
+            if child_depth as usize >= self.config.max_steps {
+                // Cut: not cached, so that a shorter path may explore it.
+                self.program.enabled(&child, &mut self.scratch);
+                cut = !self.scratch.is_empty();
+                self.scratch.clear();
+            }
+            let fresh = !cut
+                && (!self.config.use_cache
+                    || match self.cache.insert(fingerprint(&child)) {
+                        Insert::New => true,
+                        Insert::Present => false,
+                        Insert::Full => {
+                            self.report.cache_full = true;
+                            true
+                        }
+                    });
             let top = &mut self.stack[top_index];
-            let child_order = top.order.child(actor, &self.events);
+            // The explorer steps only into a successor that is explored.
+            let child_order = fresh.then(|| top.order.child(actor, &self.events));
             if let Some(state) = kept {
                 let (order, next, offered) = (top.order.clone(), top.next, top.offered);
+                let fp = if self.config.use_cache {
+                    // The successor the resumed entry takes first: its
+                    // look-up is prefetched when the entry comes up.
+                    let en = &self.en[start..start + len];
+                    let ids = &self.ids[start..start + len];
+                    let mut o = order.clone();
+                    o.advance(en, ids);
+                    let (a, alt) = o.current(en, ids);
+                    let mut c = state.clone();
+                    self.events.clear();
+                    match self.program.execute(&mut c, a, alt, &mut self.events) {
+                        Ok(()) => fingerprint(&c),
+                        Err(_) => 0,
+                    }
+                } else {
+                    0
+                };
                 let node = self.materialize(top_index)?;
                 self.frontier.push(Entry {
                     state,
@@ -438,6 +491,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                     depth,
                     node,
                     offered,
+                    fp,
                 });
                 self.report.deferrals += 1;
                 self.stratum.deferrals += 1;
@@ -454,31 +508,11 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                     self.stack[top_index].offered = o;
                 }
             }
-            // The successor.
-            let child_depth = depth + 1;
-            if child_depth as usize >= self.config.max_steps {
-                // Cut: not cached, so that a shorter path may explore it.
-                self.program.enabled(&child, &mut self.scratch);
-                let terminal = self.scratch.is_empty();
-                self.scratch.clear();
-                if !terminal {
-                    self.cut = true;
-                    continue;
-                }
+            if cut {
+                self.cut = true;
+                continue;
             }
-            let fresh = if self.config.use_cache {
-                match self.cache.insert(fingerprint(&child)) {
-                    Insert::New => true,
-                    Insert::Present => false,
-                    Insert::Full => {
-                        self.report.cache_full = true;
-                        true
-                    }
-                }
-            } else {
-                true
-            };
-            if fresh {
+            if let Some(child_order) = child_order {
                 self.report.states += 1;
                 self.stratum.new_states += 1;
                 if let Some(stop) = self.push_frame(child, child_order, cost_at_choice, child_depth, NONE, None)? {
