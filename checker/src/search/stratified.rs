@@ -88,6 +88,8 @@ struct Frame<S, O> {
     offered: u64,
 }
 
+/// A deferred frame: its state, and its order and cost already moved to
+/// the next choice (the move that the next stratum pays for).
 struct Entry<S, O> {
     state: S,
     order: O,
@@ -317,11 +319,10 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                 frame.offered = self.offer(0, actor, &self.ids[en_start..], &frame.order)?;
             }
             Some((next, offered)) => {
-                // A deferred frame resumes with one more move, paid by this stratum.
+                // A deferred frame resumes one move on, paid by this stratum
+                // (the entry holds the order and cost after the move).
                 let en = &self.en[en_start..];
                 let ids = &self.ids[en_start..];
-                frame.cost += frame.order.advance_cost(en, ids);
-                frame.order.advance(en, ids);
                 // Alternative 0 starts another actor's block: it must be a fresh actor.
                 let (after, alt) = frame.order.current(en, ids);
                 frame.offered = if alt > 0 {
@@ -464,15 +465,16 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             // The explorer steps only into a successor that is explored.
             let child_order = fresh.then(|| top.order.child(actor, &self.events));
             if let Some(state) = kept {
-                let (order, next, offered) = (top.order.clone(), top.next, top.offered);
+                let (mut order, next, offered) = (top.order.clone(), top.next, top.offered);
+                // The entry resumes one move on: it holds the order after
+                // the move and the cost with it.
+                let en = &self.en[start..start + len];
+                let ids = &self.ids[start..start + len];
+                order.advance(en, ids);
                 let fp = if self.config.use_cache {
                     // The successor the resumed entry takes first: its
                     // look-up is prefetched when the entry comes up.
-                    let en = &self.en[start..start + len];
-                    let ids = &self.ids[start..start + len];
-                    let mut o = order.clone();
-                    o.advance(en, ids);
-                    let (a, alt) = o.current(en, ids);
+                    let (a, alt) = order.current(en, ids);
                     let mut c = state.clone();
                     self.events.clear();
                     match self.program.execute(&mut c, a, alt, &mut self.events) {
@@ -487,7 +489,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                     state,
                     order,
                     next,
-                    cost: cost_at_choice,
+                    cost: cost_at_choice + step_cost,
                     depth,
                     node,
                     offered,
