@@ -84,6 +84,12 @@ struct Frame<S, O> {
     node: u32,
     en_start: u32,
     en_len: u32,
+    /// The fingerprints of this stratum's successors from choice
+    /// `peek_base` on are `peek[peek_start..peek_start + peek_len]`
+    /// (0: not computed), computed when the frame is pushed (DESIGN §9).
+    peek_start: u32,
+    peek_base: u32,
+    peek_len: u32,
     /// Bit i: enabled actor i was offered (run-time soundness check).
     offered: u64,
 }
@@ -106,6 +112,9 @@ struct Entry<S, O> {
 /// How many frontier entries ahead of the one being resumed the search
 /// prefetches the cache slot of the first successor.
 const PREFETCH_AHEAD: usize = 8;
+
+/// The most successors of one frame whose fingerprints are computed ahead.
+const MAX_PEEK: u32 = 64;
 
 /// What the search found: a violation at a step, reached by `advances`
 /// (moves to the next choice, as (depth, count) from the initial state).
@@ -143,6 +152,7 @@ struct Search<'a, P: Program, O> {
     arena: Arena,
     events: Vec<Event>,
     scratch: Vec<Enabled>,
+    peek: Vec<u64>,
     bound: u32,
     stratum: Stratum,
     report: Report,
@@ -179,6 +189,7 @@ pub fn run<P: Program, O: ChoiceOrder>(
         arena: Arena::default(),
         events: Vec::new(),
         scratch: Vec::new(),
+        peek: Vec::new(),
         bound: 0,
         stratum: Stratum::default(),
         report,
@@ -280,6 +291,9 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                         node,
                         en_start: en_start as u32,
                         en_len: 0,
+                        peek_start: 0,
+                        peek_base: 0,
+                        peek_len: 0,
                         offered: 0,
                     });
                     let path = self.materialize(top)?;
@@ -311,6 +325,9 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             node,
             en_start: en_start as u32,
             en_len: en_len as u32,
+            peek_start: 0,
+            peek_base: 0,
+            peek_len: 0,
             offered: 0,
         };
         match resume {
@@ -333,8 +350,57 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                 frame.next = next;
             }
         }
+        if self.config.use_cache {
+            self.peek_successors(&mut frame);
+        }
         self.stack.push(frame);
         Ok(None)
+    }
+
+    /// Computes the fingerprints of the successors that `frame` (not yet
+    /// pushed) will reach in this stratum, in order, and prefetches the
+    /// look-ups of the first few, so that their cache misses overlap
+    /// (DESIGN §9). Nothing is inserted or counted here: the successors are
+    /// still taken, looked up and explored in the search's order. A frame
+    /// that takes one choice only computes nothing.
+    fn peek_successors(&mut self, frame: &mut Frame<P::State, O>) {
+        let (start, len) = (frame.en_start as usize, frame.en_len as usize);
+        let en = &self.en[start..start + len];
+        let ids = &self.ids[start..start + len];
+        frame.peek_start = self.peek.len() as u32;
+        frame.peek_base = frame.next;
+        let remaining = frame.total - frame.next;
+        if remaining < 2 || frame.cost + frame.order.advance_cost(en, ids) > self.bound {
+            return;
+        }
+        let Some(state) = frame.state.as_ref() else {
+            return;
+        };
+        let mut order = frame.order.clone();
+        let mut cost = frame.cost;
+        for k in 0..remaining.min(MAX_PEEK) {
+            let (actor, alt) = order.current(en, ids);
+            let mut child = state.clone();
+            self.events.clear();
+            let fp = match self.program.execute(&mut child, actor, alt, &mut self.events) {
+                Ok(()) => fingerprint(&child),
+                Err(_) => 0,
+            };
+            self.peek.push(fp);
+            if (k as usize) < PREFETCH_AHEAD {
+                self.cache.prefetch(fp);
+            }
+            if k + 1 == remaining {
+                break;
+            }
+            let step = order.advance_cost(en, ids);
+            if cost + step > self.bound {
+                break;
+            }
+            cost += step;
+            order.advance(en, ids);
+        }
+        frame.peek_len = self.peek.len() as u32 - frame.peek_start;
     }
 
     /// The run-time soundness check: a newly offered actor must be enabled
@@ -404,6 +470,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                 let start = top.en_start as usize;
                 self.en.truncate(start);
                 self.ids.truncate(start);
+                self.peek.truncate(top.peek_start as usize);
                 self.stack.pop();
                 continue;
             }
@@ -412,6 +479,18 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             let ids = &self.ids[start..start + len];
             let (actor, alt) = top.order.current(en, ids);
             let index = top.next;
+            // The successor's fingerprint if computed at push time; prefetch
+            // the look-up of a later one.
+            let j = index - top.peek_base;
+            let peeked = if j < top.peek_len {
+                let p = (top.peek_start + j) as usize;
+                if j + (PREFETCH_AHEAD as u32) < top.peek_len {
+                    self.cache.prefetch(self.peek[p + PREFETCH_AHEAD]);
+                }
+                self.peek[p]
+            } else {
+                0
+            };
             top.next += 1;
             let last = top.next == top.total;
             let step_cost = if last { 0 } else { top.order.advance_cost(en, ids) };
@@ -453,7 +532,16 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             }
             let fresh = !cut
                 && (!self.config.use_cache
-                    || match self.cache.insert(fingerprint(&child)) {
+                    || match self.cache.insert(if peeked != 0 {
+                        debug_assert_eq!(
+                            peeked,
+                            fingerprint(&child),
+                            "mcheck bug: a transition is not deterministic"
+                        );
+                        peeked
+                    } else {
+                        fingerprint(&child)
+                    }) {
                         Insert::New => true,
                         Insert::Present => false,
                         Insert::Full => {
