@@ -272,7 +272,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
         cost: u32,
         depth: u32,
         node: u32,
-        resume: Option<(u32, u64)>,
+        resume: Option<(u32, u64, u64)>,
     ) -> Result<Option<Stop>, SearchError> {
         let en_start = self.en.len();
         self.program.enabled(&state, &mut self.scratch);
@@ -335,7 +335,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                 let (actor, _) = frame.order.current(&self.en[en_start..], &self.ids[en_start..]);
                 frame.offered = self.offer(0, actor, &self.ids[en_start..], &frame.order)?;
             }
-            Some((next, offered)) => {
+            Some((next, offered, _)) => {
                 // A deferred frame resumes one move on, paid by this stratum
                 // (the entry holds the order and cost after the move).
                 let en = &self.en[en_start..];
@@ -352,6 +352,11 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
         }
         if self.config.use_cache {
             self.peek_successors(&mut frame);
+            if let Some((_, _, fp)) = resume.filter(|&(_, _, fp)| fp != 0 && frame.peek_len == 0) {
+                // The deferred frame's first successor, computed at deferral.
+                self.peek.push(fp);
+                frame.peek_len = 1;
+            }
         }
         self.stack.push(frame);
         Ok(None)
@@ -428,7 +433,14 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
     }
 
     fn resume(&mut self, e: Entry<P::State, O>) -> Result<Option<Stop>, SearchError> {
-        self.push_frame(e.state, e.order, e.cost, e.depth, e.node, Some((e.next, e.offered)))
+        self.push_frame(
+            e.state,
+            e.order,
+            e.cost,
+            e.depth,
+            e.node,
+            Some((e.next, e.offered, e.fp)),
+        )
     }
 
     /// The path node of frame `k`, creating nodes for the frames below it
@@ -497,58 +509,75 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             let defer = !last && top.cost + step_cost > self.bound;
             let cost_at_choice = top.cost;
             let depth = top.depth;
+            let child_depth = depth + 1;
+            // A successor whose fingerprint is known is looked up before it
+            // is executed: a cached one is not executed again.
+            let looked_up =
+                (peeked != 0 && (child_depth as usize) < self.config.max_steps).then(|| self.cache.insert(peeked));
+            let skip = looked_up == Some(Insert::Present);
+            let top = &mut self.stack[top_index];
             let (mut child, kept) = if last {
-                (top.state.take().expect("frame has a state"), None)
+                let s = top.state.take().expect("frame has a state");
+                (if skip { None } else { Some(s) }, None)
             } else if defer {
                 let s = top.state.take().expect("frame has a state");
-                (s.clone(), Some(s))
+                (if skip { None } else { Some(s.clone()) }, Some(s))
+            } else if skip {
+                (None, None)
             } else {
-                (top.state.as_ref().expect("frame has a state").clone(), None)
+                (top.state.clone(), None)
             };
-            self.events.clear();
-            let result = self.program.execute(&mut child, actor, alt, &mut self.events);
             self.report.transitions += 1;
             self.stratum.transitions += 1;
-            if let Err(v) = result {
-                let mut node = self.materialize(top_index)?;
-                if index > 0 {
-                    node = self.arena.push(PathNode {
-                        parent: node,
-                        depth,
-                        count: index,
-                    })?;
+            if let Some(c) = child.as_mut() {
+                self.events.clear();
+                if let Err(v) = self.program.execute(c, actor, alt, &mut self.events) {
+                    let mut node = self.materialize(top_index)?;
+                    if index > 0 {
+                        node = self.arena.push(PathNode {
+                            parent: node,
+                            depth,
+                            count: index,
+                        })?;
+                    }
+                    let advances = self.arena.expand(node);
+                    return Ok(Some(self.violate(v, depth as usize, advances)));
                 }
-                let advances = self.arena.expand(node);
-                return Ok(Some(self.violate(v, depth as usize, advances)));
             }
             // The successor: cut at the step bound, else looked up in the cache.
-            let child_depth = depth + 1;
             let mut cut = false;
-            if child_depth as usize >= self.config.max_steps {
-                // Cut: not cached, so that a shorter path may explore it.
-                self.program.enabled(&child, &mut self.scratch);
-                cut = !self.scratch.is_empty();
-                self.scratch.clear();
-            }
-            let fresh = !cut
-                && (!self.config.use_cache
-                    || match self.cache.insert(if peeked != 0 {
-                        debug_assert_eq!(
-                            peeked,
-                            fingerprint(&child),
-                            "mcheck bug: a transition is not deterministic"
-                        );
-                        peeked
-                    } else {
-                        fingerprint(&child)
-                    }) {
-                        Insert::New => true,
-                        Insert::Present => false,
-                        Insert::Full => {
-                            self.report.cache_full = true;
-                            true
-                        }
-                    });
+            let fresh = match (looked_up, child.as_ref()) {
+                (Some(Insert::Present), _) => false,
+                (Some(Insert::New), c) => {
+                    debug_assert!(
+                        c.is_some_and(|c| fingerprint(c) == peeked),
+                        "mcheck bug: a transition is not deterministic"
+                    );
+                    true
+                }
+                (Some(Insert::Full), _) => {
+                    self.report.cache_full = true;
+                    true
+                }
+                (None, None) => false,
+                (None, Some(c)) => {
+                    if child_depth as usize >= self.config.max_steps {
+                        // Cut: not cached, so that a shorter path may explore it.
+                        self.program.enabled(c, &mut self.scratch);
+                        cut = !self.scratch.is_empty();
+                        self.scratch.clear();
+                    }
+                    !cut && (!self.config.use_cache
+                        || match self.cache.insert(fingerprint(c)) {
+                            Insert::New => true,
+                            Insert::Present => false,
+                            Insert::Full => {
+                                self.report.cache_full = true;
+                                true
+                            }
+                        })
+                }
+            };
             let top = &mut self.stack[top_index];
             // The explorer steps only into a successor that is explored.
             let child_order = fresh.then(|| top.order.child(actor, &self.events));
@@ -602,7 +631,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                 self.cut = true;
                 continue;
             }
-            if let Some(child_order) = child_order {
+            if let (Some(child_order), Some(child)) = (child_order, child) {
                 self.report.states += 1;
                 self.stratum.new_states += 1;
                 if let Some(stop) = self.push_frame(child, child_order, cost_at_choice, child_depth, NONE, None)? {
