@@ -234,31 +234,146 @@ fn prefetch_ptr(p: *const u64) {
     }
 }
 
+/// The largest table a [`FingerprintSet`] keeps as one piece (8 MiB): the
+/// next growth splits it into [`SHARDS`] shards.
+const SPLIT_SLOTS: usize = 1 << 20;
+/// log2 of the number of shards of a large [`FingerprintSet`].
+const SHARD_BITS: u32 = 6;
+/// The number of shards of a large [`FingerprintSet`]: each grows on its
+/// own, so growth holds at most 1/64 of the table twice.
+const SHARDS: usize = 1 << SHARD_BITS;
+
+/// One open-addressing table of a [`FingerprintSet`] (linear probing,
+/// 0 = empty slot).
+#[derive(Debug, Default)]
+struct Shard {
+    /// A power of two slots (or none yet).
+    slots: Vec<u64>,
+    /// `slots.len() - 1` (0 when empty).
+    mask: usize,
+    /// Entries in this table.
+    len: usize,
+    /// The entry count at which the next new insert grows this table or,
+    /// at its largest size, answers `Full`.
+    limit: usize,
+}
+
+impl Shard {
+    /// A table of `slots` slots (a power of two) holding the entries of
+    /// `old`; `largest` says whether it may not grow any more.
+    fn with_entries(slots: usize, largest: bool, old: impl IntoIterator<Item = u64>, shift: u32) -> Shard {
+        let mut t = Shard {
+            slots: vec![0u64; slots],
+            mask: slots - 1,
+            len: 0,
+            limit: if largest { full_load(slots) } else { grow_load(slots) },
+        };
+        for fp in old {
+            if fp != 0 {
+                t.place(fp, shift);
+                t.len += 1;
+            }
+        }
+        t
+    }
+
+    /// The home slot of `fp` (the bits below the shard bits, `shift` of them
+    /// dropped).
+    #[inline(always)]
+    fn home(&self, fp: u64, shift: u32) -> usize {
+        home(fp << shift, self.slots.len())
+    }
+
+    /// Stores `fp`, known to be absent, in its first free slot (not counted).
+    #[inline]
+    fn place(&mut self, fp: u64, shift: u32) {
+        let mut i = self.home(fp, shift);
+        while self.slots[i] != 0 {
+            i = (i + 1) & self.mask;
+        }
+        self.slots[i] = fp;
+    }
+
+    /// Looks `fp` up: `Ok(true)` present, `Ok(false)` inserted, `Err(())`
+    /// absent and at the limit (nothing changed).
+    #[inline(always)]
+    fn insert(&mut self, fp: u64, shift: u32) -> Result<bool, ()> {
+        if self.slots.is_empty() {
+            return Err(());
+        }
+        let mut i = self.home(fp, shift);
+        loop {
+            let s = self.slots[i];
+            if s == fp {
+                return Ok(true);
+            }
+            if s == 0 {
+                if self.len < self.limit {
+                    self.slots[i] = fp;
+                    self.len += 1;
+                    return Ok(false);
+                }
+                return Err(());
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    #[inline]
+    fn contains(&self, fp: u64, shift: u32) -> bool {
+        if self.slots.is_empty() {
+            return false;
+        }
+        let mut i = self.home(fp, shift);
+        loop {
+            let s = self.slots[i];
+            if s == fp {
+                return true;
+            }
+            if s == 0 {
+                return false;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+}
+
 /// The single-threaded state cache: a set of non-zero 64-bit fingerprints
-/// in an open-addressing table (linear probing, 0 = empty slot).
+/// in open-addressing tables (linear probing, 0 = empty slot).
+///
+/// Up to 2^20 slots (8 MiB) it is one table that doubles on demand; the
+/// next growth splits it into 64 shards, chosen by the fingerprint's top
+/// 6 bits, that double independently. So a growing table holds the old
+/// and new copies of one shard only (1/64 of it), not of the whole table:
+/// the peak is the final table plus 1/32 of it.
 ///
 /// Contract:
 /// * [`insert`](Self::insert) answers `New` exactly once per distinct
 ///   fingerprint, `Present` for every later insert of it, and `Full` only
-///   for a fingerprint that is not in the set when the budget is used up.
-/// * With a budget, the table never exceeds it: [`bytes`](Self::bytes)
-///   `<= budget` at all times. (While doubling, the old table, half the
-///   new one's size, is alive until the rehash ends.)
+///   for a fingerprint that is not in the set when the budget is used up
+///   (when sharded, when its shard is: a shard gets 1/64 of the budget).
+/// * With a budget, the tables never exceed it: [`bytes`](Self::bytes)
+///   `<= budget` at all times. (While a table doubles, its old copy, half
+///   the new one's size, is alive until the rehash ends.)
 /// * The fingerprint 0 is stored as the value [`fingerprint`] gives for a
 ///   hash of 0, so the set never confuses it with an empty slot.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct FingerprintSet {
-    /// The table: a power of two slots (or none yet).
-    slots: Vec<u64>,
-    /// `slots.len() - 1` (0 when empty).
-    mask: usize,
-    /// Entries in the table.
+    /// One table, or [`SHARDS`] of them.
+    shards: Vec<Shard>,
+    /// 0 while one table, else [`SHARD_BITS`]: the top bits that pick a
+    /// shard, dropped from the fingerprint for its home slot.
+    shard_bits: u32,
+    /// Entries in all tables.
     len: usize,
-    /// The entry count at which the next new insert grows the table or,
-    /// at the largest table, answers `Full`.
-    limit: usize,
-    /// The largest table allowed, in slots.
+    /// The largest total size allowed, in slots (a power of two, or 0).
     max_slots: usize,
+}
+
+impl Default for FingerprintSet {
+    fn default() -> Self {
+        Self::new(None)
+    }
 }
 
 impl FingerprintSet {
@@ -270,10 +385,9 @@ impl FingerprintSet {
             None => 1usize << (usize::BITS - 5),
         };
         FingerprintSet {
-            slots: Vec::new(),
-            mask: 0,
+            shards: vec![Shard::default()],
+            shard_bits: 0,
             len: 0,
-            limit: 0,
             max_slots,
         }
     }
@@ -286,7 +400,14 @@ impl FingerprintSet {
         while grow_load(slots) < n {
             slots *= 2;
         }
-        s.rebuild(slots);
+        if slots > SPLIT_SLOTS {
+            s.shard_bits = SHARD_BITS;
+            s.shards = (0..SHARDS)
+                .map(|_| Shard::with_entries(slots / SHARDS, false, [], SHARD_BITS))
+                .collect();
+        } else {
+            s.shards[0] = Shard::with_entries(slots, slots >= s.max_slots, [], 0);
+        }
         s
     }
 
@@ -302,16 +423,16 @@ impl FingerprintSet {
         self.len == 0
     }
 
-    /// The number of slots of the current table.
+    /// The number of slots of the current tables.
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.shards.iter().map(|t| t.slots.len()).sum()
     }
 
-    /// The bytes allocated by the table.
+    /// The bytes allocated by the tables.
     #[inline]
     pub fn bytes(&self) -> usize {
-        self.slots.len() * SLOT_BYTES
+        self.capacity() * SLOT_BYTES
     }
 
     /// Allocated bytes per stored fingerprint (`None` when empty).
@@ -319,49 +440,49 @@ impl FingerprintSet {
         (self.len > 0).then(|| self.bytes() as f64 / self.len as f64)
     }
 
-    /// Whether the set is at its budget: a new fingerprint would get
-    /// [`Insert::Full`].
+    /// Whether the set is at its budget: some new fingerprint would get
+    /// [`Insert::Full`] (when sharded: one whose shard is full).
     #[inline]
     pub fn is_full(&self) -> bool {
-        self.len >= self.limit && !self.can_grow()
+        (0..self.shards.len()).any(|k| self.shards[k].len >= self.shards[k].limit && !self.can_grow(k))
     }
 
+    /// The largest size of one table, in slots.
     #[inline]
-    fn can_grow(&self) -> bool {
-        if self.slots.is_empty() {
+    fn shard_max(&self) -> usize {
+        self.max_slots >> self.shard_bits
+    }
+
+    fn can_grow(&self, k: usize) -> bool {
+        let t = &self.shards[k];
+        if t.slots.is_empty() {
             self.max_slots > 0
         } else {
-            self.slots.len() < self.max_slots
+            t.slots.len() < self.shard_max()
         }
+    }
+
+    /// The shard of `fp` (already non-zero).
+    #[inline(always)]
+    fn shard_of(&self, fp: u64) -> usize {
+        home(fp, self.shards.len())
     }
 
     /// Whether `fp` is in the set.
     #[inline]
     pub fn contains(&self, fp: u64) -> bool {
         let fp = nonzero(fp);
-        if self.slots.is_empty() {
-            return false;
-        }
-        let mut i = home(fp, self.slots.len());
-        loop {
-            let s = self.slots[i];
-            if s == fp {
-                return true;
-            }
-            if s == 0 {
-                return false;
-            }
-            i = (i + 1) & self.mask;
-        }
+        self.shards[self.shard_of(fp)].contains(fp, self.shard_bits)
     }
 
     /// Hints the CPU to fetch the home slot of `fp`, ahead of an insert or
     /// look-up of it.
     #[inline]
     pub fn prefetch(&self, fp: u64) {
-        if !self.slots.is_empty() {
-            let i = home(nonzero(fp), self.slots.len());
-            prefetch_ptr(&self.slots[i]);
+        let fp = nonzero(fp);
+        let t = &self.shards[self.shard_of(fp)];
+        if !t.slots.is_empty() {
+            prefetch_ptr(&t.slots[t.home(fp, self.shard_bits)]);
         }
     }
 
@@ -370,25 +491,15 @@ impl FingerprintSet {
     #[inline]
     pub fn insert(&mut self, fp: u64) -> Insert {
         let fp = nonzero(fp);
-        if !self.slots.is_empty() {
-            let mut i = home(fp, self.slots.len());
-            loop {
-                let s = self.slots[i];
-                if s == fp {
-                    return Insert::Present;
-                }
-                if s == 0 {
-                    if self.len < self.limit {
-                        self.slots[i] = fp;
-                        self.len += 1;
-                        return Insert::New;
-                    }
-                    break;
-                }
-                i = (i + 1) & self.mask;
+        let k = self.shard_of(fp);
+        match self.shards[k].insert(fp, self.shard_bits) {
+            Ok(true) => Insert::Present,
+            Ok(false) => {
+                self.len += 1;
+                Insert::New
             }
+            Err(()) => self.insert_absent_slow(k, fp),
         }
-        self.insert_absent_slow(fp)
     }
 
     /// Inserts every fingerprint of `fps` in order, appending one result
@@ -405,60 +516,54 @@ impl FingerprintSet {
         }
     }
 
-    /// The insert of a fingerprint known to be absent when the table is at
-    /// its limit (or not allocated): grow, or answer `Full`.
+    /// The insert of a fingerprint known to be absent when its table is at
+    /// its limit (or not allocated): grow (or split), or answer `Full`.
     #[cold]
     #[inline(never)]
-    fn insert_absent_slow(&mut self, fp: u64) -> Insert {
-        if !self.can_grow() {
+    fn insert_absent_slow(&mut self, k: usize, fp: u64) -> Insert {
+        if !self.can_grow(k) {
             return Insert::Full;
         }
-        let next = if self.slots.is_empty() {
-            INITIAL_SLOTS.min(self.max_slots)
+        let cur = self.shards[k].slots.len();
+        if self.shard_bits == 0 && cur * 2 > SPLIT_SLOTS && cur * 2 >= SHARDS {
+            self.split(cur * 2);
         } else {
-            self.slots.len() * 2
-        };
-        self.rebuild(next);
-        if self.len >= self.limit {
-            // Only a budget of one slot gets here: that table holds nothing.
-            return Insert::Full;
+            let next = if cur == 0 {
+                INITIAL_SLOTS.min(self.max_slots)
+            } else {
+                cur * 2
+            };
+            let largest = next >= self.shard_max();
+            let old = std::mem::take(&mut self.shards[k].slots);
+            self.shards[k] = Shard::with_entries(next, largest, old, self.shard_bits);
         }
-        self.put_absent(fp);
-        Insert::New
+        let k = self.shard_of(fp);
+        match self.shards[k].insert(fp, self.shard_bits) {
+            Ok(false) => {
+                self.len += 1;
+                Insert::New
+            }
+            // Only a budget of one slot (or a full shard after a split) gets here.
+            _ => Insert::Full,
+        }
     }
 
-    /// Moves every entry into a fresh table of `slots` slots (a power of
-    /// two, at least the entry count's need) and resets the limit.
-    fn rebuild(&mut self, slots: usize) {
-        let old = std::mem::replace(&mut self.slots, vec![0u64; slots]);
-        self.mask = slots - 1;
-        self.limit = if slots < self.max_slots {
-            grow_load(slots)
-        } else {
-            full_load(slots)
-        };
+    /// Splits the one table into [`SHARDS`] tables of `total / SHARDS` slots.
+    fn split(&mut self, total: usize) {
+        let old = std::mem::take(&mut self.shards[0].slots);
+        self.shard_bits = SHARD_BITS;
+        let slots = total / SHARDS;
+        let largest = slots >= self.shard_max();
+        self.shards = (0..SHARDS)
+            .map(|_| Shard::with_entries(slots, largest, [], SHARD_BITS))
+            .collect();
         for fp in old {
             if fp != 0 {
-                self.place(fp);
+                let t = &mut self.shards[home(fp, SHARDS)];
+                t.place(fp, SHARD_BITS);
+                t.len += 1;
             }
         }
-    }
-
-    /// Stores `fp`, known to be absent, in its first free slot and counts it.
-    #[inline]
-    fn put_absent(&mut self, fp: u64) {
-        self.place(fp);
-        self.len += 1;
-    }
-
-    /// Stores `fp`, known to be absent, in its first free slot.
-    #[inline]
-    fn place(&mut self, fp: u64) {
-        let mut i = home(fp, self.slots.len());
-        while self.slots[i] != 0 {
-            i = (i + 1) & self.mask;
-        }
-        self.slots[i] = fp;
     }
 }
 
@@ -777,6 +882,53 @@ mod tests {
             assert_eq!(s.insert(fingerprint(&i)), Insert::Present);
         }
         assert_eq!(s.len(), 10_000_000);
+    }
+
+    #[test]
+    fn sharded_budget_fills_every_shard_and_keeps_every_element() {
+        // 8 MiB: 2^20 slots in all; the split gives 64 shards that may grow
+        // to 2^14 slots each and fill at 2^14 - 1638 = 14,746 entries.
+        let budget = 8 << 20;
+        let mut s = FingerprintSet::new(Some(budget));
+        let mut inserted = Vec::new();
+        let mut first_full = None;
+        for i in 0..1_000_000u64 {
+            let fp = fingerprint(&i);
+            match s.insert(fp) {
+                Insert::New => inserted.push(fp),
+                Insert::Full => {
+                    first_full.get_or_insert(i);
+                    assert!(!s.contains(fp));
+                }
+                Insert::Present => panic!("distinct fingerprints"),
+            }
+            assert!(s.bytes() <= budget);
+        }
+        // Not split: 2^20 slots is the largest table, so one table, full at 90%.
+        assert_eq!(s.capacity(), 1 << 20);
+        assert_eq!(s.len(), full_load(1 << 20));
+        assert_eq!(first_full, Some(full_load(1 << 20) as u64));
+        // 64 MiB: split at 2^21 slots; each shard fills on its own.
+        let budget = 64 << 20;
+        let mut s = FingerprintSet::new(Some(budget));
+        let n = 8_000_000u64;
+        let mut full = 0u64;
+        for i in 0..n {
+            match s.insert(fingerprint(&i)) {
+                Insert::New => {}
+                Insert::Full => full += 1,
+                Insert::Present => panic!("distinct fingerprints"),
+            }
+            assert!(s.bytes() <= budget);
+        }
+        assert_eq!(s.capacity(), 1 << 23);
+        assert_eq!(s.bytes(), budget);
+        assert!(s.is_full());
+        // Every shard is at 90% of 2^17 slots: 64 * 117,965 entries.
+        assert_eq!(s.len(), 64 * full_load(1 << 17));
+        assert_eq!(full, n - s.len() as u64);
+        let present = (0..n).filter(|&i| s.contains(fingerprint(&i))).count();
+        assert_eq!(present, s.len());
     }
 
     #[test]

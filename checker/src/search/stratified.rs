@@ -84,10 +84,18 @@ struct Frame<S, O> {
     node: u32,
     en_start: u32,
     en_len: u32,
+    /// The fingerprints of this stratum's successors from choice
+    /// `peek_base` on are `peek[peek_start..peek_start + peek_len]`
+    /// (0: not computed), computed when the frame is pushed (DESIGN §9).
+    peek_start: u32,
+    peek_base: u32,
+    peek_len: u32,
     /// Bit i: enabled actor i was offered (run-time soundness check).
     offered: u64,
 }
 
+/// A deferred frame: its state, and its order and cost already moved to
+/// the next choice (the move that the next stratum pays for).
 struct Entry<S, O> {
     state: S,
     order: O,
@@ -96,7 +104,17 @@ struct Entry<S, O> {
     depth: u32,
     node: u32,
     offered: u64,
+    /// The fingerprint of the successor that resuming this entry reaches
+    /// first (0: unknown), prefetched a few entries ahead (DESIGN §9).
+    fp: u64,
 }
+
+/// How many frontier entries ahead of the one being resumed the search
+/// prefetches the cache slot of the first successor.
+const PREFETCH_AHEAD: usize = 8;
+
+/// The most successors of one frame whose fingerprints are computed ahead.
+const MAX_PEEK: u32 = 64;
 
 /// What the search found: a violation at a step, reached by `advances`
 /// (moves to the next choice, as (depth, count) from the initial state).
@@ -134,6 +152,7 @@ struct Search<'a, P: Program, O> {
     arena: Arena,
     events: Vec<Event>,
     scratch: Vec<Enabled>,
+    peek: Vec<u64>,
     bound: u32,
     stratum: Stratum,
     report: Report,
@@ -170,6 +189,7 @@ pub fn run<P: Program, O: ChoiceOrder>(
         arena: Arena::default(),
         events: Vec::new(),
         scratch: Vec::new(),
+        peek: Vec::new(),
         bound: 0,
         stratum: Stratum::default(),
         report,
@@ -194,6 +214,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
         self.report.states = 1;
         self.stratum.new_states = 1;
         let mut started = Instant::now();
+        let mut spare = Vec::new();
         let mut stop = self.push_frame(s0, root, 0, 0, ROOT, None)?;
         if stop.is_none() {
             stop = self.run_stack()?;
@@ -209,9 +230,15 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             // The next stratum: resume the deferred work items in insertion order.
             self.bound += 1;
             started = Instant::now();
-            let work = std::mem::take(&mut self.frontier);
+            // The work list and the next frontier swap buffers, so that
+            // their pages stay mapped from one stratum to the next.
+            let mut work = std::mem::replace(&mut self.frontier, std::mem::take(&mut spare));
             self.work_len = work.len() as u64;
-            for entry in work {
+            let mut entries = work.drain(..);
+            while let Some(entry) = entries.next() {
+                if let Some(ahead) = entries.as_slice().get(PREFETCH_AHEAD) {
+                    self.cache.prefetch(ahead.fp);
+                }
                 self.work_len -= 1;
                 stop = self.resume(entry)?;
                 if stop.is_none() {
@@ -221,7 +248,9 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                     break;
                 }
             }
+            drop(entries);
             self.work_len = 0;
+            spare = work;
         }
     }
 
@@ -243,7 +272,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
         cost: u32,
         depth: u32,
         node: u32,
-        resume: Option<(u32, u64)>,
+        resume: Option<(u32, u64, u64)>,
     ) -> Result<Option<Stop>, SearchError> {
         let en_start = self.en.len();
         self.program.enabled(&state, &mut self.scratch);
@@ -262,6 +291,9 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                         node,
                         en_start: en_start as u32,
                         en_len: 0,
+                        peek_start: 0,
+                        peek_base: 0,
+                        peek_len: 0,
                         offered: 0,
                     });
                     let path = self.materialize(top)?;
@@ -293,6 +325,9 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             node,
             en_start: en_start as u32,
             en_len: en_len as u32,
+            peek_start: 0,
+            peek_base: 0,
+            peek_len: 0,
             offered: 0,
         };
         match resume {
@@ -300,12 +335,11 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                 let (actor, _) = frame.order.current(&self.en[en_start..], &self.ids[en_start..]);
                 frame.offered = self.offer(0, actor, &self.ids[en_start..], &frame.order)?;
             }
-            Some((next, offered)) => {
-                // A deferred frame resumes with one more move, paid by this stratum.
+            Some((next, offered, _)) => {
+                // A deferred frame resumes one move on, paid by this stratum
+                // (the entry holds the order and cost after the move).
                 let en = &self.en[en_start..];
                 let ids = &self.ids[en_start..];
-                frame.cost += frame.order.advance_cost(en, ids);
-                frame.order.advance(en, ids);
                 // Alternative 0 starts another actor's block: it must be a fresh actor.
                 let (after, alt) = frame.order.current(en, ids);
                 frame.offered = if alt > 0 {
@@ -316,8 +350,62 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                 frame.next = next;
             }
         }
+        if self.config.use_cache {
+            self.peek_successors(&mut frame);
+            if let Some((_, _, fp)) = resume.filter(|&(_, _, fp)| fp != 0 && frame.peek_len == 0) {
+                // The deferred frame's first successor, computed at deferral.
+                self.peek.push(fp);
+                frame.peek_len = 1;
+            }
+        }
         self.stack.push(frame);
         Ok(None)
+    }
+
+    /// Computes the fingerprints of the successors that `frame` (not yet
+    /// pushed) will reach in this stratum, in order, and prefetches the
+    /// look-ups of the first few, so that their cache misses overlap
+    /// (DESIGN §9). Nothing is inserted or counted here: the successors are
+    /// still taken, looked up and explored in the search's order. A frame
+    /// that takes one choice only computes nothing.
+    fn peek_successors(&mut self, frame: &mut Frame<P::State, O>) {
+        let (start, len) = (frame.en_start as usize, frame.en_len as usize);
+        let en = &self.en[start..start + len];
+        let ids = &self.ids[start..start + len];
+        frame.peek_start = self.peek.len() as u32;
+        frame.peek_base = frame.next;
+        let remaining = frame.total - frame.next;
+        if remaining < 2 || frame.cost + frame.order.advance_cost(en, ids) > self.bound {
+            return;
+        }
+        let Some(state) = frame.state.as_ref() else {
+            return;
+        };
+        let mut order = frame.order.clone();
+        let mut cost = frame.cost;
+        for k in 0..remaining.min(MAX_PEEK) {
+            let (actor, alt) = order.current(en, ids);
+            let mut child = state.clone();
+            self.events.clear();
+            let fp = match self.program.execute(&mut child, actor, alt, &mut self.events) {
+                Ok(()) => fingerprint(&child),
+                Err(_) => 0,
+            };
+            self.peek.push(fp);
+            if (k as usize) < PREFETCH_AHEAD {
+                self.cache.prefetch(fp);
+            }
+            if k + 1 == remaining {
+                break;
+            }
+            let step = order.advance_cost(en, ids);
+            if cost + step > self.bound {
+                break;
+            }
+            cost += step;
+            order.advance(en, ids);
+        }
+        frame.peek_len = self.peek.len() as u32 - frame.peek_start;
     }
 
     /// The run-time soundness check: a newly offered actor must be enabled
@@ -345,7 +433,14 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
     }
 
     fn resume(&mut self, e: Entry<P::State, O>) -> Result<Option<Stop>, SearchError> {
-        self.push_frame(e.state, e.order, e.cost, e.depth, e.node, Some((e.next, e.offered)))
+        self.push_frame(
+            e.state,
+            e.order,
+            e.cost,
+            e.depth,
+            e.node,
+            Some((e.next, e.offered, e.fp)),
+        )
     }
 
     /// The path node of frame `k`, creating nodes for the frames below it
@@ -387,6 +482,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                 let start = top.en_start as usize;
                 self.en.truncate(start);
                 self.ids.truncate(start);
+                self.peek.truncate(top.peek_start as usize);
                 self.stack.pop();
                 continue;
             }
@@ -395,49 +491,126 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             let ids = &self.ids[start..start + len];
             let (actor, alt) = top.order.current(en, ids);
             let index = top.next;
+            // The successor's fingerprint if computed at push time; prefetch
+            // the look-up of a later one.
+            let j = index - top.peek_base;
+            let peeked = if j < top.peek_len {
+                let p = (top.peek_start + j) as usize;
+                if j + (PREFETCH_AHEAD as u32) < top.peek_len {
+                    self.cache.prefetch(self.peek[p + PREFETCH_AHEAD]);
+                }
+                self.peek[p]
+            } else {
+                0
+            };
             top.next += 1;
             let last = top.next == top.total;
             let step_cost = if last { 0 } else { top.order.advance_cost(en, ids) };
             let defer = !last && top.cost + step_cost > self.bound;
             let cost_at_choice = top.cost;
             let depth = top.depth;
+            let child_depth = depth + 1;
+            // A successor whose fingerprint is known is looked up before it
+            // is executed: a cached one is not executed again.
+            let looked_up =
+                (peeked != 0 && (child_depth as usize) < self.config.max_steps).then(|| self.cache.insert(peeked));
+            let skip = looked_up == Some(Insert::Present);
+            let top = &mut self.stack[top_index];
             let (mut child, kept) = if last {
-                (top.state.take().expect("frame has a state"), None)
+                let s = top.state.take().expect("frame has a state");
+                (if skip { None } else { Some(s) }, None)
             } else if defer {
                 let s = top.state.take().expect("frame has a state");
-                (s.clone(), Some(s))
+                (if skip { None } else { Some(s.clone()) }, Some(s))
+            } else if skip {
+                (None, None)
             } else {
-                (top.state.as_ref().expect("frame has a state").clone(), None)
+                (top.state.clone(), None)
             };
-            self.events.clear();
-            let result = self.program.execute(&mut child, actor, alt, &mut self.events);
             self.report.transitions += 1;
             self.stratum.transitions += 1;
-            if let Err(v) = result {
-                let mut node = self.materialize(top_index)?;
-                if index > 0 {
-                    node = self.arena.push(PathNode {
-                        parent: node,
-                        depth,
-                        count: index,
-                    })?;
+            if let Some(c) = child.as_mut() {
+                self.events.clear();
+                if let Err(v) = self.program.execute(c, actor, alt, &mut self.events) {
+                    let mut node = self.materialize(top_index)?;
+                    if index > 0 {
+                        node = self.arena.push(PathNode {
+                            parent: node,
+                            depth,
+                            count: index,
+                        })?;
+                    }
+                    let advances = self.arena.expand(node);
+                    return Ok(Some(self.violate(v, depth as usize, advances)));
                 }
-                let advances = self.arena.expand(node);
-                return Ok(Some(self.violate(v, depth as usize, advances)));
             }
+            // The successor: cut at the step bound, else looked up in the cache.
+            let mut cut = false;
+            let fresh = match (looked_up, child.as_ref()) {
+                (Some(Insert::Present), _) => false,
+                (Some(Insert::New), c) => {
+                    debug_assert!(
+                        c.is_some_and(|c| fingerprint(c) == peeked),
+                        "mcheck bug: a transition is not deterministic"
+                    );
+                    true
+                }
+                (Some(Insert::Full), _) => {
+                    self.report.cache_full = true;
+                    true
+                }
+                (None, None) => false,
+                (None, Some(c)) => {
+                    if child_depth as usize >= self.config.max_steps {
+                        // Cut: not cached, so that a shorter path may explore it.
+                        self.program.enabled(c, &mut self.scratch);
+                        cut = !self.scratch.is_empty();
+                        self.scratch.clear();
+                    }
+                    !cut && (!self.config.use_cache
+                        || match self.cache.insert(fingerprint(c)) {
+                            Insert::New => true,
+                            Insert::Present => false,
+                            Insert::Full => {
+                                self.report.cache_full = true;
+                                true
+                            }
+                        })
+                }
+            };
             let top = &mut self.stack[top_index];
-            let child_order = top.order.child(actor, &self.events);
+            // The explorer steps only into a successor that is explored.
+            let child_order = fresh.then(|| top.order.child(actor, &self.events));
             if let Some(state) = kept {
-                let (order, next, offered) = (top.order.clone(), top.next, top.offered);
+                let (mut order, next, offered) = (top.order.clone(), top.next, top.offered);
+                // The entry resumes one move on: it holds the order after
+                // the move and the cost with it.
+                let en = &self.en[start..start + len];
+                let ids = &self.ids[start..start + len];
+                order.advance(en, ids);
+                let fp = if self.config.use_cache {
+                    // The successor the resumed entry takes first: its
+                    // look-up is prefetched when the entry comes up.
+                    let (a, alt) = order.current(en, ids);
+                    let mut c = state.clone();
+                    self.events.clear();
+                    match self.program.execute(&mut c, a, alt, &mut self.events) {
+                        Ok(()) => fingerprint(&c),
+                        Err(_) => 0,
+                    }
+                } else {
+                    0
+                };
                 let node = self.materialize(top_index)?;
                 self.frontier.push(Entry {
                     state,
                     order,
                     next,
-                    cost: cost_at_choice,
+                    cost: cost_at_choice + step_cost,
                     depth,
                     node,
                     offered,
+                    fp,
                 });
                 self.report.deferrals += 1;
                 self.stratum.deferrals += 1;
@@ -454,31 +627,11 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
                     self.stack[top_index].offered = o;
                 }
             }
-            // The successor.
-            let child_depth = depth + 1;
-            if child_depth as usize >= self.config.max_steps {
-                // Cut: not cached, so that a shorter path may explore it.
-                self.program.enabled(&child, &mut self.scratch);
-                let terminal = self.scratch.is_empty();
-                self.scratch.clear();
-                if !terminal {
-                    self.cut = true;
-                    continue;
-                }
+            if cut {
+                self.cut = true;
+                continue;
             }
-            let fresh = if self.config.use_cache {
-                match self.cache.insert(fingerprint(&child)) {
-                    Insert::New => true,
-                    Insert::Present => false,
-                    Insert::Full => {
-                        self.report.cache_full = true;
-                        true
-                    }
-                }
-            } else {
-                true
-            };
-            if fresh {
+            if let (Some(child_order), Some(child)) = (child_order, child) {
                 self.report.states += 1;
                 self.stratum.new_states += 1;
                 if let Some(stop) = self.push_frame(child, child_order, cost_at_choice, child_depth, NONE, None)? {
