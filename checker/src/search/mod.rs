@@ -6,7 +6,8 @@
 //! * [`pb`]: iterative preemption bounding (a baseline),
 //!
 //! all three on the one loop of [`stratified`], differing only in their
-//! [`order`]; and the randomized baselines on the deterministic parallel
+//! [`order`] (SES and PB on several threads with `config.threads` > 1,
+//! see [`parallel`]); and the randomized baselines on the deterministic parallel
 //! [`batch`] runner:
 //!
 //! * [`random::rs`]: random walk,
@@ -16,6 +17,7 @@
 pub mod batch;
 pub mod exec;
 pub mod order;
+pub mod parallel;
 pub mod pct;
 pub mod progress;
 pub mod random;
@@ -71,11 +73,19 @@ impl std::error::Error for SearchError {}
 /// Sound and complete for any explorer that keeps the soundness contract
 /// (paper Thm 2): run to exhaustion it visits exactly the reachable states.
 /// The counterexample is a delay path.
+///
+/// With `config.worker_threads()` > 1 the strata after the first run on
+/// that many threads ([`parallel::run`]): the counts may then vary from run
+/// to run, the outcome and, run to exhaustion, the states may not.
 pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -> Result<Report, SearchError> {
     let explorer = exec::prepare_explorer(program, explorer, config.seed);
     let name = explorer.name().to_string();
     let report = Report::new("ses", Some(&name), config.seed, 1);
-    let result = stratified::run(program, Composed::new(explorer), config, report)?;
+    let root = Composed::new(explorer);
+    let result = match config.worker_threads() {
+        1 => stratified::run(program, root, config, report)?,
+        threads => parallel::run(program, root, config, report, threads)?,
+    };
     let mut report = result.report;
     if let Some(v) = result.violation {
         let path = exec::delay_path(&v.advances);
@@ -92,20 +102,32 @@ pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -
 
 /// Plain exhaustive depth-first search: every choice of every state, in
 /// actor id order, with the state cache. The counterexample is a choice
-/// path. `max_delays` does not apply.
+/// path. `max_delays` does not apply. Always one thread: DFS is a single
+/// stratum, which the parallel search does not split (a note says so when
+/// more threads were asked for).
 pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("dfs", None, config.seed, 1);
-    let result = stratified::run(program, Natural::default(), config, report)?;
+    let mut result = stratified::run(program, Natural::default(), config, report)?;
+    if config.worker_threads() > 1 {
+        result
+            .report
+            .notes
+            .push("dfs runs on one thread (it has a single stratum to split); use ses or pb for -j".into());
+    }
     Ok(with_choice_schedule(program, Natural::default(), result, config))
 }
 
 /// Iterative preemption bounding: preemption bound 0, 1, 2, ..., with the
 /// state cache kept across bounds. A preemption is running another actor
 /// while the one that ran last is still enabled; data alternatives are
-/// free. `max_delays` bounds the preemptions.
+/// free. `max_delays` bounds the preemptions. On several threads like
+/// [`ses`].
 pub fn pb<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("pb", None, config.seed, 1);
-    let result = stratified::run(program, Preemptive::initial(), config, report)?;
+    let result = match config.worker_threads() {
+        1 => stratified::run(program, Preemptive::initial(), config, report)?,
+        threads => parallel::run(program, Preemptive::initial(), config, report, threads)?,
+    };
     Ok(with_choice_schedule(program, Preemptive::initial(), result, config))
 }
 

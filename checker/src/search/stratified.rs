@@ -21,6 +21,7 @@
 //! when a frame is deferred or violates.
 
 use super::order::ChoiceOrder;
+use super::parallel::Shared;
 use super::progress::{human, rate, Meter};
 use super::SearchError;
 use crate::cache::{fingerprint, FingerprintSet, Insert};
@@ -33,25 +34,57 @@ use std::time::Instant;
 /// No path node yet: derive it from the frame below.
 const NONE: u32 = u32::MAX;
 /// The empty path.
-const ROOT: u32 = u32::MAX - 1;
+pub(super) const ROOT: u32 = u32::MAX - 1;
+
+/// The state cache as the search loop sees it: the single-threaded
+/// [`FingerprintSet`], or a handle on the shared cache of a parallel search
+/// (see `parallel`). `insert` keeps [`FingerprintSet::insert`]'s contract:
+/// `New` exactly once per fingerprint (among all threads), `Full` when the
+/// budget stops it from growing.
+pub(super) trait StateCache {
+    /// Inserts a fingerprint.
+    fn insert(&mut self, fp: u64) -> Insert;
+    /// The bytes the whole cache holds.
+    fn bytes(&self) -> usize;
+    /// Starts loading the slot of `fp` into the CPU cache (a hint).
+    fn prefetch(&self, _fp: u64) {}
+}
+
+impl StateCache for FingerprintSet {
+    #[inline]
+    fn insert(&mut self, fp: u64) -> Insert {
+        FingerprintSet::insert(self, fp)
+    }
+    fn bytes(&self) -> usize {
+        FingerprintSet::bytes(self)
+    }
+    #[inline]
+    fn prefetch(&self, fp: u64) {
+        FingerprintSet::prefetch(self, fp)
+    }
+}
 
 /// `count` moves to the next choice at step `depth`, after the path `parent`.
 #[derive(Clone, Copy, Debug)]
-struct PathNode {
-    parent: u32,
-    depth: u32,
-    count: u32,
+pub(super) struct PathNode {
+    pub(super) parent: u32,
+    pub(super) depth: u32,
+    pub(super) count: u32,
 }
 
-/// A shared arena of path nodes: a frontier entry's path is one index.
+/// An arena of path nodes: a frontier entry's path is one index. Ids below
+/// `below.len()` name the read-only nodes of earlier strata (a parallel
+/// worker's view of the merged arena; empty in a sequential search), the
+/// others `nodes`.
 #[derive(Default)]
-struct Arena {
-    nodes: Vec<PathNode>,
+pub(super) struct Arena<'a> {
+    pub(super) below: &'a [PathNode],
+    pub(super) nodes: Vec<PathNode>,
 }
 
-impl Arena {
+impl Arena<'_> {
     fn push(&mut self, node: PathNode) -> Result<u32, SearchError> {
-        let id = self.nodes.len();
+        let id = self.below.len() + self.nodes.len();
         if id >= ROOT as usize {
             return Err(SearchError::Internal("more than 4 billion path nodes".into()));
         }
@@ -63,7 +96,11 @@ impl Arena {
     fn expand(&self, mut node: u32) -> Vec<(u32, u32)> {
         let mut out = Vec::new();
         while node != ROOT {
-            let n = self.nodes[node as usize];
+            let i = node as usize;
+            let n = match self.below.get(i) {
+                Some(n) => *n,
+                None => self.nodes[i - self.below.len()],
+            };
             out.push((n.depth, n.count));
             node = n.parent;
         }
@@ -96,13 +133,13 @@ struct Frame<S, O> {
 
 /// A deferred frame: its state, and its order and cost already moved to
 /// the next choice (the move that the next stratum pays for).
-struct Entry<S, O> {
+pub(super) struct Entry<S, O> {
     state: S,
     order: O,
     next: u32,
     cost: u32,
     depth: u32,
-    node: u32,
+    pub(super) node: u32,
     offered: u64,
     /// The fingerprint of the successor that resuming this entry reaches
     /// first (0: unknown), prefetched a few entries ahead (DESIGN §9).
@@ -136,33 +173,48 @@ pub struct SearchResult {
 }
 
 /// Why the search stopped early.
-enum Stop {
+pub(super) enum Stop {
     Violation,
     Budget(BoundedBy),
+    /// Another worker of a parallel search stopped it.
+    Halted,
 }
 
-struct Search<'a, P: Program, O> {
+pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     program: &'a P,
     config: &'a Config,
-    cache: FingerprintSet,
+    pub(super) cache: C,
     stack: Vec<Frame<P::State, O>>,
     en: Vec<Enabled>,
     ids: Vec<ActorId>,
-    frontier: Vec<Entry<P::State, O>>,
-    arena: Arena,
+    pub(super) frontier: Vec<Entry<P::State, O>>,
+    pub(super) arena: Arena<'a>,
     events: Vec<Event>,
     scratch: Vec<Enabled>,
     peek: Vec<u64>,
-    bound: u32,
-    stratum: Stratum,
-    report: Report,
-    violation: Option<RawViolation>,
-    cut: bool,
-    meter: Meter,
-    started: Instant,
+    pub(super) bound: u32,
+    pub(super) stratum: Stratum,
+    pub(super) report: Report,
+    pub(super) violation: Option<RawViolation>,
+    pub(super) cut: bool,
+    pub(super) meter: Meter,
+    pub(super) started: Instant,
     next_check: u64,
-    peak_bytes: u64,
+    pub(super) peak_bytes: u64,
     work_len: u64,
+    /// The shared counters and stop flag of a parallel worker.
+    pub(super) shared: Option<&'a Shared>,
+    /// The states and transitions already added to `shared`.
+    synced: (u64, u64),
+}
+
+/// The cache budget of an exhaustive search (`None`: no cache at all).
+pub(super) fn cache_budget(config: &Config) -> Option<usize> {
+    if config.use_cache {
+        Some(config.cache_bytes.unwrap_or(config.max_memory / 2))
+    } else {
+        None
+    }
 }
 
 /// Run the stratified search from the initial state with `root` as the
@@ -173,52 +225,86 @@ pub fn run<P: Program, O: ChoiceOrder>(
     config: &Config,
     report: Report,
 ) -> Result<SearchResult, SearchError> {
-    let cache_budget = if config.use_cache {
-        Some(config.cache_bytes.unwrap_or(config.max_memory / 2))
-    } else {
-        None
-    };
-    let mut search = Search {
-        program,
-        config,
-        cache: FingerprintSet::new(cache_budget),
-        stack: Vec::new(),
-        en: Vec::new(),
-        ids: Vec::new(),
-        frontier: Vec::new(),
-        arena: Arena::default(),
-        events: Vec::new(),
-        scratch: Vec::new(),
-        peek: Vec::new(),
-        bound: 0,
-        stratum: Stratum::default(),
-        report,
-        violation: None,
-        cut: false,
-        meter: Meter::new(config.progress.clone()),
-        started: Instant::now(),
-        next_check: 0,
-        peak_bytes: 0,
-        work_len: 0,
-    };
+    let cache = FingerprintSet::new(cache_budget(config));
+    let mut search = Search::new(program, config, cache, report);
     let stop = search.explore(root)?;
     Ok(search.finish(stop))
 }
 
-impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
-    fn explore(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
+impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
+    /// A search at bound 0 with nothing explored yet.
+    pub(super) fn new(program: &'a P, config: &'a Config, cache: C, report: Report) -> Self {
+        Search {
+            program,
+            config,
+            cache,
+            stack: Vec::new(),
+            en: Vec::new(),
+            ids: Vec::new(),
+            frontier: Vec::new(),
+            arena: Arena::default(),
+            events: Vec::new(),
+            scratch: Vec::new(),
+            peek: Vec::new(),
+            bound: 0,
+            stratum: Stratum::default(),
+            report,
+            violation: None,
+            cut: false,
+            meter: Meter::new(config.progress.clone()),
+            started: Instant::now(),
+            next_check: 0,
+            peak_bytes: 0,
+            work_len: 0,
+            shared: None,
+            synced: (0, 0),
+        }
+    }
+
+    /// Stratum 0: the search from the initial state with `root` as its order.
+    pub(super) fn start(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
         let s0 = self.program.initial();
         if self.config.use_cache {
             self.cache.insert(fingerprint(&s0));
         }
         self.report.states = 1;
         self.stratum.new_states = 1;
+        let stop = self.push_frame(s0, root, 0, 0, ROOT, None)?;
+        if stop.is_some() {
+            return Ok(stop);
+        }
+        self.run_stack()
+    }
+
+    /// Resumes deferred work items in order (at the current bound) until
+    /// they are done or the search stops.
+    /// Drains `work`, prefetching the cache slot of the successor each
+    /// entry reaches first a few entries ahead.
+    pub(super) fn run_work(&mut self, work: &mut Vec<Entry<P::State, O>>) -> Result<Option<Stop>, SearchError> {
+        self.work_len = work.len() as u64;
+        let mut stop = None;
+        let mut entries = work.drain(..);
+        while let Some(entry) = entries.next() {
+            if let Some(ahead) = entries.as_slice().get(PREFETCH_AHEAD) {
+                self.cache.prefetch(ahead.fp);
+            }
+            self.work_len -= 1;
+            stop = self.resume(entry)?;
+            if stop.is_none() {
+                stop = self.run_stack()?;
+            }
+            if stop.is_some() {
+                break;
+            }
+        }
+        self.work_len = 0;
+        Ok(stop)
+    }
+
+    fn explore(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
         let mut started = Instant::now();
         let mut spare = Vec::new();
-        let mut stop = self.push_frame(s0, root, 0, 0, ROOT, None)?;
-        if stop.is_none() {
-            stop = self.run_stack()?;
-        }
+        let mut stop = self.start(root)?;
         loop {
             self.close_stratum(started);
             if stop.is_some() || self.frontier.is_empty() {
@@ -233,28 +319,13 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             // The work list and the next frontier swap buffers, so that
             // their pages stay mapped from one stratum to the next.
             let mut work = std::mem::replace(&mut self.frontier, std::mem::take(&mut spare));
-            self.work_len = work.len() as u64;
-            let mut entries = work.drain(..);
-            while let Some(entry) = entries.next() {
-                if let Some(ahead) = entries.as_slice().get(PREFETCH_AHEAD) {
-                    self.cache.prefetch(ahead.fp);
-                }
-                self.work_len -= 1;
-                stop = self.resume(entry)?;
-                if stop.is_none() {
-                    stop = self.run_stack()?;
-                }
-                if stop.is_some() {
-                    break;
-                }
-            }
-            drop(entries);
-            self.work_len = 0;
+            stop = self.run_work(&mut work)?;
+            work.clear();
             spare = work;
         }
     }
 
-    fn close_stratum(&mut self, started: Instant) {
+    pub(super) fn close_stratum(&mut self, started: Instant) {
         let mut s = std::mem::take(&mut self.stratum);
         s.bound = self.bound;
         s.frontier = self.frontier.len() as u64;
@@ -647,7 +718,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
         Ok(None)
     }
 
-    fn search_bytes(&self) -> u64 {
+    pub(super) fn search_bytes(&self) -> u64 {
         let entry = size_of::<Entry<P::State, O>>() as u64;
         let frame = size_of::<Frame<P::State, O>>() as u64;
         self.cache.bytes() as u64
@@ -663,14 +734,27 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
         if c.stop.is_raised() {
             return Some(Stop::Budget(BoundedBy::Interrupted));
         }
-        if c.max_states.is_some_and(|m| self.report.states >= m) {
+        // A parallel worker publishes its counts and judges by the totals.
+        let (states, transitions, extra_bytes) = match self.shared {
+            Some(shared) => {
+                let (s, t) = (self.report.states, self.report.transitions);
+                let totals = shared.add(s - self.synced.0, t - self.synced.1);
+                self.synced = (s, t);
+                if shared.is_halted() {
+                    return Some(Stop::Halted);
+                }
+                totals
+            }
+            None => (self.report.states, self.report.transitions, 0),
+        };
+        if c.max_states.is_some_and(|m| states >= m) {
             return Some(Stop::Budget(BoundedBy::States));
         }
         let elapsed = self.started.elapsed();
         if c.time_limit.is_some_and(|t| elapsed >= t) {
             return Some(Stop::Budget(BoundedBy::Time));
         }
-        let bytes = self.search_bytes();
+        let bytes = self.search_bytes() + extra_bytes;
         self.peak_bytes = self.peak_bytes.max(bytes);
         let rss = current_rss().unwrap_or(0) as u64;
         if bytes.max(rss) > c.max_memory as u64 {
@@ -685,14 +769,12 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             ));
             return Some(Stop::Budget(BoundedBy::Memory));
         }
-        let (states, transitions, frontier, bound) = (
-            self.report.states,
-            self.report.transitions,
-            self.frontier.len() as u64 + self.work_len,
-            self.bound,
-        );
+        let (frontier, bound) = (self.frontier.len() as u64 + self.work_len, self.bound);
         let strategy = self.report.strategy.clone();
-        self.meter.tick(|secs| {
+        let meter = &mut self.meter;
+        let mut shared_meter = self.shared.and_then(|s| s.meter());
+        let meter = shared_meter.as_deref_mut().unwrap_or(meter);
+        meter.tick(|secs| {
             format!(
                 "{strategy}: bound {bound}, {} states ({}), {} transitions, frontier {}, {:.0}s",
                 human(states as f64),
@@ -705,7 +787,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
         None
     }
 
-    fn finish(mut self, stop: Option<Stop>) -> SearchResult {
+    pub(super) fn finish(mut self, stop: Option<Stop>) -> SearchResult {
         self.meter.finish();
         self.peak_bytes = self.peak_bytes.max(self.search_bytes());
         let r = &mut self.report;
@@ -723,6 +805,11 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O> {
             Some(Stop::Budget(by)) => {
                 r.outcome = Outcome::Bounded;
                 r.bounded_by = Some(by);
+            }
+            Some(Stop::Halted) => {
+                // Only a worker halts, and workers never finish.
+                r.outcome = Outcome::Bounded;
+                r.bounded_by = Some(BoundedBy::Interrupted);
             }
             None if self.cut => {
                 r.outcome = Outcome::Bounded;

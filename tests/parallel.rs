@@ -1,0 +1,207 @@
+//! Parallel SES (`-j 2`) against the independent BFS oracle on random
+//! transition systems with cycles, with the real RR, RTC and PRR explorers;
+//! on the models: exact state counts, a replayable counterexample, budgets.
+//!
+//! The workers race for the shared cache, so which one expands a state (and
+//! with it the deferral counts and the counterexample) varies from run to
+//! run; what these tests pin may not: the states and transitions of a run
+//! to exhaustion (each state is inserted and expanded exactly once, each of
+//! its choices taken exactly once), the outcome, and that a counterexample
+//! replays. Several runs of the same model repeat the check under
+//! different interleavings.
+
+use mcheck_checker::search::{self, exec};
+use mcheck_checker::testing::RandomProgram;
+use mcheck_checker::{BoundedBy, Config, Model, Outcome, Params, PathKind, Schedule, StopFlag};
+use mcheck_explorers::{builtin, AnyExplorer};
+use mcheck_models::paxos::Paxos;
+use mcheck_models::twophase::TwoPhase;
+
+const EXPLORERS: [&str; 3] = ["rr", "rtc", "prr"];
+
+fn two_threads() -> Config {
+    Config {
+        max_memory: 1 << 30,
+        threads: 2,
+        ..Config::default()
+    }
+}
+
+fn explorer(name: &str) -> AnyExplorer {
+    builtin(name).unwrap()
+}
+
+#[test]
+fn parallel_ses_visits_exactly_the_reachable_set() {
+    let mut several_strata = 0;
+    for seed in 0..1000u64 {
+        let oracle = RandomProgram::generate(seed, false, false).oracle();
+        for name in EXPLORERS {
+            let p = RandomProgram::generate(seed, false, false).recording();
+            let config = Config { seed, ..two_threads() };
+            let r = search::ses(&p, explorer(name), &config).unwrap();
+            assert_eq!(r.outcome, Outcome::Verified, "seed {seed} {name}");
+            assert_eq!(r.threads, 2);
+            assert_eq!(r.states, oracle.reachable.len() as u64, "seed {seed} {name}");
+            assert_eq!(p.seen_states(), oracle.reachable, "seed {seed} {name}");
+            assert_eq!(r.transitions, oracle.transitions, "seed {seed} {name}");
+            let per_stratum: u64 = r.strata.iter().map(|s| s.new_states).sum();
+            assert_eq!(per_stratum, r.states, "seed {seed} {name}");
+            assert!(!r.cache_full);
+            if r.strata.len() >= 3 {
+                several_strata += 1;
+            }
+        }
+    }
+    // Most runs have parallel strata (every stratum after the first).
+    assert!(
+        several_strata > 1800,
+        "only {several_strata} of 3000 runs had 3+ strata"
+    );
+}
+
+#[test]
+fn parallel_ses_finds_planted_violations_exactly_when_reachable_and_they_replay() {
+    let (mut found, mut unreachable) = (0, 0);
+    for seed in 0..1000u64 {
+        let p = RandomProgram::generate(seed, false, true);
+        let oracle = p.oracle();
+        for name in EXPLORERS {
+            let config = Config { seed, ..two_threads() };
+            let r = search::ses(&p, explorer(name), &config).unwrap();
+            assert_eq!(r.is_violation(), oracle.violation_reachable, "seed {seed} {name}");
+            if let Some(mut schedule) = r.schedule {
+                schedule.model = "random".into();
+                assert_eq!(schedule.kind, PathKind::Delays);
+                let schedule = Schedule::from_text(&schedule.to_text()).unwrap();
+                let prepared = exec::prepare_explorer(&p, explorer(name), schedule.explorer_seed);
+                let ex = exec::replay(&p, Some(prepared), &schedule, true).unwrap();
+                let want = r.violation.unwrap();
+                let got = ex.violation.expect("replay reproduces a violation");
+                assert_eq!(got, want, "seed {seed} {name}");
+                assert_eq!(ex.trace.len(), want.step + 1, "seed {seed} {name}");
+            }
+        }
+        if oracle.violation_reachable {
+            found += 1;
+        } else {
+            unreachable += 1;
+        }
+    }
+    assert!(
+        found > 300 && unreachable > 100,
+        "found {found}, unreachable {unreachable}"
+    );
+}
+
+#[test]
+fn parallel_pb_visits_exactly_the_reachable_set() {
+    for seed in 0..300u64 {
+        let oracle = RandomProgram::generate(seed, false, false).oracle();
+        let p = RandomProgram::generate(seed, false, false).recording();
+        let r = search::pb(&p, &two_threads()).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified, "seed {seed}");
+        assert_eq!(r.threads, 2);
+        assert_eq!(p.seen_states(), oracle.reachable, "seed {seed}");
+        assert_eq!(r.transitions, oracle.transitions, "seed {seed}");
+    }
+}
+
+#[test]
+fn with_a_full_cache_parallel_ses_stays_sound_on_acyclic_systems() {
+    for seed in 0..300u64 {
+        let oracle = RandomProgram::generate(seed, true, false).oracle();
+        for name in EXPLORERS {
+            let p = RandomProgram::generate(seed, true, false).recording();
+            let config = Config {
+                cache_bytes: Some(64),
+                ..two_threads()
+            };
+            let r = search::ses(&p, explorer(name), &config).unwrap();
+            assert_eq!(r.outcome, Outcome::Verified, "seed {seed} {name}: {:?}", r.notes);
+            // A budget of 64 bytes is less than a slot per shard: every
+            // insert after the initial state's answers Full.
+            assert_eq!(r.cache_full, r.transitions > 0, "seed {seed} {name}");
+            assert_eq!(p.seen_states(), oracle.reachable, "seed {seed} {name}");
+        }
+    }
+}
+
+#[test]
+fn budgets_stop_parallel_ses_with_bounded() {
+    let params = Params::resolve("twophase", &TwoPhase.info().params, &[("rms".into(), "5".into())]).unwrap();
+    let p = TwoPhase.build(&params, None);
+    let config = Config {
+        max_states: Some(2_000),
+        ..two_threads()
+    };
+    let r = search::ses(&p, explorer("rtc"), &config).unwrap();
+    assert_eq!((r.outcome, r.bounded_by), (Outcome::Bounded, Some(BoundedBy::States)));
+    assert!(r.states >= 2_000, "{}", r.states);
+    let stop = StopFlag::new();
+    stop.raise();
+    let config = Config { stop, ..two_threads() };
+    let r = search::ses(&p, explorer("rtc"), &config).unwrap();
+    assert_eq!(
+        (r.outcome, r.bounded_by),
+        (Outcome::Bounded, Some(BoundedBy::Interrupted))
+    );
+    let config = Config {
+        max_delays: Some(3),
+        ..two_threads()
+    };
+    let r = search::ses(&p, explorer("rtc"), &config).unwrap();
+    assert_eq!(
+        (r.outcome, r.bounded_by, r.max_delays),
+        (Outcome::Bounded, Some(BoundedBy::MaxDelays), 3)
+    );
+}
+
+#[test]
+fn twophase_rms4_is_verified_with_exactly_its_states_on_two_threads() {
+    let params = Params::resolve("twophase", &TwoPhase.info().params, &[("rms".into(), "4".into())]).unwrap();
+    let p = TwoPhase.build(&params, None);
+    // Five runs: five chances for the workers to interleave differently.
+    for run in 0..5 {
+        for name in ["rtc", "rr"] {
+            let r = search::ses(&p, explorer(name), &two_threads()).unwrap();
+            assert_eq!(r.outcome, Outcome::Verified, "run {run} {name}");
+            assert_eq!((r.states, r.transitions), (1_568, 8_257), "run {run} {name}");
+            assert_eq!(r.threads, 2);
+        }
+    }
+}
+
+#[test]
+fn the_cli_reports_threads_and_verifies_twophase_on_two_threads() {
+    let args = ["run", "twophase", "--set", "rms=4", "-j", "2", "-q", "--json"];
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcheck"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["outcome"], "verified");
+    assert_eq!(json["threads"], 2);
+    assert_eq!(json["states"], 1_568);
+    assert_eq!(json["transitions"], 8_257);
+}
+
+#[test]
+fn a_paxos_bug_found_on_two_threads_replays() {
+    let params = Params::resolve("paxos", &Paxos.info().params, &[]).unwrap();
+    for bug in [1, 2] {
+        let p = Paxos.build(&params, Some(bug));
+        let r = search::ses(&p, explorer("rtc"), &two_threads()).unwrap();
+        assert_eq!(r.outcome, Outcome::Violation, "bug {bug}");
+        assert_eq!(r.threads, 2);
+        let found = r.violation.clone().unwrap();
+        let mut schedule = r.schedule.unwrap();
+        schedule.model = "paxos".into();
+        let again = Schedule::from_text(&schedule.to_text()).unwrap();
+        let prepared = exec::prepare_explorer(&p, explorer("rtc"), again.explorer_seed);
+        let ex = exec::replay(&p, Some(prepared), &again, false).unwrap();
+        let v = ex.violation.expect("the counterexample replays");
+        assert_eq!(v, found, "bug {bug}");
+    }
+}
