@@ -107,6 +107,13 @@ impl StateCache for &SharedCache {
     fn bytes(&self) -> usize {
         SharedCache::bytes(self)
     }
+    /// A hint: only when the shard is free, so it never waits.
+    #[inline]
+    fn prefetch(&self, fp: u64) {
+        if let Ok(shard) = self.shards[fp as usize & (SHARDS - 1)].try_lock() {
+            shard.prefetch(fp);
+        }
+    }
 }
 
 /// What the workers of one search share besides the cache: the totals the
