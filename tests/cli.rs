@@ -267,3 +267,38 @@ fn memory_budget_names_what_filled_it() {
     );
     assert!(v["peak_memory_mb"].as_f64().unwrap() < 100.0);
 }
+
+/// Ctrl-C: the first SIGINT stops the search and the report so far is
+/// printed (outcome `bounded`, by `interrupted`, exit 0). (A second one
+/// exits at once with 130; that races with the end of the report, so it is
+/// checked by hand, not here.)
+#[cfg(unix)]
+#[test]
+fn interrupt_stops_with_a_report() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let sigint = |pid: u32| {
+        let ok = Command::new("kill")
+            .args(["-INT", &pid.to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(ok.success());
+    };
+    // twophase with 12 resource managers does not finish in seconds.
+    let child = Command::new(env!("CARGO_BIN_EXE_mcheck"))
+        .args(["run", "twophase", "--set", "rms=12", "--strategy", "dfs", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcheck starts");
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    sigint(child.id());
+    let o = child.wait_with_output().expect("mcheck ends");
+    assert!(sent.elapsed() < Duration::from_secs(3), "took {:?}", sent.elapsed());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["outcome"], "bounded");
+    assert_eq!(r["bounded_by"], "interrupted");
+    assert!(r["states"].as_u64().unwrap() > 1000, "{r}");
+}
