@@ -1,40 +1,16 @@
 //! The two-phase commit model: exact state counts, every seeded bug needs a
 //! delay, is found by SES and replays through the text form.
 
+mod common;
+use common::bfs;
+
 use mcheck_checker::search::{self, exec};
-use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, Schedule, ViolationKind};
+use mcheck_checker::{Config, Model, Outcome, Schedule, ViolationKind};
 use mcheck_explorers::builtin;
 use mcheck_models::twopc::TwoPc;
-use std::collections::{HashSet, VecDeque};
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <TwoPc as Model>::Program {
-    let overrides: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let params = Params::resolve("2pc", &TwoPc.info().params, &overrides).unwrap();
-    TwoPc.build(&params, bug)
-}
-
-/// Reachable states and transitions by a plain BFS over full states.
-fn bfs<P: Program>(p: &P) -> (u64, u64) {
-    let s0 = p.initial();
-    let mut seen = HashSet::from([s0.clone()]);
-    let mut todo = VecDeque::from([s0]);
-    let (mut en, mut ev, mut transitions) = (Vec::<Enabled>::new(), Vec::new(), 0);
-    while let Some(s) = todo.pop_front() {
-        en.clear();
-        p.enabled(&s, &mut en);
-        for e in &en {
-            for alt in 0..e.alternatives {
-                let mut t = s.clone();
-                ev.clear();
-                p.execute(&mut t, e.actor, alt, &mut ev).unwrap();
-                transitions += 1;
-                if seen.insert(t.clone()) {
-                    todo.push_back(t);
-                }
-            }
-        }
-    }
-    (seen.len() as u64, transitions)
+    common::program(&TwoPc, set, bug)
 }
 
 #[test]
