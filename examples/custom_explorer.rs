@@ -35,6 +35,11 @@ impl Explorer for AfterInit {
         "after-init"
     }
 
+    // Deterministic: stratified sampling runs its zero-delay execution once.
+    fn is_randomized(&self) -> bool {
+        false
+    }
+
     // d0: servers, then clients and timers, then the master and injector.
     fn init(&mut self, actors: &[ActorInfo]) {
         let mut sorted: Vec<&ActorInfo> = actors.iter().collect();

@@ -48,6 +48,14 @@ pub trait Explorer: Clone + Send + Sync + Debug {
     /// [`Explorer::init`]; deterministic explorers ignore it.
     fn seed(&mut self, _seed: u64) {}
 
+    /// Whether the explorer's choices depend on its seed. A deterministic
+    /// explorer (`false`) makes every zero-delay execution the same, so
+    /// stratified sampling runs bound 0 once instead of `c1` times. The
+    /// default, `true`, is always safe.
+    fn is_randomized(&self) -> bool {
+        true
+    }
+
     /// Learn the actors of the initial state (d0 depends on them).
     fn init(&mut self, actors: &[ActorInfo]);
 
@@ -71,6 +79,8 @@ pub trait DynExplorer: Send + Sync + Debug {
     fn dyn_name(&self) -> &str;
     /// See [`Explorer::seed`].
     fn dyn_seed(&mut self, seed: u64);
+    /// See [`Explorer::is_randomized`].
+    fn dyn_is_randomized(&self) -> bool;
     /// See [`Explorer::init`].
     fn dyn_init(&mut self, actors: &[ActorInfo]);
     /// See [`Explorer::next`].
@@ -90,6 +100,9 @@ impl<E: Explorer + 'static> DynExplorer for E {
     }
     fn dyn_seed(&mut self, seed: u64) {
         self.seed(seed)
+    }
+    fn dyn_is_randomized(&self) -> bool {
+        self.is_randomized()
     }
     fn dyn_init(&mut self, actors: &[ActorInfo]) {
         self.init(actors)
@@ -129,6 +142,9 @@ impl Explorer for BoxedExplorer {
     }
     fn seed(&mut self, seed: u64) {
         self.0.dyn_seed(seed)
+    }
+    fn is_randomized(&self) -> bool {
+        self.0.dyn_is_randomized()
     }
     fn init(&mut self, actors: &[ActorInfo]) {
         self.0.dyn_init(actors)

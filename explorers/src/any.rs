@@ -62,6 +62,9 @@ impl Explorer for AnyExplorer {
     fn seed(&mut self, seed: u64) {
         each!(self, e => e.seed(seed))
     }
+    fn is_randomized(&self) -> bool {
+        each!(self, e => e.is_randomized())
+    }
     fn init(&mut self, actors: &[ActorInfo]) {
         each!(self, e => e.init(actors))
     }

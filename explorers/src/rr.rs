@@ -31,6 +31,10 @@ impl Explorer for RoundRobin {
         "rr"
     }
 
+    fn is_randomized(&self) -> bool {
+        false
+    }
+
     fn init(&mut self, actors: &[ActorInfo]) {
         self.queue = ActorQueue::new();
         for a in actors {

@@ -34,6 +34,10 @@ impl Explorer for RunToCompletion {
         "rtc"
     }
 
+    fn is_randomized(&self) -> bool {
+        false
+    }
+
     fn init(&mut self, actors: &[ActorInfo]) {
         self.queue = ActorQueue::new();
         for a in actors {

@@ -70,3 +70,29 @@ fn the_bug_needs_one_delay_and_replays() {
     assert!(v.violation.same_bug(&found.violation));
     assert_eq!(v.step, found.step);
 }
+
+/// Stratified sampling runs the zero-delay execution of a deterministic
+/// explorer once (every sample would be the same), and `c1` = 100 times
+/// for PRR, whose samples differ; bound 1 runs `c1 * c2` = 200 for all.
+#[test]
+fn sampling_runs_bound_zero_once_for_deterministic_explorers() {
+    let p = program(&[], None);
+    let config = Config {
+        threads: 1,
+        max_delays: Some(1),
+        ..Config::default()
+    };
+    let params = search::ss::SsParams::default();
+    let per_bound = |name: &str| {
+        let r = search::ss::ss(&p, builtin(name).unwrap(), &config, &params).unwrap();
+        assert_eq!(r.outcome, Outcome::Bounded, "{name}");
+        r.strata.iter().map(|s| s.schedules).collect::<Vec<_>>()
+    };
+    assert_eq!(per_bound("rr"), [1, 200]);
+    assert_eq!(per_bound("rtc"), [1, 200]);
+    assert_eq!(per_bound("prr"), [100, 200]);
+    // With the bug, one sample of bound 1 is enough for RTC.
+    let buggy = program(&[], Some(1));
+    let r = search::ss::ss(&buggy, builtin("rtc").unwrap(), &config, &params).unwrap();
+    assert_eq!((r.outcome, r.schedules), (Outcome::Violation, 2));
+}

@@ -3,7 +3,9 @@
 //! For delay bound db = 0, 1, 2, ... SS runs `num_samples(db) = ⌈c1 · c2^db⌉`
 //! independent samples, each a random execution with `db` delays placed
 //! uniformly among the branching steps (see [`super::sample`] for one
-//! sample and the probability guarantee `≥ 1/L'^db`).
+//! sample and the probability guarantee `≥ 1/L'^db`). One exception: at
+//! bound 0 a deterministic explorer ([`Explorer::is_randomized`] false)
+//! gives the same execution in every sample, so SS runs it once.
 //!
 //! # Determinism
 //!
@@ -200,7 +202,13 @@ pub fn ss<P: Program, E: Explorer>(
             bound: db,
             ..Stratum::default()
         };
-        let total = params.num_samples(db);
+        // With a deterministic explorer every zero-delay sample is the
+        // same execution: run it once.
+        let total = if db == 0 && !explorer.is_randomized() {
+            1
+        } else {
+            params.num_samples(db)
+        };
         // The shard's samples of this bound: i = k + j·n for j < count.
         let count = if total > u64::from(shard_k) {
             (total - u64::from(shard_k) - 1) / u64::from(shard_n) + 1

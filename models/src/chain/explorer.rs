@@ -75,6 +75,11 @@ impl Explorer for ChainExplorer {
         "chain-custom"
     }
 
+    // Deterministic: stratified sampling runs its zero-delay execution once.
+    fn is_randomized(&self) -> bool {
+        false
+    }
+
     fn init(&mut self, actors: &[ActorInfo]) {
         self.queue = ActorQueue::new();
         self.late.clear();
