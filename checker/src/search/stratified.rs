@@ -115,6 +115,9 @@ struct Frame<S, O> {
     order: O,
     /// The index of the next choice to take.
     next: u32,
+    /// The choice `order` is at (`order.current`), kept so that it is
+    /// found once per move.
+    cur: (ActorId, u32),
     total: u32,
     cost: u32,
     depth: u32,
@@ -136,6 +139,8 @@ struct Frame<S, O> {
 pub(super) struct Entry<S, O> {
     state: S,
     order: O,
+    /// `order.current` at the entry's state.
+    cur: (ActorId, u32),
     next: u32,
     cost: u32,
     depth: u32,
@@ -343,7 +348,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         cost: u32,
         depth: u32,
         node: u32,
-        resume: Option<(u32, u64, u64)>,
+        resume: Option<(u32, u64, u64, (ActorId, u32))>,
     ) -> Result<Option<Stop>, SearchError> {
         let en_start = self.en.len();
         self.program.enabled(&state, &mut self.scratch);
@@ -356,6 +361,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                         state: None,
                         order,
                         next: 1,
+                        cur: (ActorId(0), 0),
                         total: 0,
                         cost,
                         depth,
@@ -390,6 +396,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             state: Some(state),
             order,
             next: 0,
+            cur: (ActorId(0), 0),
             total,
             cost,
             depth,
@@ -403,16 +410,17 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         };
         match resume {
             None => {
-                let (actor, _) = frame.order.current(&self.en[en_start..], &self.ids[en_start..]);
-                frame.offered = self.offer(0, actor, &self.ids[en_start..], &frame.order)?;
+                frame.cur = frame.order.current(&self.en[en_start..], &self.ids[en_start..]);
+                frame.offered = self.offer(0, frame.cur.0, &self.ids[en_start..], &frame.order)?;
             }
-            Some((next, offered, _)) => {
+            Some((next, offered, _, cur)) => {
                 // A deferred frame resumes one move on, paid by this stratum
                 // (the entry holds the order and cost after the move).
-                let en = &self.en[en_start..];
                 let ids = &self.ids[en_start..];
+                debug_assert_eq!(cur, frame.order.current(&self.en[en_start..], ids));
+                frame.cur = cur;
                 // Alternative 0 starts another actor's block: it must be a fresh actor.
-                let (after, alt) = frame.order.current(en, ids);
+                let (after, alt) = cur;
                 frame.offered = if alt > 0 {
                     offered
                 } else {
@@ -423,7 +431,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
         if self.config.use_cache {
             self.peek_successors(&mut frame);
-            if let Some((_, _, fp)) = resume.filter(|&(_, _, fp)| fp != 0 && frame.peek_len == 0) {
+            if let Some((_, _, fp, _)) = resume.filter(|&(_, _, fp, _)| fp != 0 && frame.peek_len == 0) {
                 // The deferred frame's first successor, computed at deferral.
                 self.peek.push(fp);
                 frame.peek_len = 1;
@@ -454,8 +462,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         };
         let mut order = frame.order.clone();
         let mut cost = frame.cost;
+        let mut cur = frame.cur;
         for k in 0..remaining.min(MAX_PEEK) {
-            let (actor, alt) = order.current(en, ids);
+            let (actor, alt) = cur;
             let mut child = state.clone();
             self.events.clear();
             let fp = match self.program.execute(&mut child, actor, alt, &mut self.events) {
@@ -474,7 +483,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 break;
             }
             cost += step;
-            order.advance(en, ids);
+            order.advance_from(cur, en, ids);
+            cur = order.current(en, ids);
         }
         frame.peek_len = self.peek.len() as u32 - frame.peek_start;
     }
@@ -510,7 +520,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             e.cost,
             e.depth,
             e.node,
-            Some((e.next, e.offered, e.fp)),
+            Some((e.next, e.offered, e.fp, e.cur)),
         )
     }
 
@@ -560,7 +570,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             let (start, len) = (top.en_start as usize, top.en_len as usize);
             let en = &self.en[start..start + len];
             let ids = &self.ids[start..start + len];
-            let (actor, alt) = top.order.current(en, ids);
+            let (actor, alt) = top.cur;
+            debug_assert_eq!(top.cur, top.order.current(en, ids));
             let index = top.next;
             // The successor's fingerprint if computed at push time; prefetch
             // the look-up of a later one.
@@ -658,11 +669,12 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 // the move and the cost with it.
                 let en = &self.en[start..start + len];
                 let ids = &self.ids[start..start + len];
-                order.advance(en, ids);
+                order.advance_from((actor, alt), en, ids);
+                let cur = order.current(en, ids);
                 let fp = if self.config.use_cache {
                     // The successor the resumed entry takes first: its
                     // look-up is prefetched when the entry comes up.
-                    let (a, alt) = order.current(en, ids);
+                    let (a, alt) = cur;
                     let mut c = state.clone();
                     self.events.clear();
                     match self.program.execute(&mut c, a, alt, &mut self.events) {
@@ -676,6 +688,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 self.frontier.push(Entry {
                     state,
                     order,
+                    cur,
                     next,
                     cost: cost_at_choice + step_cost,
                     depth,
@@ -688,9 +701,10 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             } else if !last {
                 let en = &self.en[start..start + len];
                 let ids = &self.ids[start..start + len];
-                top.order.advance(en, ids);
+                top.order.advance_from((actor, alt), en, ids);
                 top.cost += step_cost;
                 let (now, now_alt) = top.order.current(en, ids);
+                top.cur = (now, now_alt);
                 if now_alt == 0 {
                     let offered = top.offered;
                     let order = &self.stack[top_index].order;
