@@ -41,6 +41,13 @@ pub trait ChoiceOrder: Clone + Send + Sync {
     /// The order at the successor reached by the current choice, given the
     /// actor that ran and the events of the transition.
     fn child(&self, actor: ActorId, events: &[Event]) -> Self;
+
+    /// [`child`](Self::child) of an order that is no longer needed (the
+    /// last choice of its state), which may reuse it.
+    #[inline]
+    fn into_child(self, actor: ActorId, events: &[Event]) -> Self {
+        self.child(actor, events)
+    }
 }
 
 /// The alternatives of `actor` in `en` (sorted by actor id).
@@ -104,6 +111,12 @@ impl<E: Explorer> ChoiceOrder for Composed<E> {
     #[inline]
     fn child(&self, _actor: ActorId, events: &[Event]) -> Self {
         let mut explorer = self.explorer.clone();
+        explorer.step(events);
+        Composed { explorer, alt: 0 }
+    }
+    #[inline]
+    fn into_child(self, _actor: ActorId, events: &[Event]) -> Self {
+        let mut explorer = self.explorer;
         explorer.step(events);
         Composed { explorer, alt: 0 }
     }

@@ -112,7 +112,8 @@ impl Arena<'_> {
 struct Frame<S, O> {
     /// `None` once every choice is taken or the rest was deferred.
     state: Option<S>,
-    order: O,
+    /// `None` once the state is gone and the order was moved out.
+    order: Option<O>,
     /// The index of the next choice to take.
     next: u32,
     /// The choice `order` is at (`order.current`), kept so that it is
@@ -132,6 +133,18 @@ struct Frame<S, O> {
     peek_len: u32,
     /// Bit i: enabled actor i was offered (run-time soundness check).
     offered: u64,
+}
+
+impl<S, O> Frame<S, O> {
+    #[inline]
+    fn order(&self) -> &O {
+        self.order.as_ref().expect("mcheck bug: a live frame has its order")
+    }
+
+    #[inline]
+    fn order_mut(&mut self) -> &mut O {
+        self.order.as_mut().expect("mcheck bug: a live frame has its order")
+    }
 }
 
 /// A deferred frame: its state, and its order and cost already moved to
@@ -359,7 +372,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     let top = self.stack.len();
                     self.stack.push(Frame {
                         state: None,
-                        order,
+                        order: Some(order),
                         next: 1,
                         cur: (ActorId(0), 0),
                         total: 0,
@@ -394,7 +407,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let en_len = self.en.len() - en_start;
         let mut frame = Frame {
             state: Some(state),
-            order,
+            order: Some(order),
             next: 0,
             cur: (ActorId(0), 0),
             total,
@@ -410,21 +423,21 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         };
         match resume {
             None => {
-                frame.cur = frame.order.current(&self.en[en_start..], &self.ids[en_start..]);
-                frame.offered = self.offer(0, frame.cur.0, &self.ids[en_start..], &frame.order)?;
+                frame.cur = frame.order().current(&self.en[en_start..], &self.ids[en_start..]);
+                frame.offered = self.offer(0, frame.cur.0, &self.ids[en_start..], frame.order())?;
             }
             Some((next, offered, _, cur)) => {
                 // A deferred frame resumes one move on, paid by this stratum
                 // (the entry holds the order and cost after the move).
                 let ids = &self.ids[en_start..];
-                debug_assert_eq!(cur, frame.order.current(&self.en[en_start..], ids));
+                debug_assert_eq!(cur, frame.order().current(&self.en[en_start..], ids));
                 frame.cur = cur;
                 // Alternative 0 starts another actor's block: it must be a fresh actor.
                 let (after, alt) = cur;
                 frame.offered = if alt > 0 {
                     offered
                 } else {
-                    self.offer(offered, after, ids, &frame.order)?
+                    self.offer(offered, after, ids, frame.order())?
                 };
                 frame.next = next;
             }
@@ -454,13 +467,13 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         frame.peek_start = self.peek.len() as u32;
         frame.peek_base = frame.next;
         let remaining = frame.total - frame.next;
-        if remaining < 2 || frame.cost + frame.order.advance_cost(en, ids) > self.bound {
+        if remaining < 2 || frame.cost + frame.order().advance_cost(en, ids) > self.bound {
             return;
         }
         let Some(state) = frame.state.as_ref() else {
             return;
         };
-        let mut order = frame.order.clone();
+        let mut order = frame.order().clone();
         let mut cost = frame.cost;
         let mut cur = frame.cur;
         for k in 0..remaining.min(MAX_PEEK) {
@@ -571,7 +584,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             let en = &self.en[start..start + len];
             let ids = &self.ids[start..start + len];
             let (actor, alt) = top.cur;
-            debug_assert_eq!(top.cur, top.order.current(en, ids));
+            debug_assert_eq!(top.cur, top.order().current(en, ids));
             let index = top.next;
             // The successor's fingerprint if computed at push time; prefetch
             // the look-up of a later one.
@@ -587,7 +600,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             };
             top.next += 1;
             let last = top.next == top.total;
-            let step_cost = if last { 0 } else { top.order.advance_cost(en, ids) };
+            let step_cost = if last { 0 } else { top.order().advance_cost(en, ids) };
             let defer = !last && top.cost + step_cost > self.bound;
             let cost_at_choice = top.cost;
             let depth = top.depth;
@@ -662,9 +675,16 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             };
             let top = &mut self.stack[top_index];
             // The explorer steps only into a successor that is explored.
-            let child_order = fresh.then(|| top.order.child(actor, &self.events));
+            // A frame done with its state gives its order away.
+            let child_order = if last {
+                let order = top.order.take().expect("mcheck bug: a live frame has its order");
+                fresh.then(|| order.into_child(actor, &self.events))
+            } else {
+                fresh.then(|| top.order().child(actor, &self.events))
+            };
             if let Some(state) = kept {
-                let (mut order, next, offered) = (top.order.clone(), top.next, top.offered);
+                let order = top.order.take().expect("mcheck bug: a live frame has its order");
+                let (mut order, next, offered) = (order, top.next, top.offered);
                 // The entry resumes one move on: it holds the order after
                 // the move and the cost with it.
                 let en = &self.en[start..start + len];
@@ -701,13 +721,13 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             } else if !last {
                 let en = &self.en[start..start + len];
                 let ids = &self.ids[start..start + len];
-                top.order.advance_from((actor, alt), en, ids);
+                top.order_mut().advance_from((actor, alt), en, ids);
                 top.cost += step_cost;
-                let (now, now_alt) = top.order.current(en, ids);
+                let (now, now_alt) = top.order().current(en, ids);
                 top.cur = (now, now_alt);
                 if now_alt == 0 {
                     let offered = top.offered;
-                    let order = &self.stack[top_index].order;
+                    let order = self.stack[top_index].order();
                     let o = self.offer(offered, now, &self.ids[start..start + len], order)?;
                     self.stack[top_index].offered = o;
                 }
