@@ -405,11 +405,32 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             self.ids.push(e.actor);
         }
         let en_len = self.en.len() - en_start;
-        let mut frame = Frame {
+        let ids = &self.ids[en_start..];
+        let (cur, offered, next) = match resume {
+            None => {
+                let cur = order.current(&self.en[en_start..], ids);
+                (cur, self.offer(0, cur.0, ids, &order)?, 0)
+            }
+            Some((next, offered, _, cur)) => {
+                // A deferred frame resumes one move on, paid by this stratum
+                // (the entry holds the order and cost after the move).
+                debug_assert_eq!(cur, order.current(&self.en[en_start..], ids));
+                // Alternative 0 starts another actor's block: it must be a fresh actor.
+                let (after, alt) = cur;
+                let offered = if alt > 0 {
+                    offered
+                } else {
+                    self.offer(offered, after, ids, &order)?
+                };
+                (cur, offered, next)
+            }
+        };
+        // Built in place: a frame is large.
+        self.stack.push(Frame {
             state: Some(state),
             order: Some(order),
-            next: 0,
-            cur: (ActorId(0), 0),
+            next,
+            cur,
             total,
             cost,
             depth,
@@ -419,53 +440,35 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             peek_start: 0,
             peek_base: 0,
             peek_len: 0,
-            offered: 0,
-        };
-        match resume {
-            None => {
-                frame.cur = frame.order().current(&self.en[en_start..], &self.ids[en_start..]);
-                frame.offered = self.offer(0, frame.cur.0, &self.ids[en_start..], frame.order())?;
-            }
-            Some((next, offered, _, cur)) => {
-                // A deferred frame resumes one move on, paid by this stratum
-                // (the entry holds the order and cost after the move).
-                let ids = &self.ids[en_start..];
-                debug_assert_eq!(cur, frame.order().current(&self.en[en_start..], ids));
-                frame.cur = cur;
-                // Alternative 0 starts another actor's block: it must be a fresh actor.
-                let (after, alt) = cur;
-                frame.offered = if alt > 0 {
-                    offered
-                } else {
-                    self.offer(offered, after, ids, frame.order())?
-                };
-                frame.next = next;
-            }
-        }
+            offered,
+        });
         if self.config.use_cache {
-            self.peek_successors(&mut frame);
-            if let Some((_, _, fp, _)) = resume.filter(|&(_, _, fp, _)| fp != 0 && frame.peek_len == 0) {
+            let top = self.stack.len() - 1;
+            self.peek_successors(top);
+            if let Some((_, _, fp, _)) = resume.filter(|&(_, _, fp, _)| fp != 0 && self.stack[top].peek_len == 0) {
                 // The deferred frame's first successor, computed at deferral.
                 self.peek.push(fp);
-                frame.peek_len = 1;
+                self.stack[top].peek_len = 1;
             }
         }
-        self.stack.push(frame);
         Ok(None)
     }
 
-    /// Computes the fingerprints of the successors that `frame` (not yet
+    /// Computes the fingerprints of the successors that frame `k` (just
     /// pushed) will reach in this stratum, in order, and prefetches the
     /// look-ups of the first few, so that their cache misses overlap
     /// (DESIGN §9). Nothing is inserted or counted here: the successors are
     /// still taken, looked up and explored in the search's order. A frame
     /// that takes one choice only computes nothing.
-    fn peek_successors(&mut self, frame: &mut Frame<P::State, O>) {
+    fn peek_successors(&mut self, k: usize) {
+        let peek_start = self.peek.len() as u32;
+        let frame = &mut self.stack[k];
+        frame.peek_start = peek_start;
+        frame.peek_base = frame.next;
+        let frame = &self.stack[k];
         let (start, len) = (frame.en_start as usize, frame.en_len as usize);
         let en = &self.en[start..start + len];
         let ids = &self.ids[start..start + len];
-        frame.peek_start = self.peek.len() as u32;
-        frame.peek_base = frame.next;
         let remaining = frame.total - frame.next;
         if remaining < 2 || frame.cost + frame.order().advance_cost(en, ids) > self.bound {
             return;
@@ -499,7 +502,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             order.advance_from(cur, en, ids);
             cur = order.current(en, ids);
         }
-        frame.peek_len = self.peek.len() as u32 - frame.peek_start;
+        self.stack[k].peek_len = self.peek.len() as u32 - peek_start;
     }
 
     /// The run-time soundness check: a newly offered actor must be enabled
