@@ -152,8 +152,6 @@ impl<S, O> Frame<S, O> {
 pub(super) struct Entry<S, O> {
     state: S,
     order: O,
-    /// `order.current` at the entry's state.
-    cur: (ActorId, u32),
     next: u32,
     cost: u32,
     depth: u32,
@@ -361,7 +359,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         cost: u32,
         depth: u32,
         node: u32,
-        resume: Option<(u32, u64, u64, (ActorId, u32))>,
+        resume: Option<(u32, u64, u64)>,
     ) -> Result<Option<Stop>, SearchError> {
         let en_start = self.en.len();
         self.program.enabled(&state, &mut self.scratch);
@@ -411,10 +409,10 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 let cur = order.current(&self.en[en_start..], ids);
                 (cur, self.offer(0, cur.0, ids, &order)?, 0)
             }
-            Some((next, offered, _, cur)) => {
+            Some((next, offered, _)) => {
                 // A deferred frame resumes one move on, paid by this stratum
                 // (the entry holds the order and cost after the move).
-                debug_assert_eq!(cur, order.current(&self.en[en_start..], ids));
+                let cur = order.current(&self.en[en_start..], ids);
                 // Alternative 0 starts another actor's block: it must be a fresh actor.
                 let (after, alt) = cur;
                 let offered = if alt > 0 {
@@ -445,7 +443,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         if self.config.use_cache {
             let top = self.stack.len() - 1;
             self.peek_successors(top);
-            if let Some((_, _, fp, _)) = resume.filter(|&(_, _, fp, _)| fp != 0 && self.stack[top].peek_len == 0) {
+            if let Some((_, _, fp)) = resume.filter(|&(_, _, fp)| fp != 0 && self.stack[top].peek_len == 0) {
                 // The deferred frame's first successor, computed at deferral.
                 self.peek.push(fp);
                 self.stack[top].peek_len = 1;
@@ -536,7 +534,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             e.cost,
             e.depth,
             e.node,
-            Some((e.next, e.offered, e.fp, e.cur)),
+            Some((e.next, e.offered, e.fp)),
         )
     }
 
@@ -711,7 +709,6 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 self.frontier.push(Entry {
                     state,
                     order,
-                    cur,
                     next,
                     cost: cost_at_choice + step_cost,
                     depth,
