@@ -29,9 +29,25 @@ pub trait ChoiceOrder: Clone + Send + Sync {
     fn advance_cost(&self, en: &[Enabled], ids: &[ActorId]) -> u32;
     /// Move to the next choice.
     fn advance(&mut self, en: &[Enabled], ids: &[ActorId]);
+
+    /// [`advance`](Self::advance), given `cur`, which must be what
+    /// [`current`](Self::current) returns now (the search keeps it, so that
+    /// an order need not find it again).
+    #[inline]
+    fn advance_from(&mut self, cur: (ActorId, u32), en: &[Enabled], ids: &[ActorId]) {
+        let _ = cur;
+        self.advance(en, ids);
+    }
     /// The order at the successor reached by the current choice, given the
     /// actor that ran and the events of the transition.
     fn child(&self, actor: ActorId, events: &[Event]) -> Self;
+
+    /// [`child`](Self::child) of an order that is no longer needed (the
+    /// last choice of its state), which may reuse it.
+    #[inline]
+    fn into_child(self, actor: ActorId, events: &[Event]) -> Self {
+        self.child(actor, events)
+    }
 }
 
 /// The alternatives of `actor` in `en` (sorted by actor id).
@@ -83,8 +99,24 @@ impl<E: Explorer> ChoiceOrder for Composed<E> {
         }
     }
     #[inline]
+    fn advance_from(&mut self, cur: (ActorId, u32), en: &[Enabled], ids: &[ActorId]) {
+        debug_assert_eq!(cur, self.current(en, ids), "mcheck bug: a stale current choice");
+        if self.alt + 1 < alternatives_of(en, ids, cur.0) {
+            self.alt += 1;
+        } else {
+            self.alt = 0;
+            self.explorer.delay(ids);
+        }
+    }
+    #[inline]
     fn child(&self, _actor: ActorId, events: &[Event]) -> Self {
         let mut explorer = self.explorer.clone();
+        explorer.step(events);
+        Composed { explorer, alt: 0 }
+    }
+    #[inline]
+    fn into_child(self, _actor: ActorId, events: &[Event]) -> Self {
+        let mut explorer = self.explorer;
         explorer.step(events);
         Composed { explorer, alt: 0 }
     }

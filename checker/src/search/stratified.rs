@@ -112,9 +112,13 @@ impl Arena<'_> {
 struct Frame<S, O> {
     /// `None` once every choice is taken or the rest was deferred.
     state: Option<S>,
-    order: O,
+    /// `None` once the state is gone and the order was moved out.
+    order: Option<O>,
     /// The index of the next choice to take.
     next: u32,
+    /// The choice `order` is at (`order.current`), kept so that it is
+    /// found once per move.
+    cur: (ActorId, u32),
     total: u32,
     cost: u32,
     depth: u32,
@@ -129,6 +133,18 @@ struct Frame<S, O> {
     peek_len: u32,
     /// Bit i: enabled actor i was offered (run-time soundness check).
     offered: u64,
+}
+
+impl<S, O> Frame<S, O> {
+    #[inline]
+    fn order(&self) -> &O {
+        self.order.as_ref().expect("mcheck bug: a live frame has its order")
+    }
+
+    #[inline]
+    fn order_mut(&mut self) -> &mut O {
+        self.order.as_mut().expect("mcheck bug: a live frame has its order")
+    }
 }
 
 /// A deferred frame: its state, and its order and cost already moved to
@@ -354,8 +370,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     let top = self.stack.len();
                     self.stack.push(Frame {
                         state: None,
-                        order,
+                        order: Some(order),
                         next: 1,
+                        cur: (ActorId(0), 0),
                         total: 0,
                         cost,
                         depth,
@@ -386,10 +403,32 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             self.ids.push(e.actor);
         }
         let en_len = self.en.len() - en_start;
-        let mut frame = Frame {
+        let ids = &self.ids[en_start..];
+        let (cur, offered, next) = match resume {
+            None => {
+                let cur = order.current(&self.en[en_start..], ids);
+                (cur, self.offer(0, cur.0, ids, &order)?, 0)
+            }
+            Some((next, offered, _)) => {
+                // A deferred frame resumes one move on, paid by this stratum
+                // (the entry holds the order and cost after the move).
+                let cur = order.current(&self.en[en_start..], ids);
+                // Alternative 0 starts another actor's block: it must be a fresh actor.
+                let (after, alt) = cur;
+                let offered = if alt > 0 {
+                    offered
+                } else {
+                    self.offer(offered, after, ids, &order)?
+                };
+                (cur, offered, next)
+            }
+        };
+        // Built in place: a frame is large.
+        self.stack.push(Frame {
             state: Some(state),
-            order,
-            next: 0,
+            order: Some(order),
+            next,
+            cur,
             total,
             cost,
             depth,
@@ -399,63 +438,47 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             peek_start: 0,
             peek_base: 0,
             peek_len: 0,
-            offered: 0,
-        };
-        match resume {
-            None => {
-                let (actor, _) = frame.order.current(&self.en[en_start..], &self.ids[en_start..]);
-                frame.offered = self.offer(0, actor, &self.ids[en_start..], &frame.order)?;
-            }
-            Some((next, offered, _)) => {
-                // A deferred frame resumes one move on, paid by this stratum
-                // (the entry holds the order and cost after the move).
-                let en = &self.en[en_start..];
-                let ids = &self.ids[en_start..];
-                // Alternative 0 starts another actor's block: it must be a fresh actor.
-                let (after, alt) = frame.order.current(en, ids);
-                frame.offered = if alt > 0 {
-                    offered
-                } else {
-                    self.offer(offered, after, ids, &frame.order)?
-                };
-                frame.next = next;
-            }
-        }
+            offered,
+        });
         if self.config.use_cache {
-            self.peek_successors(&mut frame);
-            if let Some((_, _, fp)) = resume.filter(|&(_, _, fp)| fp != 0 && frame.peek_len == 0) {
+            let top = self.stack.len() - 1;
+            self.peek_successors(top);
+            if let Some((_, _, fp)) = resume.filter(|&(_, _, fp)| fp != 0 && self.stack[top].peek_len == 0) {
                 // The deferred frame's first successor, computed at deferral.
                 self.peek.push(fp);
-                frame.peek_len = 1;
+                self.stack[top].peek_len = 1;
             }
         }
-        self.stack.push(frame);
         Ok(None)
     }
 
-    /// Computes the fingerprints of the successors that `frame` (not yet
+    /// Computes the fingerprints of the successors that frame `k` (just
     /// pushed) will reach in this stratum, in order, and prefetches the
     /// look-ups of the first few, so that their cache misses overlap
     /// (DESIGN §9). Nothing is inserted or counted here: the successors are
     /// still taken, looked up and explored in the search's order. A frame
     /// that takes one choice only computes nothing.
-    fn peek_successors(&mut self, frame: &mut Frame<P::State, O>) {
+    fn peek_successors(&mut self, k: usize) {
+        let peek_start = self.peek.len() as u32;
+        let frame = &mut self.stack[k];
+        frame.peek_start = peek_start;
+        frame.peek_base = frame.next;
+        let frame = &self.stack[k];
         let (start, len) = (frame.en_start as usize, frame.en_len as usize);
         let en = &self.en[start..start + len];
         let ids = &self.ids[start..start + len];
-        frame.peek_start = self.peek.len() as u32;
-        frame.peek_base = frame.next;
         let remaining = frame.total - frame.next;
-        if remaining < 2 || frame.cost + frame.order.advance_cost(en, ids) > self.bound {
+        if remaining < 2 || frame.cost + frame.order().advance_cost(en, ids) > self.bound {
             return;
         }
         let Some(state) = frame.state.as_ref() else {
             return;
         };
-        let mut order = frame.order.clone();
+        let mut order = frame.order().clone();
         let mut cost = frame.cost;
+        let mut cur = frame.cur;
         for k in 0..remaining.min(MAX_PEEK) {
-            let (actor, alt) = order.current(en, ids);
+            let (actor, alt) = cur;
             let mut child = state.clone();
             self.events.clear();
             let fp = match self.program.execute(&mut child, actor, alt, &mut self.events) {
@@ -474,9 +497,10 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 break;
             }
             cost += step;
-            order.advance(en, ids);
+            order.advance_from(cur, en, ids);
+            cur = order.current(en, ids);
         }
-        frame.peek_len = self.peek.len() as u32 - frame.peek_start;
+        self.stack[k].peek_len = self.peek.len() as u32 - peek_start;
     }
 
     /// The run-time soundness check: a newly offered actor must be enabled
@@ -560,7 +584,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             let (start, len) = (top.en_start as usize, top.en_len as usize);
             let en = &self.en[start..start + len];
             let ids = &self.ids[start..start + len];
-            let (actor, alt) = top.order.current(en, ids);
+            let (actor, alt) = top.cur;
+            debug_assert_eq!(top.cur, top.order().current(en, ids));
             let index = top.next;
             // The successor's fingerprint if computed at push time; prefetch
             // the look-up of a later one.
@@ -576,7 +601,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             };
             top.next += 1;
             let last = top.next == top.total;
-            let step_cost = if last { 0 } else { top.order.advance_cost(en, ids) };
+            let step_cost = if last { 0 } else { top.order().advance_cost(en, ids) };
             let defer = !last && top.cost + step_cost > self.bound;
             let cost_at_choice = top.cost;
             let depth = top.depth;
@@ -651,18 +676,26 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             };
             let top = &mut self.stack[top_index];
             // The explorer steps only into a successor that is explored.
-            let child_order = fresh.then(|| top.order.child(actor, &self.events));
+            // A frame done with its state gives its order away.
+            let child_order = if last {
+                let order = top.order.take().expect("mcheck bug: a live frame has its order");
+                fresh.then(|| order.into_child(actor, &self.events))
+            } else {
+                fresh.then(|| top.order().child(actor, &self.events))
+            };
             if let Some(state) = kept {
-                let (mut order, next, offered) = (top.order.clone(), top.next, top.offered);
+                let order = top.order.take().expect("mcheck bug: a live frame has its order");
+                let (mut order, next, offered) = (order, top.next, top.offered);
                 // The entry resumes one move on: it holds the order after
                 // the move and the cost with it.
                 let en = &self.en[start..start + len];
                 let ids = &self.ids[start..start + len];
-                order.advance(en, ids);
+                order.advance_from((actor, alt), en, ids);
+                let cur = order.current(en, ids);
                 let fp = if self.config.use_cache {
                     // The successor the resumed entry takes first: its
                     // look-up is prefetched when the entry comes up.
-                    let (a, alt) = order.current(en, ids);
+                    let (a, alt) = cur;
                     let mut c = state.clone();
                     self.events.clear();
                     match self.program.execute(&mut c, a, alt, &mut self.events) {
@@ -688,12 +721,13 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             } else if !last {
                 let en = &self.en[start..start + len];
                 let ids = &self.ids[start..start + len];
-                top.order.advance(en, ids);
+                top.order_mut().advance_from((actor, alt), en, ids);
                 top.cost += step_cost;
-                let (now, now_alt) = top.order.current(en, ids);
+                let (now, now_alt) = top.order().current(en, ids);
+                top.cur = (now, now_alt);
                 if now_alt == 0 {
                     let offered = top.offered;
-                    let order = &self.stack[top_index].order;
+                    let order = self.stack[top_index].order();
                     let o = self.offer(offered, now, &self.ids[start..start + len], order)?;
                     self.stack[top_index].offered = o;
                 }
