@@ -5,8 +5,8 @@ mod common;
 use common::bfs;
 
 use mcheck_checker::machine::MachineModel;
-use mcheck_checker::search::{self, exec};
-use mcheck_checker::{Config, Model, Outcome, Schedule, ViolationKind};
+use mcheck_checker::search;
+use mcheck_checker::{Config, Model, Outcome, ViolationKind};
 use mcheck_explorers::builtin;
 use mcheck_models::multipaxos::{Cfg, Monitor, MultiPaxos, Note};
 
@@ -109,22 +109,7 @@ const BUGS: [(u32, &str, u64, u32, ViolationKind, &str); 3] = [
 
 #[test]
 fn no_bug_is_found_without_a_delay() {
-    let zero = Config {
-        max_delays: Some(0),
-        ..Config::default()
-    };
-    for (bug, ..) in BUGS {
-        let p = program(&[], Some(bug));
-        for name in ["rr", "rtc"] {
-            let r = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
-            assert_eq!(
-                r.outcome,
-                Outcome::Bounded,
-                "bug {bug}: {name} finds it with zero delays"
-            );
-            assert!(r.violation.is_none());
-        }
-    }
+    common::assert_each_bug_needs_a_delay(&MultiPaxos, BUGS.map(|b| b.0));
 }
 
 #[test]
@@ -137,15 +122,7 @@ fn every_bug_is_found_and_replays() {
         assert_eq!(found.violation.kind, kind, "bug {bug}");
         assert_eq!(found.violation.machine.as_deref(), Some(machine), "bug {bug}");
         assert_eq!((r.states, r.max_delays), (states, delays), "bug {bug}");
-        let mut schedule = r.schedule.unwrap();
-        schedule.model = "multipaxos".into();
-        assert_eq!(schedule.delays(), delays as usize, "bug {bug}");
-        let again = Schedule::from_text(&schedule.to_text()).unwrap();
-        let explorer = exec::prepare_explorer(&p, builtin(name).unwrap(), again.explorer_seed);
-        let ex = exec::replay(&p, Some(explorer), &again, false).unwrap();
-        let v = ex.violation.unwrap();
-        assert!(v.violation.same_bug(&found.violation), "bug {bug}");
-        assert_eq!(v.step, found.step, "bug {bug}");
+        common::assert_replays(&p, "multipaxos", name, &r, delays);
     }
 }
 

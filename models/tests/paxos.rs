@@ -5,7 +5,7 @@ mod common;
 use common::bfs;
 
 use mcheck_checker::search::{self, exec};
-use mcheck_checker::{Config, Model, Outcome, Schedule, ViolationKind};
+use mcheck_checker::{Config, Model, Outcome, ViolationKind};
 use mcheck_explorers::builtin;
 use mcheck_models::paxos::{Ballot, Cfg, Paxos};
 use std::time::Instant;
@@ -68,35 +68,15 @@ fn every_explorer_verifies_the_default_config() {
 /// states, delays and monitor, checks that zero-delay RR and RTC miss it, and
 /// replays the counterexample through its text form.
 fn check_bug(bug: u32, explorer: &str, states: u64, delays: u32, monitor: &str) {
+    common::assert_each_bug_needs_a_delay(&Paxos, [bug]);
     let p = program(&[], Some(bug));
-    let zero = Config {
-        max_delays: Some(0),
-        ..Config::default()
-    };
-    for name in ["rr", "rtc"] {
-        let r = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
-        assert_eq!(
-            r.outcome,
-            Outcome::Bounded,
-            "bug {bug}: {name} finds it with zero delays"
-        );
-        assert!(r.violation.is_none());
-    }
     let r = search::ses(&p, builtin(explorer).unwrap(), &Config::default()).unwrap();
     assert_eq!(r.outcome, Outcome::Violation, "bug {bug}");
     let found = r.violation.clone().unwrap();
     assert_eq!(found.violation.kind, ViolationKind::Monitor, "bug {bug}");
     assert_eq!(found.violation.machine.as_deref(), Some(monitor), "bug {bug}");
     assert_eq!((r.states, r.max_delays), (states, delays), "bug {bug}");
-    let mut schedule = r.schedule.unwrap();
-    schedule.model = "paxos".into();
-    assert_eq!(schedule.delays(), delays as usize);
-    let again = Schedule::from_text(&schedule.to_text()).unwrap();
-    let prepared = exec::prepare_explorer(&p, builtin(explorer).unwrap(), again.explorer_seed);
-    let ex = exec::replay(&p, Some(prepared), &again, false).unwrap();
-    let v = ex.violation.unwrap();
-    assert!(v.violation.same_bug(&found.violation), "bug {bug}");
-    assert_eq!(v.step, found.step, "bug {bug}");
+    common::assert_replays(&p, "paxos", explorer, &r, delays);
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Helpers shared by the model tests: building a configuration and an
 //! independent BFS over full states (no engine code: its own `HashSet`).
 
-use mcheck_checker::{Enabled, Model, Params, Program};
+use mcheck_checker::search::{self, exec};
+use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, Report, Schedule};
+use mcheck_explorers::builtin;
 use std::collections::{HashSet, VecDeque};
 
 /// `model` built with `set` overriding its default parameters.
@@ -34,4 +36,45 @@ pub fn bfs<P: Program>(p: &P) -> (u64, u64) {
         }
     }
     (seen.len() as u64, transitions)
+}
+
+/// Zero-delay SES with RR and with RTC finds none of `bugs` of `model`:
+/// each needs at least one delay (DESIGN §8).
+#[allow(dead_code)]
+pub fn assert_each_bug_needs_a_delay<M: Model>(model: &M, bugs: impl IntoIterator<Item = u32>) {
+    let zero = Config {
+        max_delays: Some(0),
+        ..Config::default()
+    };
+    for bug in bugs {
+        let p = program(model, &[], Some(bug));
+        for name in ["rr", "rtc"] {
+            let r = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
+            assert_eq!(
+                r.outcome,
+                Outcome::Bounded,
+                "bug {bug}: {name} finds it with zero delays"
+            );
+            assert!(r.violation.is_none());
+        }
+    }
+}
+
+/// The counterexample of `report` (SES with the built-in `explorer` on `p`,
+/// a program of the model named `model`) has `delays` delays and replays
+/// through its text form to the same bug at the same step.
+#[allow(dead_code)]
+pub fn assert_replays<P: Program>(p: &P, model: &str, explorer: &str, report: &Report, delays: u32) {
+    let found = report.violation.clone().expect("a violation");
+    let mut schedule = report.schedule.clone().expect("a schedule");
+    schedule.model = model.into();
+    assert_eq!(schedule.delays(), delays as usize, "{model} with {explorer}");
+    let again = Schedule::from_text(&schedule.to_text()).unwrap();
+    let prepared = exec::prepare_explorer(p, builtin(explorer).unwrap(), again.explorer_seed);
+    let v = exec::replay(p, Some(prepared), &again, false)
+        .unwrap()
+        .violation
+        .unwrap();
+    assert!(v.violation.same_bug(&found.violation), "{model}: {:?}", v.violation);
+    assert_eq!(v.step, found.step, "{model} with {explorer}");
 }
