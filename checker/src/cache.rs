@@ -800,15 +800,12 @@ mod tests {
         assert!(!t.contains(5001));
     }
 
-    #[test]
-    fn budget_is_respected_and_full_is_reported() {
-        // 100 KiB: the largest power-of-two table is 8192 slots (64 KiB),
-        // full at 90%: 8192 - 819 = 7373 entries.
-        let budget = 100 << 10;
-        let mut s = FingerprintSet::new(Some(budget));
+    /// Inserts the fingerprints of 0..n, checking the budget after each:
+    /// those inserted, and the first i refused as full.
+    fn fill(s: &mut FingerprintSet, n: u64, budget: usize) -> (Vec<u64>, Option<u64>) {
         let mut inserted = Vec::new();
         let mut first_full = None;
-        for i in 0..10_000u64 {
+        for i in 0..n {
             let fp = fingerprint(&i);
             match s.insert(fp) {
                 Insert::New => inserted.push(fp),
@@ -820,6 +817,16 @@ mod tests {
             }
             assert!(s.bytes() <= budget);
         }
+        (inserted, first_full)
+    }
+
+    #[test]
+    fn budget_is_respected_and_full_is_reported() {
+        // 100 KiB: the largest power-of-two table is 8192 slots (64 KiB),
+        // full at 90%: 8192 - 819 = 7373 entries.
+        let budget = 100 << 10;
+        let mut s = FingerprintSet::new(Some(budget));
+        let (inserted, first_full) = fill(&mut s, 10_000, budget);
         assert_eq!(first_full, Some(7373));
         assert_eq!(inserted.len(), 7373);
         assert_eq!(s.len(), 7373);
@@ -890,20 +897,7 @@ mod tests {
         // to 2^14 slots each and fill at 2^14 - 1638 = 14,746 entries.
         let budget = 8 << 20;
         let mut s = FingerprintSet::new(Some(budget));
-        let mut inserted = Vec::new();
-        let mut first_full = None;
-        for i in 0..1_000_000u64 {
-            let fp = fingerprint(&i);
-            match s.insert(fp) {
-                Insert::New => inserted.push(fp),
-                Insert::Full => {
-                    first_full.get_or_insert(i);
-                    assert!(!s.contains(fp));
-                }
-                Insert::Present => panic!("distinct fingerprints"),
-            }
-            assert!(s.bytes() <= budget);
-        }
+        let (inserted, first_full) = fill(&mut s, 1_000_000, budget);
         // Not split: 2^20 slots is the largest table, so one table, full at 90%.
         assert_eq!(s.capacity(), 1 << 20);
         assert_eq!(s.len(), full_load(1 << 20));
