@@ -897,7 +897,7 @@ mod tests {
         // to 2^14 slots each and fill at 2^14 - 1638 = 14,746 entries.
         let budget = 8 << 20;
         let mut s = FingerprintSet::new(Some(budget));
-        let (inserted, first_full) = fill(&mut s, 1_000_000, budget);
+        let (_, first_full) = fill(&mut s, 1_000_000, budget);
         // Not split: 2^20 slots is the largest table, so one table, full at 90%.
         assert_eq!(s.capacity(), 1 << 20);
         assert_eq!(s.len(), full_load(1 << 20));
