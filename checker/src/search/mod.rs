@@ -81,11 +81,7 @@ pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -
     let explorer = exec::prepare_explorer(program, explorer, config.seed);
     let name = explorer.name().to_string();
     let report = Report::new("ses", Some(&name), config.seed, 1);
-    let root = Composed::new(explorer);
-    let result = match config.worker_threads() {
-        1 => stratified::run(program, root, config, report)?,
-        threads => parallel::run(program, root, config, report, threads)?,
-    };
+    let result = stratified_on_threads(program, Composed::new(explorer), config, report)?;
     let mut report = result.report;
     if let Some(v) = result.violation {
         let path = exec::delay_path(&v.advances);
@@ -124,11 +120,21 @@ pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErr
 /// [`ses`].
 pub fn pb<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("pb", None, config.seed, 1);
-    let result = match config.worker_threads() {
-        1 => stratified::run(program, Preemptive::initial(), config, report)?,
-        threads => parallel::run(program, Preemptive::initial(), config, report, threads)?,
-    };
+    let result = stratified_on_threads(program, Preemptive::initial(), config, report)?;
     Ok(with_choice_schedule(program, Preemptive::initial(), result, config))
+}
+
+/// The stratified search on one thread, or on `config.worker_threads()`.
+fn stratified_on_threads<P: Program, O: order::ChoiceOrder>(
+    program: &P,
+    root: O,
+    config: &Config,
+    report: Report,
+) -> Result<stratified::SearchResult, SearchError> {
+    match config.worker_threads() {
+        1 => stratified::run(program, root, config, report),
+        threads => parallel::run(program, root, config, report, threads),
+    }
 }
 
 fn with_choice_schedule<P: Program, O: order::ChoiceOrder>(
