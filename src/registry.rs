@@ -92,7 +92,16 @@ impl<M: Model> DynModel for M {
     ) -> Result<Report, String> {
         let explorer = explorer_for(self, explorer)?;
         let program = self.build(params, bug);
-        let mut report = search::run(&program, explorer.clone(), strategy, config).map_err(|e| e.to_string())?;
+        // One instance of the search per built-in explorer: its state is
+        // then held without the enum's tag and padding (a frontier entry
+        // holds one), and its calls are direct.
+        let run = match explorer.clone() {
+            AnyExplorer::Rr(e) => search::run(&program, e, strategy, config),
+            AnyExplorer::Rtc(e) => search::run(&program, e, strategy, config),
+            AnyExplorer::Prr(e) => search::run(&program, e, strategy, config),
+            custom @ AnyExplorer::Custom(_) => search::run(&program, custom, strategy, config),
+        };
+        let mut report = run.map_err(|e| e.to_string())?;
         if let Some(schedule) = report.schedule.as_mut() {
             schedule.model = Model::info(self).name.to_string();
             schedule.params = params.0.clone();

@@ -35,8 +35,8 @@ impl ProbabilisticRoundRobin {
     }
 
     /// The queue, first preferred first.
-    pub fn order(&self) -> &[ActorId] {
-        self.queue.as_slice()
+    pub fn order(&self) -> Vec<ActorId> {
+        self.queue.to_vec()
     }
 
     fn insert_randomly(&mut self, id: ActorId) {

@@ -4,19 +4,24 @@ use mcheck_checker::ActorId;
 use std::hash::{Hash, Hasher};
 
 /// Actors held inline (the shipped models have fewer).
-const INLINE: usize = 12;
+const INLINE: usize = 22;
 
-/// The storage of an [`ActorQueue`]: a plain array while it fits, so that
-/// a clone is a copy of a few words.
+/// Ids below this fit the inline form (one byte each).
+const INLINE_IDS: u32 = 256;
+
+/// The storage of an [`ActorQueue`]: a plain byte array while the ids are
+/// small and few, so that the queue is 24 bytes and a clone is a copy of
+/// three words (the stratified search keeps one per frontier entry).
 #[derive(Clone, Debug)]
 enum Repr {
-    Inline { len: u8, ids: [ActorId; INLINE] },
-    Heap(Vec<ActorId>),
+    Inline { len: u8, ids: [u8; INLINE] },
+    Heap(Box<[ActorId]>),
 }
 
-/// Actor ids in the explorer's order of preference, inline for up to 12
-/// actors (the shipped models have fewer), so that cloning an explorer per
-/// explored state does not allocate and is a plain copy.
+/// Actor ids in the explorer's order of preference, inline for up to 22
+/// actors with ids below 256 (the shipped models have fewer), so that
+/// cloning an explorer per explored state does not allocate and is a plain
+/// copy of 24 bytes; longer queues or larger ids move to the heap.
 #[derive(Clone, Debug)]
 pub struct ActorQueue(Repr);
 
@@ -28,7 +33,7 @@ impl Default for ActorQueue {
 
 impl PartialEq for ActorQueue {
     fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
@@ -36,55 +41,105 @@ impl Eq for ActorQueue {}
 
 impl Hash for ActorQueue {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_slice().hash(state)
+        state.write_usize(self.len());
+        for a in self.iter() {
+            a.hash(state);
+        }
     }
 }
 
 /// Ids below this are looked up in a bitmask of the enabled set.
 const MASK_IDS: u32 = 64;
 
+/// A bitmask of `enabled` (sorted by id), or `None` if an id is too large.
+#[inline]
+fn mask_of(enabled: &[ActorId]) -> Option<u64> {
+    let mut mask = 0u64;
+    for a in enabled {
+        if a.0 >= MASK_IDS {
+            return None;
+        }
+        mask |= 1 << a.0;
+    }
+    Some(mask)
+}
+
 impl ActorQueue {
     /// An empty queue.
     pub fn new() -> Self {
         ActorQueue(Repr::Inline {
             len: 0,
-            ids: [ActorId(0); INLINE],
+            ids: [0; INLINE],
         })
     }
 
     /// The actors, first preferred first.
     #[inline]
-    pub fn as_slice(&self) -> &[ActorId] {
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = ActorId> + '_ {
+        let (bytes, heap): (&[u8], &[ActorId]) = match &self.0 {
+            Repr::Inline { len, ids } => (&ids[..*len as usize], &[]),
+            Repr::Heap(v) => (&[], v),
+        };
+        // One of the two is empty.
+        let n = bytes.len() + heap.len();
+        (0..n).map(move |i| match bytes.get(i) {
+            Some(&b) => ActorId(b as u32),
+            None => heap[i],
+        })
+    }
+
+    /// The actors, first preferred first, as a vector.
+    pub fn to_vec(&self) -> Vec<ActorId> {
+        self.iter().collect()
+    }
+
+    /// The actor at position `i`, if any.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<ActorId> {
         match &self.0 {
-            Repr::Inline { len, ids } => &ids[..*len as usize],
-            Repr::Heap(v) => v,
+            Repr::Inline { len, ids } => ids[..*len as usize].get(i).map(|&b| ActorId(b as u32)),
+            Repr::Heap(v) => v.get(i).copied(),
         }
     }
 
     /// Number of actors.
+    #[inline]
     pub fn len(&self) -> usize {
-        self.as_slice().len()
+        match &self.0 {
+            Repr::Inline { len, .. } => *len as usize,
+            Repr::Heap(v) => v.len(),
+        }
     }
 
     /// Whether the queue is empty.
     pub fn is_empty(&self) -> bool {
-        self.as_slice().is_empty()
+        self.len() == 0
+    }
+
+    /// The position of `id`, if present.
+    fn position(&self, id: ActorId) -> Option<usize> {
+        match &self.0 {
+            Repr::Inline { len, ids } => {
+                if id.0 >= INLINE_IDS {
+                    return None;
+                }
+                ids[..*len as usize].iter().position(|&b| b as u32 == id.0)
+            }
+            Repr::Heap(v) => v.iter().position(|&a| a == id),
+        }
     }
 
     /// Position of the first actor of the queue that is in `enabled`
     /// (sorted by id), if any.
     #[inline]
     pub fn first_enabled(&self, enabled: &[ActorId]) -> Option<usize> {
-        let queue = self.as_slice();
         // Small ids (every shipped model's): one bitmask of the enabled set.
-        let mut mask = 0u64;
-        for a in enabled {
-            if a.0 >= MASK_IDS {
-                return queue.iter().position(|a| enabled.binary_search(a).is_ok());
-            }
-            mask |= 1 << a.0;
+        match (&self.0, mask_of(enabled)) {
+            (Repr::Inline { len, ids }, Some(mask)) => ids[..*len as usize]
+                .iter()
+                .position(|&b| (b as u32) < MASK_IDS && mask >> b & 1 == 1),
+            _ => self.iter().position(|a| enabled.binary_search(&a).is_ok()),
         }
-        queue.iter().position(|a| a.0 < MASK_IDS && mask >> a.0 & 1 == 1)
     }
 
     /// The first actor of the queue that is enabled. An enabled actor the
@@ -93,8 +148,16 @@ impl ActorQueue {
     /// total; the search's run-time check reports such an explorer.
     #[inline]
     pub fn next(&self, enabled: &[ActorId]) -> ActorId {
-        match self.first_enabled(enabled) {
-            Some(i) => self.as_slice()[i],
+        if let (Repr::Inline { len, ids }, Some(mask)) = (&self.0, mask_of(enabled)) {
+            for &b in &ids[..*len as usize] {
+                if (b as u32) < MASK_IDS && mask >> b & 1 == 1 {
+                    return ActorId(b as u32);
+                }
+            }
+            return enabled[0];
+        }
+        match self.first_enabled(enabled).and_then(|i| self.get(i)) {
+            Some(a) => a,
             None => enabled[0],
         }
     }
@@ -102,18 +165,17 @@ impl ActorQueue {
     /// Inserts `id` at `at` (at most the length), known to be absent.
     fn insert_at(&mut self, at: usize, id: ActorId) {
         match &mut self.0 {
-            Repr::Inline { len, ids } if (*len as usize) < INLINE => {
+            Repr::Inline { len, ids } if (*len as usize) < INLINE && id.0 < INLINE_IDS => {
                 let n = *len as usize;
                 ids.copy_within(at..n, at + 1);
-                ids[at] = id;
+                ids[at] = id.0 as u8;
                 *len += 1;
             }
-            Repr::Inline { len, ids } => {
-                let mut v = ids[..*len as usize].to_vec();
+            Repr::Inline { .. } | Repr::Heap(_) => {
+                let mut v = self.to_vec();
                 v.insert(at, id);
-                self.0 = Repr::Heap(v);
+                self.0 = Repr::Heap(v.into_boxed_slice());
             }
-            Repr::Heap(v) => v.insert(at, id),
         }
     }
 
@@ -124,9 +186,14 @@ impl ActorQueue {
                 let id = ids[at];
                 ids.copy_within(at + 1..*len as usize, at);
                 *len -= 1;
+                ActorId(id as u32)
+            }
+            Repr::Heap(v) => {
+                let mut list = std::mem::take(v).into_vec();
+                let id = list.remove(at);
+                *v = list.into_boxed_slice();
                 id
             }
-            Repr::Heap(v) => v.remove(at),
         }
     }
 
@@ -151,7 +218,7 @@ impl ActorQueue {
 
     /// Remove `id` if present.
     pub fn remove(&mut self, id: ActorId) {
-        if let Some(i) = self.as_slice().iter().position(|&a| a == id) {
+        if let Some(i) = self.position(id) {
             self.remove_at(i);
         }
     }
@@ -185,41 +252,69 @@ mod tests {
         let en = ids(&[0, 3, 4]);
         assert_eq!(q.next(&en), ActorId(3));
         q.delay_first_enabled(&en);
-        assert_eq!(q.as_slice(), &ids(&[1, 4, 0, 2, 3])[..]);
+        assert_eq!(q.to_vec(), ids(&[1, 4, 0, 2, 3]));
         assert_eq!(q.next(&en), ActorId(4));
         q.push_front(ActorId(2));
-        assert_eq!(q.as_slice(), &ids(&[2, 1, 4, 0, 3])[..]);
+        assert_eq!(q.to_vec(), ids(&[2, 1, 4, 0, 3]));
         q.insert(9, ActorId(1));
-        assert_eq!(q.as_slice(), &ids(&[2, 4, 0, 3, 1])[..]);
+        assert_eq!(q.to_vec(), ids(&[2, 4, 0, 3, 1]));
         q.remove(ActorId(4));
-        assert_eq!(q.as_slice(), &ids(&[2, 0, 3, 1])[..]);
+        assert_eq!(q.to_vec(), ids(&[2, 0, 3, 1]));
         assert_eq!(q.next(&ids(&[7])), ActorId(7));
+    }
+
+    /// The same operations on a queue of `n` actors with ids `i * step`.
+    fn exercise(n: u32, step: u32) -> ActorQueue {
+        let mut q = ActorQueue::new();
+        for i in (0..n).rev() {
+            q.push_front(ActorId(i * step));
+        }
+        assert_eq!(q.len(), n as usize);
+        assert_eq!(q.to_vec()[..3], ids(&[0, step, 2 * step])[..]);
+        let en = ids(&[2 * step, 9 * step, 19 * step]);
+        assert_eq!(q.next(&en), ActorId(2 * step));
+        q.delay_first_enabled(&en);
+        assert_eq!(q.next(&en), ActorId(9 * step));
+        q.delay_first_enabled(&en);
+        assert_eq!(q.next(&en), ActorId(19 * step));
+        q.delay_first_enabled(&en);
+        let tail = ids(&[2 * step, 9 * step, 19 * step]);
+        assert_eq!(q.to_vec()[n as usize - 3..], tail[..]);
+        assert_eq!(q.get(n as usize - 1), Some(ActorId(19 * step)));
+        assert_eq!(q.get(n as usize), None);
+        q
     }
 
     #[test]
     fn long_queues_and_large_ids_behave_the_same() {
-        // 20 actors spill to the heap; ids 100.. take the binary-search path.
-        let mut q = ActorQueue::new();
-        for i in (0..20).rev() {
-            q.push_front(ActorId(i * 7));
+        // Inline (20 actors, ids below 256, some above the bitmask's 64),
+        // and on the heap by length (30 actors) and by id (ids up to 570).
+        for (n, step) in [(20, 7), (30, 7), (20, 30)] {
+            let mut q = exercise(n, step);
+            let inline = matches!(q.0, Repr::Inline { .. });
+            assert_eq!(
+                inline,
+                n <= INLINE as u32 && (n - 1) * step < INLINE_IDS,
+                "{n} x {step}"
+            );
+            let mut r = ActorQueue::new();
+            for a in q.iter() {
+                r.push_back(a);
+            }
+            assert_eq!(q, r);
+            q.remove(ActorId(0));
+            assert_eq!(q.len(), n as usize - 1);
+            assert_ne!(q, r);
+            assert_eq!(q.position(ActorId(0)), None);
         }
-        assert_eq!(q.len(), 20);
-        assert_eq!(q.as_slice()[..3], ids(&[0, 7, 14])[..]);
-        let en = ids(&[14, 63, 133]);
-        assert_eq!(q.next(&en), ActorId(14));
-        q.delay_first_enabled(&en);
-        assert_eq!(q.next(&en), ActorId(63));
-        q.delay_first_enabled(&en);
-        assert_eq!(q.next(&en), ActorId(133));
-        q.delay_first_enabled(&en);
-        assert_eq!(q.as_slice()[17..], ids(&[14, 63, 133])[..]);
-        let mut r = ActorQueue::new();
-        for a in q.as_slice() {
-            r.push_back(*a);
+        // An inline queue and a heap one with the same actors are equal.
+        let mut heap = ActorQueue(Repr::Heap(Box::new([])));
+        let mut inline = ActorQueue::new();
+        for i in [4, 1, 3] {
+            heap.push_back(ActorId(i));
+            inline.push_back(ActorId(i));
         }
-        assert_eq!(q, r);
-        q.remove(ActorId(0));
-        assert_eq!(q.len(), 19);
-        assert_ne!(q, r);
+        assert_eq!(heap, inline);
+        assert_eq!(std::mem::size_of::<ActorQueue>(), 24);
     }
 }

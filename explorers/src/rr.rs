@@ -21,8 +21,8 @@ impl RoundRobin {
     }
 
     /// The queue, first preferred first.
-    pub fn order(&self) -> &[ActorId] {
-        self.queue.as_slice()
+    pub fn order(&self) -> Vec<ActorId> {
+        self.queue.to_vec()
     }
 }
 

@@ -24,8 +24,8 @@ impl RunToCompletion {
     }
 
     /// The priority list, highest first.
-    pub fn order(&self) -> &[ActorId] {
-        self.queue.as_slice()
+    pub fn order(&self) -> Vec<ActorId> {
+        self.queue.to_vec()
     }
 }
 

@@ -361,9 +361,40 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         node: u32,
         resume: Option<(u32, u64, u64)>,
     ) -> Result<Option<Stop>, SearchError> {
-        let en_start = self.en.len();
         self.program.enabled(&state, &mut self.scratch);
-        if self.scratch.is_empty() {
+        let en_start = self.en.len();
+        let total = self.load_enabled();
+        self.push_loaded(state, order, cost, depth, node, resume, (en_start, total))
+    }
+
+    /// Moves the enabled set in `scratch` to the end of `en`/`ids`; returns
+    /// the number of choices.
+    fn load_enabled(&mut self) -> u32 {
+        debug_assert!(
+            self.scratch.iter().all(|e| e.alternatives >= 1),
+            "mcheck: Program::enabled listed an actor with 0 alternatives"
+        );
+        let total = self.scratch.iter().map(|e| e.alternatives.max(1)).sum();
+        self.en.extend_from_slice(&self.scratch);
+        self.ids.extend(self.scratch.iter().map(|e| e.actor));
+        self.scratch.clear();
+        total
+    }
+
+    /// [`push_frame`](Self::push_frame) once the state's enabled set is
+    /// loaded: `en[en_start..]`, with `total` choices (0: terminal).
+    #[allow(clippy::too_many_arguments)]
+    fn push_loaded(
+        &mut self,
+        state: P::State,
+        order: O,
+        cost: u32,
+        depth: u32,
+        node: u32,
+        resume: Option<(u32, u64, u64)>,
+        (en_start, total): (usize, u32),
+    ) -> Result<Option<Stop>, SearchError> {
+        if total == 0 {
             if self.config.deadlock {
                 if let Some(v) = self.program.deadlock(&state) {
                     // The violating "step" is the state reached after `depth` steps.
@@ -391,16 +422,6 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 }
             }
             return Ok(None);
-        }
-        let mut total = 0u32;
-        for e in self.scratch.drain(..) {
-            debug_assert!(
-                e.alternatives >= 1,
-                "mcheck: Program::enabled listed an actor with 0 alternatives"
-            );
-            total += e.alternatives.max(1);
-            self.en.push(e);
-            self.ids.push(e.actor);
         }
         let en_len = self.en.len() - en_start;
         let ids = &self.ids[en_start..];
@@ -527,15 +548,114 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
     }
 
+    /// Resumes a deferred entry. The common case, where the entry takes
+    /// its one choice of this stratum and the move after it needs another
+    /// stratum (always in SES, where every frame's cost is the bound), is
+    /// done without a stack frame: look up (and if new, execute) the
+    /// successor, defer the entry again one move on, then push the
+    /// successor's frame. The same steps, in the same order, as the
+    /// general path of `push_frame` and `run_stack`, which every other
+    /// case takes.
     fn resume(&mut self, e: Entry<P::State, O>) -> Result<Option<Stop>, SearchError> {
-        self.push_frame(
-            e.state,
-            e.order,
-            e.cost,
-            e.depth,
-            e.node,
-            Some((e.next, e.offered, e.fp)),
-        )
+        self.program.enabled(&e.state, &mut self.scratch);
+        let en_start = self.en.len();
+        let total = self.load_enabled();
+        let index = e.next;
+        let last = index + 1 == total;
+        let end = self.en.len();
+        let (en, ids) = (&self.en[en_start..end], &self.ids[en_start..end]);
+        let step_cost = if last { 0 } else { e.order.advance_cost(en, ids) };
+        if total <= index || !(last || e.cost + step_cost > self.bound) {
+            let resume = Some((e.next, e.offered, e.fp));
+            return self.push_loaded(e.state, e.order, e.cost, e.depth, e.node, resume, (en_start, total));
+        }
+        let Entry {
+            state,
+            mut order,
+            cost,
+            depth,
+            node,
+            fp: peeked,
+            ..
+        } = e;
+        let cur = order.current(en, ids);
+        let (actor, alt) = cur;
+        // Alternative 0 starts another actor's block: it must be a fresh actor.
+        let offered = if alt > 0 {
+            e.offered
+        } else {
+            self.offer(e.offered, actor, ids, &order)?
+        };
+        let child_depth = depth + 1;
+        self.report.transitions += 1;
+        self.stratum.transitions += 1;
+        let looked_up =
+            (peeked != 0 && (child_depth as usize) < self.config.max_steps).then(|| self.cache.insert(peeked));
+        let skip = looked_up == Some(Insert::Present);
+        let (mut child, kept) = match (last, skip) {
+            (true, true) => (None, None),
+            (true, false) => (Some(state), None),
+            (false, true) => (None, Some(state)),
+            (false, false) => (Some(state.clone()), Some(state)),
+        };
+        if let Some(c) = child.as_mut() {
+            self.events.clear();
+            if let Err(v) = self.program.execute(c, actor, alt, &mut self.events) {
+                let node = self.child_node(node, depth, index)?;
+                let advances = self.arena.expand(node);
+                self.en.truncate(en_start);
+                self.ids.truncate(en_start);
+                return Ok(Some(self.violate(v, depth as usize, advances)));
+            }
+        }
+        let (fresh, cut) = self.classify(looked_up, child.as_ref(), peeked, child_depth);
+        // The explorer steps only into a successor that is explored.
+        let child_order = match kept {
+            None => fresh.then(|| order.into_child(actor, &self.events)),
+            Some(state) => {
+                let child_order = fresh.then(|| order.child(actor, &self.events));
+                // Deferred again, one move on, before the successor's subtree.
+                let (en, ids) = (&self.en[en_start..end], &self.ids[en_start..end]);
+                order.advance_from(cur, en, ids);
+                let next_choice = order.current(en, ids);
+                let fp = if self.config.use_cache {
+                    self.successor_fp(&state, next_choice)
+                } else {
+                    0
+                };
+                self.frontier.push(Entry {
+                    state,
+                    order,
+                    next: index + 1,
+                    cost: cost + step_cost,
+                    depth,
+                    node,
+                    offered,
+                    fp,
+                });
+                self.report.deferrals += 1;
+                self.stratum.deferrals += 1;
+                child_order
+            }
+        };
+        self.en.truncate(en_start);
+        self.ids.truncate(en_start);
+        if cut {
+            self.cut = true;
+        } else if let (Some(child_order), Some(child)) = (child_order, child) {
+            self.report.states += 1;
+            self.stratum.new_states += 1;
+            let child_node = self.child_node(node, depth, index)?;
+            if let Some(stop) = self.push_frame(child, child_order, cost, child_depth, child_node, None)? {
+                return Ok(Some(stop));
+            }
+        }
+        if self.report.transitions >= self.next_check {
+            if let Some(stop) = self.check_budgets() {
+                return Ok(Some(stop));
+            }
+        }
+        Ok(None)
     }
 
     /// The path node of frame `k`, creating nodes for the frames below it
@@ -568,6 +688,78 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             advances,
         });
         Stop::Violation
+    }
+
+    /// Whether a successor is explored (new), and whether it was cut at
+    /// the step bound: `looked_up` is the result of a look-up made before
+    /// it was executed (of `peeked`, its fingerprint), else `child` is the
+    /// executed successor (`None` only after a `Present` look-up).
+    fn classify(
+        &mut self,
+        looked_up: Option<Insert>,
+        child: Option<&P::State>,
+        peeked: u64,
+        child_depth: u32,
+    ) -> (bool, bool) {
+        let mut cut = false;
+        let fresh = match (looked_up, child) {
+            (Some(Insert::Present), _) => false,
+            (Some(Insert::New), c) => {
+                debug_assert!(
+                    c.is_some_and(|c| fingerprint(c) == peeked),
+                    "mcheck bug: a transition is not deterministic"
+                );
+                true
+            }
+            (Some(Insert::Full), _) => {
+                self.report.cache_full = true;
+                true
+            }
+            (None, None) => false,
+            (None, Some(c)) => {
+                if child_depth as usize >= self.config.max_steps {
+                    // Cut: not cached, so that a shorter path may explore it.
+                    self.program.enabled(c, &mut self.scratch);
+                    cut = !self.scratch.is_empty();
+                    self.scratch.clear();
+                }
+                !cut && (!self.config.use_cache
+                    || match self.cache.insert(fingerprint(c)) {
+                        Insert::New => true,
+                        Insert::Present => false,
+                        Insert::Full => {
+                            self.report.cache_full = true;
+                            true
+                        }
+                    })
+            }
+        };
+        (fresh, cut)
+    }
+
+    /// The fingerprint of the successor of `state` by `choice` (0 if it
+    /// violates), computed to prefetch its look-up.
+    fn successor_fp(&mut self, state: &P::State, (actor, alt): (ActorId, u32)) -> u64 {
+        let mut c = state.clone();
+        self.events.clear();
+        match self.program.execute(&mut c, actor, alt, &mut self.events) {
+            Ok(()) => fingerprint(&c),
+            Err(_) => 0,
+        }
+    }
+
+    /// The path node of the successor reached by choice `index` of the
+    /// state at `node` and `depth`.
+    fn child_node(&mut self, node: u32, depth: u32, index: u32) -> Result<u32, SearchError> {
+        if index == 0 {
+            Ok(node)
+        } else {
+            self.arena.push(PathNode {
+                parent: node,
+                depth,
+                count: index,
+            })
+        }
     }
 
     fn run_stack(&mut self) -> Result<Option<Stop>, SearchError> {
@@ -640,40 +832,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     return Ok(Some(self.violate(v, depth as usize, advances)));
                 }
             }
-            // The successor: cut at the step bound, else looked up in the cache.
-            let mut cut = false;
-            let fresh = match (looked_up, child.as_ref()) {
-                (Some(Insert::Present), _) => false,
-                (Some(Insert::New), c) => {
-                    debug_assert!(
-                        c.is_some_and(|c| fingerprint(c) == peeked),
-                        "mcheck bug: a transition is not deterministic"
-                    );
-                    true
-                }
-                (Some(Insert::Full), _) => {
-                    self.report.cache_full = true;
-                    true
-                }
-                (None, None) => false,
-                (None, Some(c)) => {
-                    if child_depth as usize >= self.config.max_steps {
-                        // Cut: not cached, so that a shorter path may explore it.
-                        self.program.enabled(c, &mut self.scratch);
-                        cut = !self.scratch.is_empty();
-                        self.scratch.clear();
-                    }
-                    !cut && (!self.config.use_cache
-                        || match self.cache.insert(fingerprint(c)) {
-                            Insert::New => true,
-                            Insert::Present => false,
-                            Insert::Full => {
-                                self.report.cache_full = true;
-                                true
-                            }
-                        })
-                }
-            };
+            let (fresh, cut) = self.classify(looked_up, child.as_ref(), peeked, child_depth);
             let top = &mut self.stack[top_index];
             // The explorer steps only into a successor that is explored.
             // A frame done with its state gives its order away.
@@ -692,16 +851,10 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 let ids = &self.ids[start..start + len];
                 order.advance_from((actor, alt), en, ids);
                 let cur = order.current(en, ids);
+                // The successor the resumed entry takes first: its look-up
+                // is prefetched when the entry comes up.
                 let fp = if self.config.use_cache {
-                    // The successor the resumed entry takes first: its
-                    // look-up is prefetched when the entry comes up.
-                    let (a, alt) = cur;
-                    let mut c = state.clone();
-                    self.events.clear();
-                    match self.program.execute(&mut c, a, alt, &mut self.events) {
-                        Ok(()) => fingerprint(&c),
-                        Err(_) => 0,
-                    }
+                    self.successor_fp(&state, cur)
                 } else {
                     0
                 };

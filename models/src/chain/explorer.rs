@@ -49,8 +49,8 @@ impl ChainExplorer {
     }
 
     /// The current order, first preferred first.
-    pub fn order(&self) -> &[ActorId] {
-        self.queue.as_slice()
+    pub fn order(&self) -> Vec<ActorId> {
+        self.queue.to_vec()
     }
 
     /// Whether the model has signalled stability.
