@@ -608,7 +608,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 return Ok(Some(self.violate(v, depth as usize, advances)));
             }
         }
-        let (fresh, cut) = self.classify(looked_up, child.as_ref(), peeked, child_depth);
+        let (fresh, cut) = self.classify(looked_up, child.as_ref(), peeked, 0, child_depth);
         // The explorer steps only into a successor that is explored.
         let child_order = match kept {
             None => fresh.then(|| order.into_child(actor, &self.events)),
@@ -693,12 +693,14 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// Whether a successor is explored (new), and whether it was cut at
     /// the step bound: `looked_up` is the result of a look-up made before
     /// it was executed (of `peeked`, its fingerprint), else `child` is the
-    /// executed successor (`None` only after a `Present` look-up).
+    /// executed successor (`None` only after a `Present` look-up), with its
+    /// fingerprint `child_fp` if computed (0: not).
     fn classify(
         &mut self,
         looked_up: Option<Insert>,
         child: Option<&P::State>,
         peeked: u64,
+        child_fp: u64,
         child_depth: u32,
     ) -> (bool, bool) {
         let mut cut = false;
@@ -723,8 +725,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     cut = !self.scratch.is_empty();
                     self.scratch.clear();
                 }
+                let fp = if child_fp != 0 { child_fp } else { fingerprint(c) };
                 !cut && (!self.config.use_cache
-                    || match self.cache.insert(fingerprint(c)) {
+                    || match self.cache.insert(fp) {
                         Insert::New => true,
                         Insert::Present => false,
                         Insert::Full => {
@@ -832,18 +835,26 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     return Ok(Some(self.violate(v, depth as usize, advances)));
                 }
             }
-            let (fresh, cut) = self.classify(looked_up, child.as_ref(), peeked, child_depth);
-            let top = &mut self.stack[top_index];
-            // The explorer steps only into a successor that is explored.
-            // A frame done with its state gives its order away.
-            let child_order = if last {
-                let order = top.order.take().expect("mcheck bug: a live frame has its order");
-                fresh.then(|| order.into_child(actor, &self.events))
-            } else {
-                fresh.then(|| top.order().child(actor, &self.events))
+            // A successor not looked up yet: its fingerprint now and its
+            // look-up prefetched, made after the deferral below so that a
+            // miss overlaps that work.
+            let child_fp = match (&child, looked_up) {
+                (Some(c), None) if self.config.use_cache && (child_depth as usize) < self.config.max_steps => {
+                    let fp = fingerprint(c);
+                    self.cache.prefetch(fp);
+                    fp
+                }
+                _ => 0,
             };
+            let top = &mut self.stack[top_index];
+            // The successor's order if it is new: the explorer steps only
+            // into a successor that is explored.
+            let mut deferred_child_order = None;
+            let deferred = kept.is_some();
             if let Some(state) = kept {
                 let order = top.order.take().expect("mcheck bug: a live frame has its order");
+                // Before the move, and before the events are reused.
+                deferred_child_order = child.is_some().then(|| order.child(actor, &self.events));
                 let (mut order, next, offered) = (order, top.next, top.offered);
                 // The entry resumes one move on: it holds the order after
                 // the move and the cost with it.
@@ -871,7 +882,17 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 });
                 self.report.deferrals += 1;
                 self.stratum.deferrals += 1;
-            } else if !last {
+            }
+            let (fresh, cut) = self.classify(looked_up, child.as_ref(), peeked, child_fp, child_depth);
+            let top = &mut self.stack[top_index];
+            // A frame done with its state gives its order away.
+            let child_order = if deferred {
+                deferred_child_order.filter(|_| fresh)
+            } else if last {
+                let order = top.order.take().expect("mcheck bug: a live frame has its order");
+                fresh.then(|| order.into_child(actor, &self.events))
+            } else {
+                let child_order = fresh.then(|| top.order().child(actor, &self.events));
                 let en = &self.en[start..start + len];
                 let ids = &self.ids[start..start + len];
                 top.order_mut().advance_from((actor, alt), en, ids);
@@ -884,7 +905,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     let o = self.offer(offered, now, &self.ids[start..start + len], order)?;
                     self.stack[top_index].offered = o;
                 }
-            }
+                child_order
+            };
             if cut {
                 self.cut = true;
                 continue;
