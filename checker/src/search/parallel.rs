@@ -221,7 +221,7 @@ fn explore<'a, P: Program, O: ChoiceOrder>(
     let mut started = Instant::now();
     let mut stop = main.start(root)?;
     loop {
-        main.close_stratum(started);
+        main.close_stratum(started, stop.is_none());
         if stop.is_some() || main.frontier.is_empty() {
             return Ok(stop);
         }

@@ -48,6 +48,11 @@ pub(super) trait StateCache {
     fn bytes(&self) -> usize;
     /// Starts loading the slot of `fp` into the CPU cache (a hint).
     fn prefetch(&self, _fp: u64) {}
+    /// Whether `fp` is in the cache; `false` if the cache cannot tell
+    /// cheaply (which only disables retiring entries, see `Retired`).
+    fn contains(&self, _fp: u64) -> bool {
+        false
+    }
 }
 
 impl StateCache for FingerprintSet {
@@ -61,6 +66,10 @@ impl StateCache for FingerprintSet {
     #[inline]
     fn prefetch(&self, fp: u64) {
         FingerprintSet::prefetch(self, fp)
+    }
+    #[inline]
+    fn contains(&self, fp: u64) -> bool {
+        FingerprintSet::contains(self, fp)
     }
 }
 
@@ -169,6 +178,34 @@ const PREFETCH_AHEAD: usize = 8;
 /// The most successors of one frame whose fingerprints are computed ahead.
 const MAX_PEEK: u32 = 64;
 
+/// What retired entries still owe one stratum's statistics.
+///
+/// An entry is *retired* when it is deferred again and every successor
+/// its remaining choices reach is already cached: resuming it would only
+/// look each one up (found), one choice per stratum, and defer it again,
+/// changing nothing but the counts. Its work is done at once (the
+/// successors computed and looked up); the strata it would have visited
+/// get its transition, deferral and frontier slot here, so every
+/// complete stratum's counts are those of the plain search, and so are
+/// the states, their order and every counterexample: the cache only
+/// grows, so a successor found now is found then. (The stratum where a
+/// search stops early, at a violation or a budget, counts only the work
+/// done before it stopped, without what retired entries owe it.) (On TwoPhase most
+/// deferrals are of such entries; keeping them cost a frontier entry
+/// written and read, an enabled set and explorer moves per stratum.)
+#[derive(Clone, Copy, Default, Debug)]
+pub(super) struct Retired {
+    transitions: u64,
+    deferrals: u64,
+    frontier: u64,
+}
+
+/// Retiring is tried while at least 1 in `RETIRE_HIT_RATE` tries succeeds
+/// (each failed try computed successors for nothing), and after that on
+/// every `RETIRE_PROBE`th chance, to notice when it pays again.
+const RETIRE_HIT_RATE: u64 = 2;
+const RETIRE_PROBE: u64 = 16;
+
 /// What the search found: a violation at a step, reached by `advances`
 /// (moves to the next choice, as (depth, count) from the initial state).
 #[derive(Debug)]
@@ -222,6 +259,14 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     pub(super) shared: Option<&'a Shared>,
     /// The states and transitions already added to `shared`.
     synced: (u64, u64),
+    /// What retired entries owe each stratum, by bound (sequential only).
+    retired: Vec<Retired>,
+    /// Retiring: tries, successes and chances skipped.
+    retire_stats: (u64, u64, u64),
+    /// Successor fingerprints of a retirement check.
+    retire_fps: Vec<u64>,
+    /// Whether entries may retire (always, but for the test that compares).
+    retire_on: bool,
 }
 
 /// The cache budget of an exhaustive search (`None`: no cache at all).
@@ -274,6 +319,10 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             work_len: 0,
             shared: None,
             synced: (0, 0),
+            retired: Vec::new(),
+            retire_stats: (0, 0, 0),
+            retire_fps: Vec::new(),
+            retire_on: true,
         }
     }
 
@@ -322,8 +371,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let mut spare = Vec::new();
         let mut stop = self.start(root)?;
         loop {
-            self.close_stratum(started);
-            if stop.is_some() || self.frontier.is_empty() {
+            self.close_stratum(started, stop.is_none());
+            if stop.is_some() || (self.frontier.is_empty() && self.retired.len() <= self.bound as usize + 1) {
                 return Ok(stop);
             }
             if self.config.max_delays.is_some_and(|m| self.bound >= m) {
@@ -341,10 +390,19 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
     }
 
-    pub(super) fn close_stratum(&mut self, started: Instant) {
+    /// Records the stratum just run; a `complete` one gets what retired
+    /// entries owe it.
+    pub(super) fn close_stratum(&mut self, started: Instant, complete: bool) {
         let mut s = std::mem::take(&mut self.stratum);
         s.bound = self.bound;
         s.frontier = self.frontier.len() as u64;
+        if let Some(r) = self.retired.get(self.bound as usize).filter(|_| complete) {
+            s.transitions += r.transitions;
+            s.deferrals += r.deferrals;
+            s.frontier += r.frontier;
+            self.report.transitions += r.transitions;
+            self.report.deferrals += r.deferrals;
+        }
         s.elapsed_s = started.elapsed().as_secs_f64();
         self.report.strata.push(s);
         self.report.max_delays = self.bound;
@@ -623,16 +681,20 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 } else {
                     0
                 };
-                self.frontier.push(Entry {
-                    state,
-                    order,
-                    next: index + 1,
-                    cost: cost + step_cost,
-                    depth,
-                    node,
-                    offered,
-                    fp,
-                });
+                let remaining = total - (index + 1);
+                let retire = (depth, remaining, (en_start, end));
+                if !self.try_retire(&state, &order, next_choice, fp, offered, retire) {
+                    self.frontier.push(Entry {
+                        state,
+                        order,
+                        next: index + 1,
+                        cost: cost + step_cost,
+                        depth,
+                        node,
+                        offered,
+                        fp,
+                    });
+                }
                 self.report.deferrals += 1;
                 self.stratum.deferrals += 1;
                 child_order
@@ -656,6 +718,89 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             }
         }
         Ok(None)
+    }
+
+    /// Retires an entry about to be deferred again (see [`Retired`]) if
+    /// every successor its `remaining` choices reach is cached: `first`
+    /// is its next choice, `fp` that successor's fingerprint. Their
+    /// look-ups are prefetched together, then made. Any doubt (a violating
+    /// successor, the step bound, an explorer that the run-time check
+    /// would reject, a parallel search) keeps the entry.
+    fn try_retire(
+        &mut self,
+        state: &P::State,
+        order: &O,
+        first: (ActorId, u32),
+        fp: u64,
+        offered: u64,
+        (depth, remaining, (en_start, end)): (u32, u32, (usize, usize)),
+    ) -> bool {
+        if !self.retire_on || fp == 0 || self.shared.is_some() || depth as usize + 1 >= self.config.max_steps {
+            return false;
+        }
+        let (tries, hits, skipped) = &mut self.retire_stats;
+        if *tries >= 64 && *hits * RETIRE_HIT_RATE < *tries {
+            *skipped += 1;
+            if *skipped % RETIRE_PROBE != 0 {
+                return false;
+            }
+        }
+        *tries += 1;
+        self.cache.prefetch(fp);
+        let mut fps = std::mem::take(&mut self.retire_fps);
+        fps.clear();
+        fps.push(fp);
+        let mut order = order.clone();
+        let (mut cur, mut offered, mut sound) = (first, offered, true);
+        for k in 0..remaining {
+            let ids = &self.ids[en_start..end];
+            if cur.1 == 0 {
+                match self.offer(offered, cur.0, ids, &order) {
+                    Ok(o) => offered = o,
+                    Err(_) => {
+                        sound = false;
+                        break;
+                    }
+                }
+            }
+            if k + 1 == remaining {
+                break;
+            }
+            let en = &self.en[en_start..end];
+            order.advance_from(cur, en, ids);
+            cur = order.current(en, ids);
+            let f = self.successor_fp(state, cur);
+            if f == 0 {
+                sound = false;
+                break;
+            }
+            self.cache.prefetch(f);
+            fps.push(f);
+        }
+        let all = sound && fps.iter().all(|&f| self.cache.contains(f));
+        self.retire_fps = fps;
+        if !all {
+            return false;
+        }
+        self.retire_stats.1 += 1;
+        // Its deferral now is counted by the caller; it would be in this
+        // stratum's frontier, then taken once in each of the next
+        // `remaining` strata, and deferred again in all but the last.
+        let bound = self.bound as usize;
+        let r = remaining as usize;
+        if self.retired.len() < bound + r + 1 {
+            self.retired.resize(bound + r + 1, Retired::default());
+        }
+        self.retired[bound].frontier += 1;
+        for j in 1..=r {
+            let owed = &mut self.retired[bound + j];
+            owed.transitions += 1;
+            if j < r {
+                owed.deferrals += 1;
+                owed.frontier += 1;
+            }
+        }
+        true
     }
 
     /// The path node of frame `k`, creating nodes for the frames below it
@@ -1051,4 +1196,107 @@ fn current_rss() -> Option<usize> {
     let text = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: usize = text.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * 4096)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explorer::Explorer;
+    use crate::program::ActorInfo;
+    use crate::search::order::Composed;
+    use crate::testing::RandomProgram;
+
+    /// Round robin over a plain list: a delay moves the current actor last.
+    #[derive(Clone, Debug, Default)]
+    struct Rotate(Vec<ActorId>);
+
+    impl Explorer for Rotate {
+        fn name(&self) -> &str {
+            "rotate"
+        }
+        fn init(&mut self, actors: &[ActorInfo]) {
+            self.0 = actors.iter().map(|a| a.id).collect();
+        }
+        fn next(&self, enabled: &[ActorId]) -> ActorId {
+            *self
+                .0
+                .iter()
+                .find(|a| enabled.binary_search(a).is_ok())
+                .unwrap_or(&enabled[0])
+        }
+        fn step(&mut self, _events: &[Event]) {}
+        fn delay(&mut self, enabled: &[ActorId]) {
+            let a = self.next(enabled);
+            self.0.retain(|&b| b != a);
+            self.0.push(a);
+        }
+    }
+
+    fn search(program: &RandomProgram, retire: bool) -> (SearchResult, u64) {
+        let config = Config::default();
+        let mut explorer = Rotate::default();
+        explorer.init(&program.actors(&program.initial()));
+        let cache = FingerprintSet::new(cache_budget(&config));
+        let mut s = Search::new(program, &config, cache, Report::new("ses", Some("rotate"), 0, 1));
+        s.retire_on = retire;
+        let stop = s.explore(Composed::new(explorer)).expect("a sound explorer");
+        let retired = s.retire_stats.1;
+        (s.finish(stop), retired)
+    }
+
+    fn counts(r: &Report) -> Vec<(u32, u64, u64, u64, u64)> {
+        r.strata
+            .iter()
+            .map(|s| (s.bound, s.new_states, s.transitions, s.deferrals, s.frontier))
+            .collect()
+    }
+
+    /// Retiring entries changes nothing a user sees: every stratum's
+    /// counts, the totals, the outcome and the counterexample are those of
+    /// the search that keeps every entry.
+    #[test]
+    fn retiring_entries_keeps_every_count() {
+        let (mut systems_with_retirements, mut retirements) = (0, 0);
+        for seed in 0..400u64 {
+            let program = RandomProgram::generate(seed, false, seed % 2 == 0);
+            let (kept, _) = search(&program, false);
+            let (retiring, retired) = search(&program, true);
+            let (a, b) = (&kept.report, &retiring.report);
+            let (ca, cb) = (counts(a), counts(b));
+            assert_eq!(ca.len(), cb.len(), "seed {seed}");
+            assert_eq!((a.states, &a.outcome), (b.states, &b.outcome), "seed {seed}");
+            if kept.violation.is_none() {
+                assert_eq!(ca, cb, "seed {seed}");
+                assert_eq!(
+                    (a.transitions, a.deferrals, a.peak_frontier),
+                    (b.transitions, b.deferrals, b.peak_frontier),
+                    "seed {seed}"
+                );
+            } else {
+                // The stratum where it stopped counts only the work done.
+                let last = ca.len() - 1;
+                assert_eq!(ca[..last], cb[..last], "seed {seed}");
+                let ((_, na, ta, da, _), (_, nb, tb, db, _)) = (ca[last], cb[last]);
+                assert!(
+                    na == nb && tb <= ta && db <= da,
+                    "seed {seed}: {:?} {:?}",
+                    ca[last],
+                    cb[last]
+                );
+            }
+            assert_eq!(
+                kept.violation.as_ref().map(|v| (&v.found, &v.advances)),
+                retiring.violation.as_ref().map(|v| (&v.found, &v.advances)),
+                "seed {seed}"
+            );
+            systems_with_retirements += u64::from(retired > 0);
+            retirements += retired;
+        }
+        // Not vacuous: most systems retire entries.
+        assert!(
+            systems_with_retirements > 200,
+            "{systems_with_retirements} systems retired entries"
+        );
+        assert!(retirements > 5_000, "{retirements} retirements");
+    }
 }
