@@ -840,6 +840,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// it was executed (of `peeked`, its fingerprint), else `child` is the
     /// executed successor (`None` only after a `Present` look-up), with its
     /// fingerprint `child_fp` if computed (0: not).
+    #[inline(always)]
     fn classify(
         &mut self,
         looked_up: Option<Insert>,
