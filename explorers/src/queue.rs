@@ -251,8 +251,12 @@ impl ActorQueue {
 
     /// Put `id` first (moving it there if present).
     pub fn push_front(&mut self, id: ActorId) {
-        self.remove(id);
-        self.insert_at(0, id);
+        match (self.position(id), &mut self.0) {
+            // Present: one rotation of the prefix up to it.
+            (Some(p), Repr::Inline { ids, .. }) => ids[..=p].rotate_right(1),
+            (Some(p), Repr::Heap(v)) => v[..=p].rotate_right(1),
+            (None, _) => self.insert_at(0, id),
+        }
     }
 
     /// Insert `id` at position `at` (clamped), moving it if present.
@@ -275,8 +279,11 @@ impl ActorQueue {
     #[inline]
     pub fn delay_first_enabled(&mut self, enabled: &[ActorId]) {
         if let Some(i) = self.first_enabled(enabled) {
-            let id = self.remove_at(i);
-            self.insert_at(self.len(), id);
+            // One rotation of the suffix from it.
+            match &mut self.0 {
+                Repr::Inline { len, ids } => ids[i..*len as usize].rotate_left(1),
+                Repr::Heap(v) => v[i..].rotate_left(1),
+            }
         }
     }
 }

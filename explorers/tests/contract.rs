@@ -166,3 +166,15 @@ fn builtin_names_match_and_unknown_is_none() {
     assert!(builtin("pct").is_none());
     assert!(matches!(builtin("rtc"), Some(AnyExplorer::Rtc(_))));
 }
+
+/// SES keeps one composed explorer per frontier entry: RR and RTC are two
+/// words and the alternative index (PRR adds its generator). Pinned so
+/// that a growth shows up here first.
+#[test]
+fn composed_explorers_stay_small() {
+    use mcheck_checker::search::order::Composed;
+    use std::mem::size_of;
+    assert_eq!(size_of::<Composed<RoundRobin>>(), 24);
+    assert_eq!(size_of::<Composed<RunToCompletion>>(), 24);
+    assert_eq!(size_of::<Composed<ProbabilisticRoundRobin>>(), 56);
+}
