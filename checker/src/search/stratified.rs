@@ -683,7 +683,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 };
                 let remaining = total - (index + 1);
                 let retire = (depth, remaining, (en_start, end));
-                if !self.try_retire(&state, &order, next_choice, fp, offered, retire) {
+                // Tried only when this choice's successor was cached: near
+                // new states, later successors seldom all are.
+                if !(skip && self.try_retire(&state, &order, next_choice, fp, offered, retire)) {
                     self.frontier.push(Entry {
                         state,
                         order,
