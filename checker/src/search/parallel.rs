@@ -107,6 +107,10 @@ impl StateCache for &SharedCache {
     fn bytes(&self) -> usize {
         SharedCache::bytes(self)
     }
+    #[inline]
+    fn contains(&self, fp: u64) -> bool {
+        self.shard(fp as usize & (SHARDS - 1)).contains(fp)
+    }
     /// A hint: only when the shard is free, so it never waits.
     #[inline]
     fn prefetch(&self, fp: u64) {
@@ -177,6 +181,7 @@ struct ChunkSearch<S, O> {
     violation: Option<super::stratified::RawViolation>,
     cut: bool,
     peak_bytes: u64,
+    retired: Vec<super::stratified::Retired>,
 }
 
 /// The stratified search of [`super::stratified::run`] on `threads` worker
@@ -222,7 +227,7 @@ fn explore<'a, P: Program, O: ChoiceOrder>(
     let mut stop = main.start(root)?;
     loop {
         main.close_stratum(started, stop.is_none());
-        if stop.is_some() || main.frontier.is_empty() {
+        if stop.is_some() || (main.frontier.is_empty() && !main.owed_later()) {
             return Ok(stop);
         }
         if config.max_delays.is_some_and(|m| main.bound >= m) {
@@ -340,6 +345,12 @@ fn merge_counts<P: Program, O: ChoiceOrder>(main: &mut Search<'_, P, O, &SharedC
     s.deferrals += c.stratum.deferrals;
     main.cut |= c.cut;
     main.peak_bytes = main.peak_bytes.max(c.peak_bytes);
+    if main.retired.len() < c.retired.len() {
+        main.retired.resize(c.retired.len(), Default::default());
+    }
+    for (m, r) in main.retired.iter_mut().zip(&c.retired) {
+        m.add(r);
+    }
 }
 
 /// Splits `work` into `pieces` contiguous chunks of nearly equal length,
@@ -390,6 +401,7 @@ fn work_chunk<'a, P: Program, O: ChoiceOrder>(
             violation: w.violation,
             cut: w.cut,
             peak_bytes: w.peak_bytes,
+            retired: w.retired,
         }),
     })
 }

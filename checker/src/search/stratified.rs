@@ -200,6 +200,15 @@ pub(super) struct Retired {
     frontier: u64,
 }
 
+impl Retired {
+    /// Adds what `other` owes (a parallel worker's, merged).
+    pub(super) fn add(&mut self, other: &Retired) {
+        self.transitions += other.transitions;
+        self.deferrals += other.deferrals;
+        self.frontier += other.frontier;
+    }
+}
+
 /// Retiring is tried while at least 1 in `RETIRE_HIT_RATE` tries succeeds
 /// (each failed try computed successors for nothing), and after that on
 /// every `RETIRE_PROBE`th chance, to notice when it pays again.
@@ -259,8 +268,8 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     pub(super) shared: Option<&'a Shared>,
     /// The states and transitions already added to `shared`.
     synced: (u64, u64),
-    /// What retired entries owe each stratum, by bound (sequential only).
-    retired: Vec<Retired>,
+    /// What retired entries owe each stratum, by bound.
+    pub(super) retired: Vec<Retired>,
     /// Retiring: tries, successes and chances skipped.
     retire_stats: (u64, u64, u64),
     /// Successor fingerprints of a retirement check.
@@ -372,7 +381,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let mut stop = self.start(root)?;
         loop {
             self.close_stratum(started, stop.is_none());
-            if stop.is_some() || (self.frontier.is_empty() && self.retired.len() <= self.bound as usize + 1) {
+            if stop.is_some() || (self.frontier.is_empty() && !self.owed_later()) {
                 return Ok(stop);
             }
             if self.config.max_delays.is_some_and(|m| self.bound >= m) {
@@ -388,6 +397,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             work.clear();
             spare = work;
         }
+    }
+
+    /// Whether retired entries owe counts to a stratum after this one.
+    pub(super) fn owed_later(&self) -> bool {
+        self.retired.len() > self.bound as usize + 1
     }
 
     /// Records the stratum just run; a `complete` one gets what retired
@@ -727,7 +741,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// is its next choice, `fp` that successor's fingerprint. Their
     /// look-ups are prefetched together, then made. Any doubt (a violating
     /// successor, the step bound, an explorer that the run-time check
-    /// would reject, a parallel search) keeps the entry.
+    /// would reject) keeps the entry. In a parallel search a successor
+    /// another worker has not inserted yet only keeps it too.
     fn try_retire(
         &mut self,
         state: &P::State,
@@ -737,7 +752,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         offered: u64,
         (depth, remaining, (en_start, end)): (u32, u32, (usize, usize)),
     ) -> bool {
-        if !self.retire_on || fp == 0 || self.shared.is_some() || depth as usize + 1 >= self.config.max_steps {
+        if !self.retire_on || fp == 0 || depth as usize + 1 >= self.config.max_steps {
             return false;
         }
         let (tries, hits, skipped) = &mut self.retire_stats;
