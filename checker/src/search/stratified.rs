@@ -343,7 +343,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
         self.report.states = 1;
         self.stratum.new_states = 1;
-        let stop = self.push_frame(s0, root, 0, 0, ROOT, None)?;
+        let stop = self.push_frame(s0, root, 0, 0, ROOT)?;
         if stop.is_some() {
             return Ok(stop);
         }
@@ -431,12 +431,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         cost: u32,
         depth: u32,
         node: u32,
-        resume: Option<(u32, u64, u64)>,
     ) -> Result<Option<Stop>, SearchError> {
         self.program.enabled(&state, &mut self.scratch);
         let en_start = self.en.len();
         let total = self.load_enabled();
-        self.push_loaded(state, order, cost, depth, node, resume, (en_start, total))
+        self.push_loaded(state, order, cost, depth, node, None, (en_start, total))
     }
 
     /// Moves the enabled set in `scratch` to the end of `en`/`ids`; returns
@@ -690,11 +689,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 let (en, ids) = (&self.en[en_start..end], &self.ids[en_start..end]);
                 order.advance_from(cur, en, ids);
                 let next_choice = order.current(en, ids);
-                let fp = if self.config.use_cache {
-                    self.successor_fp(&state, next_choice)
-                } else {
-                    0
-                };
+                let fp = self.first_fp(&state, next_choice);
                 let remaining = total - (index + 1);
                 let retire = (depth, remaining, (en_start, end));
                 // Tried only when this choice's successor was cached: near
@@ -721,19 +716,12 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         if cut {
             self.cut = true;
         } else if let (Some(child_order), Some(child)) = (child_order, child) {
-            self.report.states += 1;
-            self.stratum.new_states += 1;
             let child_node = self.child_node(node, depth, index)?;
-            if let Some(stop) = self.push_frame(child, child_order, cost, child_depth, child_node, None)? {
+            if let Some(stop) = self.enter(child, child_order, cost, child_depth, child_node)? {
                 return Ok(Some(stop));
             }
         }
-        if self.report.transitions >= self.next_check {
-            if let Some(stop) = self.check_budgets() {
-                return Ok(Some(stop));
-            }
-        }
-        Ok(None)
+        Ok(self.budgets_due())
     }
 
     /// Retires an entry about to be deferred again (see [`Retired`]) if
@@ -914,6 +902,43 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
     }
 
+    /// The fingerprint of the successor a deferred entry reaches first when
+    /// resumed (0 without a cache): its look-up is prefetched when the
+    /// entry comes up.
+    #[inline]
+    fn first_fp(&mut self, state: &P::State, choice: (ActorId, u32)) -> u64 {
+        if self.config.use_cache {
+            self.successor_fp(state, choice)
+        } else {
+            0
+        }
+    }
+
+    /// A new successor is counted and gets its frame.
+    #[inline]
+    fn enter(
+        &mut self,
+        child: P::State,
+        order: O,
+        cost: u32,
+        depth: u32,
+        node: u32,
+    ) -> Result<Option<Stop>, SearchError> {
+        self.report.states += 1;
+        self.stratum.new_states += 1;
+        self.push_frame(child, order, cost, depth, node)
+    }
+
+    /// The budgets, checked every few thousand transitions.
+    #[inline]
+    fn budgets_due(&mut self) -> Option<Stop> {
+        if self.report.transitions >= self.next_check {
+            self.check_budgets()
+        } else {
+            None
+        }
+    }
+
     /// The path node of the successor reached by choice `index` of the
     /// state at `node` and `depth`.
     fn child_node(&mut self, node: u32, depth: u32, index: u32) -> Result<u32, SearchError> {
@@ -986,14 +1011,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             if let Some(c) = child.as_mut() {
                 self.events.clear();
                 if let Err(v) = self.program.execute(c, actor, alt, &mut self.events) {
-                    let mut node = self.materialize(top_index)?;
-                    if index > 0 {
-                        node = self.arena.push(PathNode {
-                            parent: node,
-                            depth,
-                            count: index,
-                        })?;
-                    }
+                    let node = self.materialize(top_index)?;
+                    let node = self.child_node(node, depth, index)?;
                     let advances = self.arena.expand(node);
                     return Ok(Some(self.violate(v, depth as usize, advances)));
                 }
@@ -1025,13 +1044,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 let ids = &self.ids[start..start + len];
                 order.advance_from((actor, alt), en, ids);
                 let cur = order.current(en, ids);
-                // The successor the resumed entry takes first: its look-up
-                // is prefetched when the entry comes up.
-                let fp = if self.config.use_cache {
-                    self.successor_fp(&state, cur)
-                } else {
-                    0
-                };
+                let fp = self.first_fp(&state, cur);
                 let node = self.materialize(top_index)?;
                 self.frontier.push(Entry {
                     state,
@@ -1075,16 +1088,12 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 continue;
             }
             if let (Some(child_order), Some(child)) = (child_order, child) {
-                self.report.states += 1;
-                self.stratum.new_states += 1;
-                if let Some(stop) = self.push_frame(child, child_order, cost_at_choice, child_depth, NONE, None)? {
+                if let Some(stop) = self.enter(child, child_order, cost_at_choice, child_depth, NONE)? {
                     return Ok(Some(stop));
                 }
             }
-            if self.report.transitions >= self.next_check {
-                if let Some(stop) = self.check_budgets() {
-                    return Ok(Some(stop));
-                }
+            if let Some(stop) = self.budgets_due() {
+                return Ok(Some(stop));
             }
         }
         Ok(None)
