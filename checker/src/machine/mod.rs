@@ -1,5 +1,5 @@
 //! The machine runtime: P-style state machines with FIFO input queues
-//! (DESIGN §6).
+//! (ARCHITECTURE.md §6).
 //!
 //! A model implements [`MachineModel`]: its own machine type (usually an
 //! enum with one variant per role), its message type, its monitors, and a
@@ -40,8 +40,36 @@ pub use ctx::{Ctx, Setup};
 pub use program::{install_quiet_panic_hook, Machines};
 pub use world::{MachineId, Pending, Slot, World};
 
-use std::fmt::Debug;
+use std::fmt::{self, Debug};
 use std::hash::Hash;
+
+/// A monitor violation: the monitor that saw it (reported as the
+/// violation's machine) and what it saw, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MonitorError {
+    /// The monitor's name (`"agreement"`).
+    pub monitor: &'static str,
+    /// What went wrong, naming the machines and values involved.
+    pub message: String,
+}
+
+impl MonitorError {
+    /// Monitor `monitor` reports `message`.
+    pub fn new(monitor: &'static str, message: impl Into<String>) -> Self {
+        MonitorError {
+            monitor,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for MonitorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "monitor {}: {}", self.monitor, self.message)
+    }
+}
+
+impl std::error::Error for MonitorError {}
 
 /// What a machine in its current state does with a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,16 +129,16 @@ pub trait MachineModel: Send + Sync {
     /// Handle `msg` (which `receive` said to handle).
     fn handle(&self, machine: &mut Self::Machine, msg: &Self::Msg, ctx: &mut Ctx<Self>);
 
-    /// Monitors: observe an announcement synchronously; `Err((monitor,
-    /// message))` is a monitor violation.
-    fn observe(&self, _monitor: &mut Self::Monitor, _event: &Self::Announce) -> Result<(), (&'static str, String)> {
+    /// Monitors: observe an announcement synchronously; an error is a
+    /// monitor violation.
+    fn observe(&self, _monitor: &mut Self::Monitor, _event: &Self::Announce) -> Result<(), MonitorError> {
         Ok(())
     }
 
     /// A global safety invariant checked after every step, over the whole
-    /// state; `Err((monitor, message))` is a monitor violation. Default:
-    /// none. Keep it cheap: it runs once per transition.
-    fn invariant(&self, _world: &World<Self>) -> Result<(), (&'static str, String)> {
+    /// state; an error is a monitor violation. Default: none. Keep it
+    /// cheap: it runs once per transition.
+    fn invariant(&self, _world: &World<Self>) -> Result<(), MonitorError> {
         Ok(())
     }
 

@@ -225,7 +225,7 @@ impl<M: MachineModel> Machines<M> {
             let monitor = &mut s.monitor;
             match guarded(|| self.0.observe(monitor, a)) {
                 Ok(Ok(())) => {}
-                Ok(Err((name, message))) => return Err(Violation::new(ViolationKind::Monitor, name, message)),
+                Ok(Err(e)) => return Err(Violation::new(ViolationKind::Monitor, e.monitor, e.message)),
                 Err(payload) => {
                     let message = format!("monitor panicked: {}", panic_message(payload.as_ref()));
                     return Err(self.violation(ViolationKind::Panic, s, id, message));
@@ -250,7 +250,7 @@ impl<M: MachineModel> Machines<M> {
     fn check_invariant(&self, s: &World<M>, id: MachineId) -> Result<(), Violation> {
         match guarded(|| self.0.invariant(s)) {
             Ok(Ok(())) => Ok(()),
-            Ok(Err((name, message))) => Err(Violation::new(ViolationKind::Monitor, name, message)),
+            Ok(Err(e)) => Err(Violation::new(ViolationKind::Monitor, e.monitor, e.message)),
             Err(payload) => {
                 let message = format!("invariant panicked: {}", panic_message(payload.as_ref()));
                 Err(self.violation(ViolationKind::Panic, s, id, message))
