@@ -1,5 +1,5 @@
-//! The machine runtime: P-style state machines with FIFO input queues
-//! (ARCHITECTURE.md §6).
+//! The machine runtime: P-style state machines with input queues and a
+//! network model (ARCHITECTURE.md §6).
 //!
 //! A model implements [`MachineModel`]: its own machine type (usually an
 //! enum with one variant per role), its message type, its monitors, and a
@@ -22,23 +22,49 @@
 //!   buffers its effects until it completes, so handlers must be
 //!   deterministic functions of the machine, the message and the choices;
 //!   the pending choice is part of the state;
-//! * sends to a halted machine are dropped (as in P);
-//! * a machine blocked on deferred messages (or [`MachineModel::waiting`])
+//! * [`MachineModel::delivery`] says, per message, how the network
+//!   delivers it (ARCHITECTURE.md §6): FIFO per receiver (the default), or
+//!   **unordered** (any pending one may come next), **lossy** (it may be
+//!   dropped) and **duplicating** (delivered and kept pending, a bounded
+//!   number of times). A machine's step then has alternatives, so every
+//!   explorer and strategy explores the network's choices unchanged: its
+//!   *candidates* are the oldest FIFO message it does not defer and every
+//!   distinct unordered message in flight to it that it does not defer
+//!   (identical copies are one candidate); for each candidate, in that
+//!   order, the alternatives are deliver it, drop it (if lossy), deliver it
+//!   and keep it pending (while its duplicate budget lasts). Alternative 0
+//!   is "deliver the FIFO candidate" when there is one, else "deliver the
+//!   first unordered message in the canonical order". A deferred message
+//!   is never a candidate; an ignored one is dequeued when delivered; an
+//!   unhandled one is a violation when delivered (not when dropped);
+//! * unordered messages in flight are a multiset: kept in a canonical order
+//!   (by receiver, then a fixed fingerprint of the message) with a count per
+//!   distinct (receiver, message, duplicates made), so that two executions
+//!   that leave the same messages in flight in a different send order
+//!   reach the same state. [`World::unordered`] and [`World::in_flight`]
+//!   show them to invariants;
+//! * sends to a halted machine are dropped (as in P), and halting drops
+//!   what was in flight to the machine;
+//! * a machine blocked on deferred messages, FIFO or unordered, (or [`MachineModel::waiting`])
 //!   when nothing is enabled is a **deadlock** (reported when deadlock
 //!   detection is on);
 //! * a panic inside a handler, a monitor or an invariant is caught and
 //!   reported as a violation of kind `panic`.
 //!
-//! What is hashed: machines, queues, monitor state and the pending choice.
+//! What is hashed: machines, queues, the unordered messages in flight (with
+//! the duplicates made), monitor state and the pending choice.
 //! Nothing else is kept in the state.
 
 mod ctx;
+mod delivery;
+mod network;
 mod program;
 mod world;
 
 pub use ctx::{Ctx, Setup};
+pub use delivery::Delivery;
 pub use program::{install_quiet_panic_hook, Machines};
-pub use world::{MachineId, Pending, Slot, World};
+pub use world::{InFlight, MachineId, Pending, Slot, World};
 
 use std::fmt::{self, Debug};
 use std::hash::Hash;
@@ -124,6 +150,15 @@ pub trait MachineModel: Send + Sync {
     /// What `machine` does with `msg` now. Default: handle everything.
     fn receive(&self, _machine: &Self::Machine, _msg: &Self::Msg) -> Receive {
         Receive::Handle
+    }
+
+    /// How the network delivers `msg` (per message type, or the same for
+    /// every message of the model). Default: [`Delivery::FIFO`]. Must be a
+    /// pure function of the message: it is asked when the message is sent
+    /// (FIFO queue or unordered multiset) and again at each step that may
+    /// take it (how many alternatives it gives).
+    fn delivery(&self, _msg: &Self::Msg) -> Delivery {
+        Delivery::FIFO
     }
 
     /// Handle `msg` (which `receive` said to handle).
