@@ -1,5 +1,6 @@
 //! Rendering of reports and traces for people (text) and machines (JSON).
 
+use mcheck_checker::report::{BoundedBy, Stratum};
 use mcheck_checker::search::exec::{End, Execution};
 use mcheck_checker::search::progress::{human, rate};
 use mcheck_checker::{Outcome, Report, Schedule, StepTrace};
@@ -86,11 +87,38 @@ pub fn json_trace(ex: &Execution) -> Value {
     })
 }
 
+/// `n` and the noun, singular or plural: "1 delay", "2 delays".
+pub fn count_of(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// What stopped a bounded search, in words.
+pub fn bounded_text(b: BoundedBy) -> &'static str {
+    match b {
+        BoundedBy::Time => "stopped by the time limit",
+        BoundedBy::States => "stopped by --max-states",
+        BoundedBy::Schedules => "stopped by --max-schedules",
+        BoundedBy::Memory => "stopped by the memory budget",
+        BoundedBy::MaxDelays => "stopped at --max-delays with work left",
+        BoundedBy::MaxSteps => "executions were cut at --max-steps",
+        BoundedBy::Interrupted => "interrupted",
+        BoundedBy::Sampling => "sampling covers no state space exhaustively",
+    }
+}
+
+/// Per-bound tables longer than this are folded in the text summary.
+pub const STRATA_SHOWN: usize = 20;
+
 /// The closing summary of a run.
 pub fn summary(r: &Report) -> String {
     let mut s = format!("outcome: {}", r.outcome);
     if let Some(b) = r.bounded_by {
-        s.push_str(&format!(" (by {})", b.as_str()));
+        s.push_str(&format!(" ({})", bounded_text(b)));
     }
     s.push('\n');
     if r.strategy == "ses" || r.strategy == "dfs" || r.strategy == "pb" {
@@ -106,13 +134,7 @@ pub fn summary(r: &Report) -> String {
             r.peak_memory_mb
         ));
         if r.strata.len() > 1 {
-            s.push_str("bound  new states  transitions  deferrals  frontier  seconds\n");
-            for st in &r.strata {
-                s.push_str(&format!(
-                    "{:>5}  {:>10}  {:>11}  {:>9}  {:>8}  {:>7.3}\n",
-                    st.bound, st.new_states, st.transitions, st.deferrals, st.frontier, st.elapsed_s
-                ));
-            }
+            s.push_str(&strata_table(&r.strata));
         }
     } else {
         s.push_str(&format!(
@@ -137,6 +159,35 @@ pub fn summary(r: &Report) -> String {
     for n in &r.notes {
         s.push_str(&format!("note: {n}\n"));
     }
+    s
+}
+
+/// The per-bound table; beyond [`STRATA_SHOWN`] rows, the first and last
+/// ones with a line saying how many were folded (`--json` has them all).
+fn strata_table(strata: &[Stratum]) -> String {
+    let mut s = String::from("bound  new states  transitions  deferrals  frontier  seconds\n");
+    let line = |st: &Stratum| {
+        format!(
+            "{:>5}  {:>10}  {:>11}  {:>9}  {:>8}  {:>7.3}\n",
+            st.bound, st.new_states, st.transitions, st.deferrals, st.frontier, st.elapsed_s
+        )
+    };
+    let (head, tail) = (STRATA_SHOWN / 2, STRATA_SHOWN / 2 - 1);
+    if strata.len() <= STRATA_SHOWN {
+        strata.iter().for_each(|st| s.push_str(&line(st)));
+        return s;
+    }
+    strata[..head].iter().for_each(|st| s.push_str(&line(st)));
+    let folded = &strata[head..strata.len() - tail];
+    s.push_str(&format!(
+        "  ... {} folded (bounds {} to {}; --json lists every bound)\n",
+        count_of(folded.len() as u64, "row"),
+        folded[0].bound,
+        folded[folded.len() - 1].bound
+    ));
+    strata[strata.len() - tail..]
+        .iter()
+        .for_each(|st| s.push_str(&line(st)));
     s
 }
 
