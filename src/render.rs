@@ -445,3 +445,63 @@ pub fn dot(ex: &Execution, verbose: bool) -> String {
     out.push_str("}\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count_of(0u64, "delay"), "0 delays");
+        assert_eq!(count_of(1u64, "delay"), "1 delay");
+        assert_eq!(count_of(2u32, "step"), "2 steps");
+    }
+
+    fn report_with_strata(n: u32) -> Report {
+        let mut r = Report::new("ses", Some("rtc"), 0, 1);
+        r.bounded_by = Some(BoundedBy::Interrupted);
+        r.strata = (0..n)
+            .map(|bound| Stratum {
+                bound,
+                new_states: 1000 + u64::from(bound),
+                ..Stratum::default()
+            })
+            .collect();
+        r
+    }
+
+    /// The bounds listed in a summary's per-bound table.
+    fn listed_bounds(summary: &str) -> Vec<u32> {
+        summary
+            .lines()
+            .skip_while(|l| !l.starts_with("bound  new states"))
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn per_bound_table_folds_beyond_twenty_rows() {
+        let s = summary(&report_with_strata(20));
+        assert_eq!(listed_bounds(&s), (0..20).collect::<Vec<_>>());
+        assert!(!s.contains("folded"), "{s}");
+        let s = summary(&report_with_strata(50));
+        let want: Vec<u32> = (0..10).chain(41..50).collect();
+        assert_eq!(listed_bounds(&s), want, "{s}");
+        assert!(
+            s.contains("  ... 31 rows folded (bounds 10 to 40; --json lists every bound)\n"),
+            "{s}"
+        );
+        let s = summary(&report_with_strata(21));
+        assert!(s.contains("... 2 rows folded (bounds 10 to 11;"), "{s}");
+    }
+
+    #[test]
+    fn bounded_outcome_reads_as_words() {
+        let s = summary(&report_with_strata(2));
+        assert!(s.starts_with("outcome: bounded (interrupted)\n"), "{s}");
+        let mut r = report_with_strata(2);
+        r.bounded_by = Some(BoundedBy::Time);
+        assert!(summary(&r).starts_with("outcome: bounded (stopped by the time limit)\n"));
+    }
+}

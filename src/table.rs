@@ -389,6 +389,59 @@ mod tests {
         }
     }
 
+    fn cell(count: Option<u64>, error: Option<&str>) -> Cell {
+        Cell {
+            found: count.is_some(),
+            count,
+            steps: count,
+            found_runs: u64::from(count.is_some()),
+            runs: 1,
+            seconds: 0.5,
+            error: error.map(str::to_string),
+        }
+    }
+
+    /// A cell whose run failed reads `error` (and the error is listed under
+    /// the table), one that ran out of budget `-`.
+    #[test]
+    fn failed_cells_differ_from_cells_that_did_not_find_the_bug() {
+        let cols = columns();
+        let mut row = Row {
+            model: "m".into(),
+            bug: 1,
+            name: "b".into(),
+            cells: Default::default(),
+            ses_vs_pb: None,
+            ss_vs_random: None,
+        };
+        for (i, c) in cols.iter().enumerate() {
+            let cell = match i {
+                0 => cell(None, Some("unknown explorer \"zz\"")),
+                1 => cell(None, None),
+                _ => cell(Some(i as u64), None),
+            };
+            row.cells.insert(c.name.to_string(), cell);
+        }
+        let line = markdown_row(&row);
+        let fields: Vec<&str> = line.trim_end().split('|').map(str::trim).collect();
+        assert_eq!(&fields[..5], ["", "m", "1 b", "error", "-"], "{line}");
+        assert_eq!(fields[5], "2", "{line}");
+        let args = TableArgs {
+            budget: std::time::Duration::from_secs(1),
+            max_states: 10,
+            max_schedules: 10,
+            runs: 1,
+            models: vec![],
+            bugs: vec![],
+            threads: 1,
+            progress: false,
+            stop: StopFlag::new(),
+        };
+        let tail = markdown_tail(std::slice::from_ref(&row), &args);
+        assert!(tail.contains("\nerror: m bug 1 PB: unknown explorer \"zz\"\n"), "{tail}");
+        assert_eq!(tail.matches("error: ").count(), 1, "{tail}");
+    }
+
     #[test]
     fn median_counts_not_found_as_infinite() {
         assert_eq!(median(vec![Some(5), None, Some(3)]), Some(5));
