@@ -438,7 +438,10 @@ mod tests {
             stop: StopFlag::new(),
         };
         let tail = markdown_tail(std::slice::from_ref(&row), &args);
-        assert!(tail.contains("\nerror: m bug 1 PB: unknown explorer \"zz\"\n"), "{tail}");
+        assert!(
+            tail.contains("\nerror: m bug 1 PB: unknown explorer \"zz\"\n"),
+            "{tail}"
+        );
         assert_eq!(tail.matches("error: ").count(), 1, "{tail}");
     }
 

@@ -119,5 +119,8 @@ fn unknown_format_lists_the_valid_ones() {
     let o = mcheck(&["replay", &s, "--format", "svg"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.contains("'svg'") && e.contains("[possible values: text, mermaid, dot, json]"), "{e}");
+    assert!(
+        e.contains("'svg'") && e.contains("[possible values: text, mermaid, dot, json]"),
+        "{e}"
+    );
 }
