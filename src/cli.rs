@@ -20,8 +20,8 @@ pub use crate::printing::{report_json, SCHEMA_VERSION};
 pub use crate::signals::EXIT_INTERRUPTED;
 
 /// Parse `args` (without the program name) and run; the exit status. On
-/// Unix, a write to a closed stdout then ends the process as SIGPIPE does
-/// for every Unix tool (see [`output::quiet_on_closed_pipe`]).
+/// Unix this restores SIGPIPE's default action, so that a write to a
+/// closed stdout ends the process quietly as it does every Unix tool.
 pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) -> ExitCode {
     static SETUP: std::sync::Once = std::sync::Once::new();
     SETUP.call_once(|| {
