@@ -664,6 +664,23 @@ fn interrupted_table_prints_its_rows_and_exits_130() {
     };
     assert!(seen.contains(&format!("Interrupted: {done}")), "{seen}");
     assert!(seen.contains("| best SES vs PB (states) |"), "{seen}");
+    // --json: the rows done, and whether the table was interrupted.
+    let child = Command::new(env!("CARGO_BIN_EXE_mcheck"))
+        .args(["table", "--budget-s", "0.2", "--runs", "1", "-q", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcheck starts");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    kill("TERM", child.id());
+    let o = child.wait_with_output().expect("mcheck ends");
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["interrupted"], true, "{v}");
+    let columns = v["columns"].as_array().expect("columns").len();
+    for row in v["rows"].as_array().expect("rows") {
+        assert_eq!(row["cells"].as_object().expect("cells").len(), columns, "{row}");
+    }
 }
 
 /// A reader that goes away (`mcheck list | head -1`) ends every command
