@@ -307,3 +307,36 @@ pub fn shard(s: &str) -> Result<(u32, u32), String> {
     }
     Ok((k, n))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--strategy` offers exactly the engine's strategies, each with its
+    /// description, and each name maps to the strategy of that name.
+    #[test]
+    fn strategy_values_are_the_engines_strategies() {
+        let offered: Vec<&str> = StrategyName::value_variants().iter().map(|s| s.as_str()).collect();
+        let engine: Vec<&str> = STRATEGIES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(offered, engine);
+        let cli = Cli::try_parse_from(["mcheck", "run", "m"]).expect("parses");
+        let Command::Run(mut args) = cli.command else {
+            panic!("not run")
+        };
+        for s in StrategyName::value_variants() {
+            let help = s.to_possible_value().and_then(|v| v.get_help().map(|h| h.to_string()));
+            assert!(help.is_some_and(|h| h.len() > 10), "{s:?}");
+            args.strategy = *s;
+            assert_eq!(args.strategy().name(), s.as_str());
+        }
+    }
+
+    #[test]
+    fn shard_takes_k_of_n() {
+        assert_eq!(shard("0/4"), Ok((0, 4)));
+        assert_eq!(shard(" 3 / 4 "), Ok((3, 4)));
+        for bad in ["4/4", "1/0", "a/b", "1", "-1/2", ""] {
+            assert!(shard(bad).is_err(), "{bad:?}");
+        }
+    }
+}
