@@ -297,20 +297,28 @@ pub fn markdown_row(r: &Row) -> String {
 /// What follows the rows: the legend, the errors, the ratios.
 pub fn markdown_tail(rows: &[Row], args: &TableArgs) -> String {
     let mut out = format!(
-        "\nExhaustive columns (PB, SES-*): distinct states before the bug; sampling columns: schedules before the bug, median over {} seeds (runs that found it / runs). `-`: not found within {} s, {} states or {} schedules; `error`: a run failed (below).\n\n",
-        args.runs,
+        "\nExhaustive columns (PB, SES-*): distinct states before the bug; sampling columns: schedules before the bug, median over {} (runs that found it / runs). `-`: not found within {} s, {} states or {} schedules.\n\n",
+        crate::render::count_of(args.runs, "seed"),
         args.budget.as_secs_f64(),
         args.max_states,
         args.max_schedules
     );
-    for r in rows {
-        for (col, cell) in &r.cells {
-            if let Some(e) = &cell.error {
-                out.push_str(&format!("error: {} bug {} {col}: {e}\n", r.model, r.bug));
-            }
-        }
-    }
-    if rows.iter().any(|r| r.cells.values().any(|c| c.error.is_some())) {
+    let errors: Vec<String> = rows
+        .iter()
+        .flat_map(|r| {
+            r.cells.iter().filter_map(|(col, cell)| {
+                Some(format!(
+                    "error: {} bug {} {col}: {}\n",
+                    r.model,
+                    r.bug,
+                    cell.error.as_ref()?
+                ))
+            })
+        })
+        .collect();
+    if !errors.is_empty() {
+        out.push_str("`error`: a run of the cell failed:\n");
+        out.extend(errors);
         out.push('\n');
     }
     out.push_str(
@@ -443,6 +451,10 @@ mod tests {
             "{tail}"
         );
         assert_eq!(tail.matches("error: ").count(), 1, "{tail}");
+        assert!(tail.contains("median over 1 seed (runs"), "{tail}");
+        row.cells.values_mut().for_each(|c| c.error = None);
+        let tail = markdown_tail(std::slice::from_ref(&row), &args);
+        assert!(!tail.contains("error"), "{tail}");
     }
 
     #[test]
