@@ -26,7 +26,11 @@ pub fn text_trace(ex: &Execution, verbose: bool) -> String {
     }
     match &ex.violation {
         Some(f) => out.push_str(&format!("  !! {} (step {})\n", f.violation, f.step)),
-        None => out.push_str(&format!("  -- {} after {} steps\n", end_text(ex), ex.steps)),
+        None => out.push_str(&format!(
+            "  -- {} after {}\n",
+            end_text(ex),
+            count_of(ex.steps as u64, "step")
+        )),
     }
     out
 }
@@ -213,8 +217,8 @@ pub fn trail_mismatch(schedule: &Schedule, ex: &Execution, digest: &str) -> Opti
             }
             None => {
                 return Some(format!(
-                    "replay diverged at step {i}: the schedule expects {} steps, the replay stopped after {} ({}); {cause}",
-                    schedule.trail.len(),
+                    "replay diverged at step {i}: the schedule expects {}, the replay stopped after {} ({}); {cause}",
+                    count_of(schedule.trail.len() as u64, "step"),
                     ex.trail.len(),
                     end_text(ex)
                 ))
