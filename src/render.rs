@@ -217,8 +217,8 @@ pub fn trail_mismatch(schedule: &Schedule, ex: &Execution, digest: &str) -> Opti
             }
             None => {
                 return Some(format!(
-                    "replay diverged at step {i}: the schedule expects {}, the replay stopped after {} ({}); {cause}",
-                    count_of(schedule.trail.len() as u64, "step"),
+                    "replay diverged at step {i}: the schedule expects {} steps, the replay stopped after {} ({}); {cause}",
+                    schedule.trail.len(),
                     ex.trail.len(),
                     end_text(ex)
                 ))
