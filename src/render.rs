@@ -118,6 +118,35 @@ pub fn bounded_text(b: BoundedBy) -> &'static str {
 /// Per-bound tables longer than this are folded in the text summary.
 pub const STRATA_SHOWN: usize = 20;
 
+/// The per-bound table; beyond [`STRATA_SHOWN`] rows, the first and last
+/// ones with a line saying how many were folded (`--json` has them all).
+fn strata_table(strata: &[Stratum]) -> String {
+    let mut s = String::from("bound  new states  transitions  deferrals  frontier  seconds\n");
+    let line = |st: &Stratum| {
+        format!(
+            "{:>5}  {:>10}  {:>11}  {:>9}  {:>8}  {:>7.3}\n",
+            st.bound, st.new_states, st.transitions, st.deferrals, st.frontier, st.elapsed_s
+        )
+    };
+    let (head, tail) = (STRATA_SHOWN / 2, STRATA_SHOWN / 2 - 1);
+    if strata.len() <= STRATA_SHOWN {
+        strata.iter().for_each(|st| s.push_str(&line(st)));
+        return s;
+    }
+    strata[..head].iter().for_each(|st| s.push_str(&line(st)));
+    let folded = &strata[head..strata.len() - tail];
+    s.push_str(&format!(
+        "  ... {} folded (bounds {} to {}; --json lists every bound)\n",
+        count_of(folded.len() as u64, "row"),
+        folded[0].bound,
+        folded[folded.len() - 1].bound
+    ));
+    strata[strata.len() - tail..]
+        .iter()
+        .for_each(|st| s.push_str(&line(st)));
+    s
+}
+
 /// The closing summary of a run.
 pub fn summary(r: &Report) -> String {
     let mut s = format!("outcome: {}", r.outcome);
@@ -163,35 +192,6 @@ pub fn summary(r: &Report) -> String {
     for n in &r.notes {
         s.push_str(&format!("note: {n}\n"));
     }
-    s
-}
-
-/// The per-bound table; beyond [`STRATA_SHOWN`] rows, the first and last
-/// ones with a line saying how many were folded (`--json` has them all).
-fn strata_table(strata: &[Stratum]) -> String {
-    let mut s = String::from("bound  new states  transitions  deferrals  frontier  seconds\n");
-    let line = |st: &Stratum| {
-        format!(
-            "{:>5}  {:>10}  {:>11}  {:>9}  {:>8}  {:>7.3}\n",
-            st.bound, st.new_states, st.transitions, st.deferrals, st.frontier, st.elapsed_s
-        )
-    };
-    let (head, tail) = (STRATA_SHOWN / 2, STRATA_SHOWN / 2 - 1);
-    if strata.len() <= STRATA_SHOWN {
-        strata.iter().for_each(|st| s.push_str(&line(st)));
-        return s;
-    }
-    strata[..head].iter().for_each(|st| s.push_str(&line(st)));
-    let folded = &strata[head..strata.len() - tail];
-    s.push_str(&format!(
-        "  ... {} folded (bounds {} to {}; --json lists every bound)\n",
-        count_of(folded.len() as u64, "row"),
-        folded[0].bound,
-        folded[folded.len() - 1].bound
-    ));
-    strata[strata.len() - tail..]
-        .iter()
-        .for_each(|st| s.push_str(&line(st)));
     s
 }
 
