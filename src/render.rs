@@ -1,5 +1,6 @@
 //! Rendering of reports and traces for people (text) and machines (JSON).
 
+use mcheck_checker::report::{BoundedBy, Stratum};
 use mcheck_checker::search::exec::{End, Execution};
 use mcheck_checker::search::progress::{human, rate};
 use mcheck_checker::{Outcome, Report, Schedule, StepTrace};
@@ -25,7 +26,11 @@ pub fn text_trace(ex: &Execution, verbose: bool) -> String {
     }
     match &ex.violation {
         Some(f) => out.push_str(&format!("  !! {} (step {})\n", f.violation, f.step)),
-        None => out.push_str(&format!("  -- {} after {} steps\n", end_text(ex), ex.steps)),
+        None => out.push_str(&format!(
+            "  -- {} after {}\n",
+            end_text(ex),
+            count_of(ex.steps as u64, "step")
+        )),
     }
     out
 }
@@ -86,11 +91,67 @@ pub fn json_trace(ex: &Execution) -> Value {
     })
 }
 
+/// `n` and the noun, singular or plural: "1 delay", "2 delays".
+pub fn count_of(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// What stopped a bounded search, in words.
+pub fn bounded_text(b: BoundedBy) -> &'static str {
+    match b {
+        BoundedBy::Time => "stopped by the time limit",
+        BoundedBy::States => "stopped by --max-states",
+        BoundedBy::Schedules => "stopped by --max-schedules",
+        BoundedBy::Memory => "stopped by the memory budget",
+        BoundedBy::MaxDelays => "stopped at --max-delays with work left",
+        BoundedBy::MaxSteps => "executions were cut at --max-steps",
+        BoundedBy::Interrupted => "interrupted",
+        BoundedBy::Sampling => "sampling covers no state space exhaustively",
+    }
+}
+
+/// Per-bound tables longer than this are folded in the text summary.
+pub const STRATA_SHOWN: usize = 20;
+
+/// The per-bound table; beyond [`STRATA_SHOWN`] rows, the first and last
+/// ones with a line saying how many were folded (`--json` has them all).
+fn strata_table(strata: &[Stratum]) -> String {
+    let mut s = String::from("bound  new states  transitions  deferrals  frontier  seconds\n");
+    let line = |st: &Stratum| {
+        format!(
+            "{:>5}  {:>10}  {:>11}  {:>9}  {:>8}  {:>7.3}\n",
+            st.bound, st.new_states, st.transitions, st.deferrals, st.frontier, st.elapsed_s
+        )
+    };
+    let (head, tail) = (STRATA_SHOWN / 2, STRATA_SHOWN / 2 - 1);
+    if strata.len() <= STRATA_SHOWN {
+        strata.iter().for_each(|st| s.push_str(&line(st)));
+        return s;
+    }
+    strata[..head].iter().for_each(|st| s.push_str(&line(st)));
+    let folded = &strata[head..strata.len() - tail];
+    s.push_str(&format!(
+        "  ... {} folded (bounds {} to {}; --json lists every bound)\n",
+        count_of(folded.len() as u64, "row"),
+        folded[0].bound,
+        folded[folded.len() - 1].bound
+    ));
+    strata[strata.len() - tail..]
+        .iter()
+        .for_each(|st| s.push_str(&line(st)));
+    s
+}
+
 /// The closing summary of a run.
 pub fn summary(r: &Report) -> String {
     let mut s = format!("outcome: {}", r.outcome);
     if let Some(b) = r.bounded_by {
-        s.push_str(&format!(" (by {})", b.as_str()));
+        s.push_str(&format!(" ({})", bounded_text(b)));
     }
     s.push('\n');
     if r.strategy == "ses" || r.strategy == "dfs" || r.strategy == "pb" {
@@ -106,13 +167,7 @@ pub fn summary(r: &Report) -> String {
             r.peak_memory_mb
         ));
         if r.strata.len() > 1 {
-            s.push_str("bound  new states  transitions  deferrals  frontier  seconds\n");
-            for st in &r.strata {
-                s.push_str(&format!(
-                    "{:>5}  {:>10}  {:>11}  {:>9}  {:>8}  {:>7.3}\n",
-                    st.bound, st.new_states, st.transitions, st.deferrals, st.frontier, st.elapsed_s
-                ));
-            }
+            s.push_str(&strata_table(&r.strata));
         }
     } else {
         s.push_str(&format!(
@@ -393,4 +448,64 @@ pub fn dot(ex: &Execution, verbose: bool) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count_of(0u64, "delay"), "0 delays");
+        assert_eq!(count_of(1u64, "delay"), "1 delay");
+        assert_eq!(count_of(2u32, "step"), "2 steps");
+    }
+
+    fn report_with_strata(n: u32) -> Report {
+        let mut r = Report::new("ses", Some("rtc"), 0, 1);
+        r.bounded_by = Some(BoundedBy::Interrupted);
+        r.strata = (0..n)
+            .map(|bound| Stratum {
+                bound,
+                new_states: 1000 + u64::from(bound),
+                ..Stratum::default()
+            })
+            .collect();
+        r
+    }
+
+    /// The bounds listed in a summary's per-bound table.
+    fn listed_bounds(summary: &str) -> Vec<u32> {
+        summary
+            .lines()
+            .skip_while(|l| !l.starts_with("bound  new states"))
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn per_bound_table_folds_beyond_twenty_rows() {
+        let s = summary(&report_with_strata(20));
+        assert_eq!(listed_bounds(&s), (0..20).collect::<Vec<_>>());
+        assert!(!s.contains("folded"), "{s}");
+        let s = summary(&report_with_strata(50));
+        let want: Vec<u32> = (0..10).chain(41..50).collect();
+        assert_eq!(listed_bounds(&s), want, "{s}");
+        assert!(
+            s.contains("  ... 31 rows folded (bounds 10 to 40; --json lists every bound)\n"),
+            "{s}"
+        );
+        let s = summary(&report_with_strata(21));
+        assert!(s.contains("... 2 rows folded (bounds 10 to 11;"), "{s}");
+    }
+
+    #[test]
+    fn bounded_outcome_reads_as_words() {
+        let s = summary(&report_with_strata(2));
+        assert!(s.starts_with("outcome: bounded (interrupted)\n"), "{s}");
+        let mut r = report_with_strata(2);
+        r.bounded_by = Some(BoundedBy::Time);
+        assert!(summary(&r).starts_with("outcome: bounded (stopped by the time limit)\n"));
+    }
 }
