@@ -59,11 +59,11 @@ pub struct Paxos;
 /// The seeded bugs (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bug {
-    /// the proposer counts a promise of an earlier ballot.
+    /// The proposer counts a promise of an earlier ballot.
     StalePromise,
-    /// the acceptor checks an Accept against its last accepted ballot.
+    /// The acceptor checks an Accept against its last accepted ballot.
     AcceptBelowPromise,
-    /// the proposer adopts the first reported value, not the highest-numbered.
+    /// The proposer adopts the first reported value, not the highest-numbered.
     FirstValue,
 }
 

@@ -4,6 +4,10 @@
 //! # Machines (ids in creation order: servers, master, timer, clients,
 //! injector)
 //!
+//! Each role is a struct in [`Machine`] with its handler in its own module
+//! ([`Server`], [`Master`], [`Client`], [`Injector`]; the timer has no
+//! state).
+//!
 //! * `servers` **servers** `0..S` (kind `"server"`), linked head -> tail.
 //!   The head numbers each client update (`seq`, continuing after its own
 //!   history), appends it to its history and its `sent` list and forwards
@@ -89,19 +93,19 @@ pub use server::Server;
 /// The seeded bugs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bug {
-    /// a promoted tail does not rebuild its store.
+    /// A promoted tail does not rebuild its store.
     StaleStore,
-    /// no resend of unacknowledged updates to a new successor.
+    /// No resend of unacknowledged updates to a new successor.
     NoResend,
-    /// an unknown acknowledgement removes the oldest entry.
+    /// An unknown acknowledgement removes the oldest entry.
     AckWrongEntry,
-    /// clients handle only the notification for their pending request.
+    /// Clients handle only the notification for their pending request.
     ClientNotify,
-    /// the master repairs a double failure from its stale chain.
+    /// The master repairs a double failure from its stale chain.
     StaleDoubleFailure,
-    /// a new head numbers updates from its own stale counter.
+    /// A new head numbers updates from its own stale counter.
     NewHeadSeq,
-    /// a predecessor prunes what its new successor has.
+    /// A predecessor prunes what its new successor has.
     PruneOnLastSeq,
 }
 
@@ -312,6 +316,7 @@ pub enum Machine {
     /// A client.
     Client(Client),
 }
+
 /// The messages.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Msg {

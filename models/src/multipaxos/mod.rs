@@ -56,11 +56,11 @@ pub struct MultiPaxos;
 /// The seeded bugs (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bug {
-    /// a deposed leader has no handler for `Nack`.
+    /// A deposed leader has no handler for `Nack`.
     StaleNackUnhandled,
-    /// the learner counts acceptances, not distinct acceptors.
+    /// The learner counts acceptances, not distinct acceptors.
     LearnerCountsDuplicates,
-    /// the new leader skips phase 1.
+    /// The new leader skips phase 1.
     TakeoverWithoutPhase1,
 }
 

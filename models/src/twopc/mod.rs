@@ -68,13 +68,13 @@ const MAX_TXNS: usize = MAX_CLIENTS * ROUNDS as usize;
 /// The seeded bugs (each needs at least one delay, see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bug {
-    /// the coordinator counts a vote after a timeout aborted the transaction.
+    /// The coordinator counts a vote after a timeout aborted the transaction.
     CommitAfterTimeout,
-    /// a stale timeout aborts a committed transaction.
+    /// A stale timeout aborts a committed transaction.
     AbortAfterCommit,
-    /// the coordinator counts a vote for an earlier transaction.
+    /// The coordinator counts a vote for an earlier transaction.
     StaleVote,
-    /// a participant serves a read before applying a logged commit.
+    /// A participant serves a read before applying a logged commit.
     ReadBeforeApply,
 }
 
