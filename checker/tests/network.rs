@@ -370,7 +370,7 @@ impl Sys {
             },
         ];
         let delivery = std::array::from_fn(|_| deliveries[rng.random_range(0..deliveries.len())]);
-        let mut rule = |rng: &mut Xoshiro256PlusPlus| {
+        let rule = |rng: &mut Xoshiro256PlusPlus| {
             let receive = match rng.random_range(0..10) {
                 0 => Receive::Defer,
                 1 => Receive::Ignore,
