@@ -9,9 +9,10 @@ use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A machine model as a program: the actors are the machines, a machine is
-/// enabled when it has a message it does not defer (one alternative), or
-/// when it is suspended at a choice among n (then it is the only enabled
-/// actor, with n alternatives).
+/// enabled when it has a message it does not defer (one alternative per way
+/// the network can deliver, drop or duplicate each candidate message; one in
+/// FIFO models), or when it is suspended at a choice among n (then it is the
+/// only enabled actor, with n alternatives).
 #[derive(Clone, Debug, Default)]
 pub struct Machines<M>(pub M);
 
