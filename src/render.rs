@@ -279,31 +279,18 @@ pub fn mermaid(ex: &Execution, verbose: bool) -> String {
     for t in &ex.trace {
         let me = alias(&t.actor_name);
         let mut delivered = false;
-        for d in dels.iter().filter(|d| d.received_at == Some(t.step)) {
+        for d in &dels {
+            let (arrow, what, verb) = if d.received_at == Some(t.step) {
+                ("->>", "", "handled")
+            } else if d.lost_at == Some(t.step) {
+                ("-x", "lost: ", "dropped")
+            } else if d.duplicated_at.contains(&t.step) {
+                ("-->>", "duplicate of ", "handled")
+            } else {
+                continue;
+            };
             out.push_str(&format!(
-                "    {}->>{}: {} (sent at {}, handled at {})\n",
-                alias(&d.from),
-                me,
-                mermaid_text(&d.text, verbose),
-                d.sent_at,
-                t.step
-            ));
-            delivered = true;
-        }
-        for d in dels.iter().filter(|d| d.lost_at == Some(t.step)) {
-            out.push_str(&format!(
-                "    {}-x{}: lost: {} (sent at {}, dropped at {})\n",
-                alias(&d.from),
-                me,
-                mermaid_text(&d.text, verbose),
-                d.sent_at,
-                t.step
-            ));
-            delivered = true;
-        }
-        for d in dels.iter().filter(|d| d.duplicated_at.contains(&t.step)) {
-            out.push_str(&format!(
-                "    {}-->>{}: duplicate of {} (sent at {}, handled at {})\n",
+                "    {}{arrow}{}: {what}{} (sent at {}, {verb} at {})\n",
                 alias(&d.from),
                 me,
                 mermaid_text(&d.text, verbose),
@@ -412,25 +399,17 @@ pub fn dot(ex: &Execution, verbose: bool) -> String {
         out.push_str("    }\n");
     }
     for d in &dels {
-        if let Some(r) = d.received_at {
+        let received = d.received_at.map(|r| (r, "", "color=blue"));
+        let lost = d
+            .lost_at
+            .map(|l| (l, "lost: ", "color=red, style=dotted, arrowhead=tee"));
+        let duplicated = d
+            .duplicated_at
+            .iter()
+            .map(|&r| (r, "duplicate of ", "color=blue, style=dashed"));
+        for (to, what, style) in received.into_iter().chain(lost).chain(duplicated) {
             out.push_str(&format!(
-                "    s{} -> s{} [label=\"{}\", color=blue];\n",
-                d.sent_at,
-                r,
-                dot_text(&d.text, verbose)
-            ));
-        }
-        if let Some(l) = d.lost_at {
-            out.push_str(&format!(
-                "    s{} -> s{} [label=\"lost: {}\", color=red, style=dotted, arrowhead=tee];\n",
-                d.sent_at,
-                l,
-                dot_text(&d.text, verbose)
-            ));
-        }
-        for r in &d.duplicated_at {
-            out.push_str(&format!(
-                "    s{} -> s{r} [label=\"duplicate of {}\", color=blue, style=dashed];\n",
+                "    s{} -> s{to} [label=\"{what}{}\", {style}];\n",
                 d.sent_at,
                 dot_text(&d.text, verbose)
             ));
