@@ -4,7 +4,7 @@
 
 use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, Receive, Setup, World};
 use mcheck_checker::search;
-use mcheck_checker::{ActorId, Config, Enabled, Outcome, Program, Report, StepTrace};
+use mcheck_checker::{ActorId, Config, Enabled, Outcome, Program, Report, StepTrace, ViolationKind};
 use mcheck_explorers::builtin;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -22,6 +22,8 @@ struct Pair {
     net: Delivery,
     /// The sender also sends a FIFO `F` before `A` and `B`.
     with_fifo: bool,
+    /// The receiver defers this message.
+    defer: Option<PMsg>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -57,6 +59,13 @@ impl MachineModel for Pair {
         }
     }
 
+    fn receive(&self, m: &PM, msg: &PMsg) -> Receive {
+        match m {
+            PM::Receiver { .. } if self.defer == Some(*msg) => Receive::Defer,
+            _ => Receive::Handle,
+        }
+    }
+
     fn delivery(&self, msg: &PMsg) -> Delivery {
         match msg {
             PMsg::A | PMsg::B => self.net,
@@ -79,7 +88,11 @@ impl MachineModel for Pair {
 }
 
 fn pair(net: Delivery) -> Machines<Pair> {
-    Machines(Pair { net, with_fifo: false })
+    Machines(Pair {
+        net,
+        with_fifo: false,
+        defer: None,
+    })
 }
 
 /// States and transitions of DFS and of SES with RR, RTC and PRR (all must
@@ -223,6 +236,7 @@ fn alternative_zero_delivers_the_fifo_candidate() {
     let p = Machines(Pair {
         net: Delivery::network(1),
         with_fifo: true,
+        defer: None,
     });
     let mut s = p.initial();
     traced(&p, &mut s, 0, 0);
@@ -235,6 +249,27 @@ fn alternative_zero_delivers_the_fifo_candidate() {
     let first = *s.unordered()[0].msg();
     let t = traced(&p, &mut s, 1, 0);
     assert_eq!(t.handled, Some(format!("{first:?}")));
+}
+
+#[test]
+fn deferred_unordered_messages_block() {
+    let p = Machines(Pair {
+        net: Delivery::network(1),
+        with_fifo: false,
+        defer: Some(PMsg::B),
+    });
+    // B is no candidate: it is neither delivered, dropped nor duplicated.
+    // s0, then A pending (0 or 1 made) or gone after 0, 1 or 2 deliveries.
+    assert_eq!(searched(&p, "deferred B").0, 6);
+    let config = Config {
+        deadlock: true,
+        ..Config::default()
+    };
+    let r = search::dfs(&p, &config).unwrap();
+    let v = r.violation.expect("a deadlock").violation;
+    assert_eq!(v.kind, ViolationKind::Deadlock);
+    assert_eq!(v.machine.as_deref(), Some("receiver1"));
+    assert_eq!(v.message, "blocked: its queue holds only deferred messages [B]");
 }
 
 // ---------------------------------------------------------------------------
