@@ -2,7 +2,7 @@
 
 use super::ctx::{Ctx, Setup};
 use super::delivery::Action;
-use super::world::{MachineId, Net, Pending, Slot, World};
+use super::world::{MachineId, Pending, Slot, World};
 use super::{MachineModel, Receive};
 use crate::program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
 use smallvec::SmallVec;
@@ -288,7 +288,7 @@ impl<M: MachineModel> Program for Machines<M> {
             queue: Vec::new(),
             monitor: setup.monitor,
             pending: None,
-            net: Net::default(),
+            net: None,
         };
         for (to, msg) in setup.sent {
             if (to.0 as usize) < w.slots.len() {
@@ -316,7 +316,7 @@ impl<M: MachineModel> Program for Machines<M> {
             });
             return;
         }
-        if !s.net.is_empty() {
+        if s.live_net().is_some() {
             for id in 0..s.slots.len() as u32 {
                 if s.slots[id as usize].halted {
                     continue;
