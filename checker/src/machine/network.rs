@@ -37,11 +37,11 @@ impl<M: MachineModel> Machines<M> {
     /// if any, then every distinct unordered message in flight to it that
     /// it does not defer, in the canonical order.
     pub(crate) fn candidates(&self, s: &World<M>, id: MachineId, mut f: impl FnMut(Candidate) -> bool) {
+        let net = s.net.as_deref();
         if let Some((i, receive)) = self.dequeuable(s, id) {
-            let duplicated = if s.net.fifo_dups.is_empty() {
-                0
-            } else {
-                s.net.fifo_duplicated(id, (i - s.range(id).0) as u32)
+            let duplicated = match net {
+                Some(n) if !n.fifo_dups.is_empty() => n.fifo_duplicated(id, (i - s.range(id).0) as u32),
+                _ => 0,
             };
             let c = Candidate {
                 source: Source::Fifo(i),
@@ -53,13 +53,12 @@ impl<M: MachineModel> Machines<M> {
                 return;
             }
         }
-        if s.net.flights.is_empty() {
+        let Some(net) = net else {
             return;
-        }
+        };
         let machine = &s.slots[id.0 as usize].machine;
-        let (lo, hi) = s.net.range(id);
-        for j in lo..hi {
-            let flight = &s.net.flights[j];
+        let (lo, hi) = net.range(id);
+        for (j, flight) in net.flights.iter().enumerate().take(hi).skip(lo) {
             let receive = self.0.receive(machine, &flight.msg);
             if receive == Receive::Defer {
                 continue;
@@ -107,21 +106,27 @@ impl<M: MachineModel> Machines<M> {
     pub(crate) fn take(&self, s: &mut World<M>, id: MachineId, c: Candidate, action: Action) -> M::Msg {
         match (c.source, action) {
             (Source::Fifo(i), Action::Deliver | Action::Drop) => {
-                if !s.net.fifo_dups.is_empty() {
+                if s.net.as_deref().is_some_and(|n| !n.fifo_dups.is_empty()) {
                     let pos = (i - s.range(id).0) as u32;
-                    s.net.fifo_removed(id, pos);
+                    s.net_mut().fifo_removed(id, pos);
+                    s.tidy_net();
                 }
                 s.queue.remove(i).1
             }
             (Source::Fifo(i), Action::Duplicate) => {
                 let pos = (i - s.range(id).0) as u32;
-                s.net.fifo_duplicate(id, pos);
+                s.net_mut().fifo_duplicate(id, pos);
                 s.queue[i].1.clone()
             }
-            (Source::Unordered(j), Action::Deliver | Action::Drop) => s.net.take(j).0,
+            (Source::Unordered(j), Action::Deliver | Action::Drop) => {
+                let msg = s.net_mut().take(j).0;
+                s.tidy_net();
+                msg
+            }
             (Source::Unordered(j), Action::Duplicate) => {
-                let (msg, duplicated) = s.net.take(j);
-                s.net.insert(id, msg.clone(), duplicated + 1);
+                let net = s.net_mut();
+                let (msg, duplicated) = net.take(j);
+                net.insert(id, msg.clone(), duplicated + 1);
                 msg
             }
         }
@@ -131,7 +136,7 @@ impl<M: MachineModel> Machines<M> {
     /// delivery says: its FIFO queue or the unordered multiset.
     pub(crate) fn post(&self, s: &mut World<M>, to: MachineId, msg: M::Msg) {
         if self.0.delivery(&msg).unordered {
-            s.net.insert(to, msg, 0);
+            s.net_mut().insert(to, msg, 0);
         } else {
             s.enqueue(to, msg);
         }

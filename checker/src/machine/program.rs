@@ -2,16 +2,17 @@
 
 use super::ctx::{Ctx, Setup};
 use super::delivery::Action;
-use super::world::{MachineId, Net, Pending, Slot, World};
+use super::world::{MachineId, Pending, Slot, World};
 use super::{MachineModel, Receive};
 use crate::program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
 use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A machine model as a program: the actors are the machines, a machine is
-/// enabled when it has a message it does not defer (one alternative), or
-/// when it is suspended at a choice among n (then it is the only enabled
-/// actor, with n alternatives).
+/// enabled when it has a message it does not defer (one alternative per way
+/// the network can deliver, drop or duplicate each candidate message; one in
+/// FIFO models), or when it is suspended at a choice among n (then it is the
+/// only enabled actor, with n alternatives).
 #[derive(Clone, Debug, Default)]
 pub struct Machines<M>(pub M);
 
@@ -287,7 +288,7 @@ impl<M: MachineModel> Program for Machines<M> {
             queue: Vec::new(),
             monitor: setup.monitor,
             pending: None,
-            net: Net::default(),
+            net: None,
         };
         for (to, msg) in setup.sent {
             if (to.0 as usize) < w.slots.len() {
@@ -315,7 +316,7 @@ impl<M: MachineModel> Program for Machines<M> {
             });
             return;
         }
-        if !s.net.is_empty() {
+        if s.live_net().is_some() {
             for id in 0..s.slots.len() as u32 {
                 if s.slots[id as usize].halted {
                     continue;

@@ -97,7 +97,8 @@ fn fingerprint<T: Hash + ?Sized>(t: &T) -> u64 {
 
 /// What the network holds besides the FIFO buffer: the unordered messages
 /// as a canonical multiset, and the duplicates already made of FIFO
-/// messages. Both are empty in FIFO models.
+/// messages. A [`World`] holds none (`None`, one word) while both are
+/// empty, as always in FIFO models.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Net<Msg> {
     /// Sorted by receiver, fingerprint, duplicates made (ties between
@@ -233,7 +234,9 @@ pub struct World<M: MachineModel + ?Sized> {
     pub(crate) queue: Vec<(MachineId, M::Msg)>,
     pub(crate) monitor: M::Monitor,
     pub(crate) pending: Option<Pending<M::Msg>>,
-    pub(crate) net: Net<M::Msg>,
+    /// `None` when nothing is in flight unordered and no FIFO message was
+    /// duplicated (kept so by [`World::tidy_net`]).
+    pub(crate) net: Option<Box<Net<M::Msg>>>,
 }
 
 impl<M: MachineModel + ?Sized> World<M> {
@@ -277,13 +280,18 @@ impl<M: MachineModel + ?Sized> World<M> {
     /// then by a fixed fingerprint of the message. Not in [`World::inbox`]
     /// or [`World::messages`], which hold the FIFO messages.
     pub fn unordered(&self) -> &[InFlight<M::Msg>] {
-        &self.net.flights
+        self.net.as_deref().map_or(&[], |n| &n.flights)
     }
 
     /// The unordered messages in flight to `id`.
     pub fn unordered_to(&self, id: MachineId) -> &[InFlight<M::Msg>] {
-        let (lo, hi) = self.net.range(id);
-        &self.net.flights[lo..hi]
+        match self.net.as_deref() {
+            Some(n) => {
+                let (lo, hi) = n.range(id);
+                &n.flights[lo..hi]
+            }
+            None => &[],
+        }
     }
 
     /// Every message in flight, FIFO and unordered, once per copy: receiver
@@ -291,8 +299,7 @@ impl<M: MachineModel + ?Sized> World<M> {
     pub fn in_flight(&self) -> impl Iterator<Item = (MachineId, &M::Msg)> {
         let fifo = self.queue.iter().map(|(to, m)| (*to, m));
         let unordered = self
-            .net
-            .flights
+            .unordered()
             .iter()
             .flat_map(|f| std::iter::repeat_n((f.to, &f.msg), f.count as usize));
         fifo.chain(unordered)
@@ -320,7 +327,28 @@ impl<M: MachineModel + ?Sized> World<M> {
     pub(crate) fn clear_inbox(&mut self, id: MachineId) {
         let (lo, hi) = self.range(id);
         self.queue.drain(lo..hi);
-        self.net.clear(id);
+        if let Some(n) = self.net.as_deref_mut() {
+            n.clear(id);
+            self.tidy_net();
+        }
+    }
+
+    /// The network's unordered messages and FIFO duplicates, if any.
+    pub(crate) fn live_net(&self) -> Option<&Net<M::Msg>> {
+        self.net.as_deref().filter(|n| !n.is_empty())
+    }
+
+    /// The network, created when first needed.
+    pub(crate) fn net_mut(&mut self) -> &mut Net<M::Msg> {
+        self.net.get_or_insert_with(Default::default)
+    }
+
+    /// Free the network when it became empty (so that states without one
+    /// stay one word smaller and cheap to clone).
+    pub(crate) fn tidy_net(&mut self) {
+        if self.net.as_deref().is_some_and(Net::is_empty) {
+            self.net = None;
+        }
     }
 }
 
@@ -342,7 +370,7 @@ impl<M: MachineModel + ?Sized> PartialEq for World<M> {
             && self.queue == other.queue
             && self.monitor == other.monitor
             && self.pending == other.pending
-            && self.net == other.net
+            && self.live_net() == other.live_net()
     }
 }
 
@@ -355,8 +383,8 @@ impl<M: MachineModel + ?Sized> Hash for World<M> {
         self.monitor.hash(state);
         self.pending.hash(state);
         // Not hashed when empty: FIFO models keep their fingerprints.
-        if !self.net.is_empty() {
-            self.net.hash(state);
+        if let Some(n) = self.live_net() {
+            n.hash(state);
         }
     }
 }
