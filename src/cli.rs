@@ -301,7 +301,7 @@ fn parse_strategy(args: &RunArgs) -> Result<Strategy, String> {
         "pb" => Strategy::Pb,
         "rs" => Strategy::Rs,
         "ss" => {
-            let d = mcheck_checker::search::ss::SsParams::default();
+            let d = mcheck_checker::search::SsParams::default();
             let (c1, c2) = (args.c1.unwrap_or(d.c1), args.c2.unwrap_or(d.c2));
             if !(1.0..=1e12).contains(&c1) {
                 return Err(format!("--c1 must be from 1 to 1e12, not {c1}"));
@@ -309,7 +309,7 @@ fn parse_strategy(args: &RunArgs) -> Result<Strategy, String> {
             if !(1.0..=1e6).contains(&c2) {
                 return Err(format!("--c2 must be from 1 to 1e6, not {c2}"));
             }
-            Strategy::Ss(mcheck_checker::search::ss::SsParams { c1, c2 })
+            Strategy::Ss(mcheck_checker::search::SsParams { c1, c2 })
         }
         "irs" => {
             if args.irs_step == 0 || args.irs_step > 1_000_000 {

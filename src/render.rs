@@ -1,7 +1,7 @@
 //! Rendering of reports and traces for people (text) and machines (JSON).
 
 use mcheck_checker::search::exec::{End, Execution};
-use mcheck_checker::search::progress::{human, rate};
+use mcheck_checker::search::{human, rate};
 use mcheck_checker::{Outcome, Report, Schedule, StepTrace};
 use serde_json::{json, Value};
 

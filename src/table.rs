@@ -290,7 +290,7 @@ pub fn markdown(rows: &[Row], args: &TableArgs) -> String {
 
 /// The stratified-sampling columns, with the default c1 and c2.
 fn sampling_columns() -> Vec<Column> {
-    let ss = Strategy::Ss(mcheck_checker::search::ss::SsParams::default());
+    let ss = Strategy::Ss(mcheck_checker::search::SsParams::default());
     ["rr", "rtc", "prr"]
         .into_iter()
         .zip(["SS-RR", "SS-RTC", "SS-PRR"])

@@ -25,7 +25,7 @@ impl<D: Driver> Driver for Recording<'_, D> {
 }
 
 /// Run `program` once under `driver` for at most `max_steps` steps.
-pub fn run_one<P: Program, D: Driver>(program: &P, driver: &mut D, max_steps: usize, deadlock: bool) -> Sample {
+pub(super) fn run_one<P: Program, D: Driver>(program: &P, driver: &mut D, max_steps: usize, deadlock: bool) -> Sample {
     let mut rec = Recording {
         inner: driver,
         path: Vec::new(),
@@ -35,9 +35,10 @@ pub fn run_one<P: Program, D: Driver>(program: &P, driver: &mut D, max_steps: us
     Sample {
         steps,
         longest: steps,
-        truncated: u64::from(ex.end == End::MaxSteps),
-        executions: 1,
+        truncated: ex.end == End::MaxSteps,
         violation: ex.violation.map(|f| (f, rec.path)),
         explorer_seed: 0,
+        aborted: false,
+        complete: true,
     }
 }
