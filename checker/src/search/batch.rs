@@ -127,6 +127,16 @@ impl<'c> Batches<'c> {
         })
     }
 
+    /// The run's seed.
+    pub(super) fn seed(&self) -> u64 {
+        self.config.seed
+    }
+
+    /// Whether deadlocks are violations.
+    pub(super) fn deadlock(&self) -> bool {
+        self.config.deadlock
+    }
+
     /// When the time limit ends the run.
     pub(super) fn deadline(&self) -> Instant {
         self.start + self.config.sampling_time_limit()

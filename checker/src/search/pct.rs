@@ -9,10 +9,10 @@
 //! uniformly. A bug of depth d is found with probability at least
 //! 1/(n * k^(d-1)) per execution for n actors and k steps.
 
-use super::batch::{stream_seed, Batches};
+use super::batch::Batches;
 use super::error::SearchError;
 use super::exec::Driver;
-use super::walk::run_one;
+use super::walk::{run_one, walks};
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Report;
@@ -130,16 +130,8 @@ pub fn pct<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u
         .push(format!("pct depth {depth}, change points in [1, {k}]"));
     let mut batches = Batches::new(config, report)?;
     let actors: Vec<ActorId> = program.actors(&program.initial()).iter().map(|a| a.id).collect();
-    let seed = config.seed;
-    let end = batches.round(
-        0,
-        u64::MAX,
-        "pct",
-        || (),
-        |i, _| {
-            let mut d = PctDriver::new(stream_seed(seed, 0, i, 0), &actors, depth, k);
-            Ok(run_one(program, &mut d, config.max_steps, config.deadlock))
-        },
-    )?;
+    let end = walks(&mut batches, program, (0, u64::MAX, "pct"), config.max_steps, |seed| {
+        PctDriver::new(seed, &actors, depth, k)
+    })?;
     Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
 }

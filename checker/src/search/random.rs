@@ -1,10 +1,10 @@
 //! The random baselines: random walk (RS) and iterative random walk with
 //! a growing depth bound (IRS).
 
-use super::batch::{stream_seed, Batches, RoundEnd};
+use super::batch::{Batches, RoundEnd};
 use super::error::SearchError;
 use super::exec::{choice_at, Driver};
-use super::walk::run_one;
+use super::walk::walks;
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::{BoundedBy, Report};
@@ -42,16 +42,12 @@ impl Driver for UniformDriver {
 /// counterexample is a choice path.
 pub fn rs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
     let mut batches = Batches::new(config, Report::new("rs", None, config.seed, 1))?;
-    let seed = config.seed;
-    let end = batches.round(
-        0,
-        u64::MAX,
-        "rs",
-        || (),
-        |i, _| {
-            let mut d = UniformDriver::new(stream_seed(seed, 0, i, 0));
-            Ok(run_one(program, &mut d, config.max_steps, config.deadlock))
-        },
+    let end = walks(
+        &mut batches,
+        program,
+        (0, u64::MAX, "rs"),
+        config.max_steps,
+        UniformDriver::new,
     )?;
     Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
 }
@@ -64,22 +60,18 @@ pub fn irs<P: Program>(program: &P, config: &Config, step: usize) -> Result<Repo
         return Err(SearchError::Input("--irs-step must be at least 1".into()));
     }
     let mut batches = Batches::new(config, Report::new("irs", None, config.seed, 1))?;
-    let seed = config.seed;
     let mut iteration = 1u32;
     let mut depth;
     let end = loop {
         depth = (iteration as usize).saturating_mul(step).min(config.max_steps);
         let count = 3u64.saturating_pow(iteration);
         let label = format!("irs iteration {iteration} (depth {depth})");
-        let end = batches.round(
-            iteration,
-            count,
-            &label,
-            || (),
-            |i, _| {
-                let mut d = UniformDriver::new(stream_seed(seed, iteration as u64, i, 0));
-                Ok(run_one(program, &mut d, depth, config.deadlock))
-            },
+        let end = walks(
+            &mut batches,
+            program,
+            (iteration, count, &label),
+            depth,
+            UniformDriver::new,
         )?;
         match end {
             RoundEnd::Done if config.max_delays.is_some_and(|m| iteration >= m) => {

@@ -17,20 +17,6 @@ pub(super) struct Resumed {
 }
 
 impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
-    /// Compute the enabled set of `state`; push a frame for it unless it is
-    /// terminal (then check deadlock).
-    pub(super) fn push_frame(
-        &mut self,
-        state: P::State,
-        order: O,
-        cost: u32,
-        depth: u32,
-        node: u32,
-    ) -> Result<Option<Stop>, SearchError> {
-        let en_start = self.load_enabled(&state);
-        self.push_loaded(state, order, cost, depth, node, None, en_start)
-    }
-
     /// Appends the enabled set of `state` to `en`/`ids`; returns where it
     /// starts.
     #[inline]
@@ -53,10 +39,13 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         self.en[en_start..].iter().map(|e| e.alternatives.max(1)).sum()
     }
 
-    /// [`push_frame`](Self::push_frame) once the state's enabled set is
-    /// loaded at `en[en_start..]`.
+    /// Pushes a frame for `state` with `order`, `cost` paid so far, at
+    /// `depth`, with path node `node`, resuming a deferred entry's `resume`
+    /// (`None`: a new state), its enabled set already loaded at
+    /// `en[en_start..]` (`None`: load it now). A terminal state gets no
+    /// frame: a deadlock violates if deadlocks are checked.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn push_loaded(
+    pub(super) fn push_frame(
         &mut self,
         state: P::State,
         order: O,
@@ -64,8 +53,9 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         depth: u32,
         node: u32,
         resume: Option<Resumed>,
-        en_start: usize,
+        en_start: Option<usize>,
     ) -> Result<Option<Stop>, SearchError> {
+        let en_start = en_start.unwrap_or_else(|| self.load_enabled(&state));
         let total = self.choices_from(en_start);
         let en_len = self.en.len() - en_start;
         // Built in place: a frame is large.

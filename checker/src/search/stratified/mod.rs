@@ -278,7 +278,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
         self.report.states = 1;
         self.stratum.new_states = 1;
-        let stop = self.push_frame(s0, root, 0, 0, ROOT)?;
+        let stop = self.push_frame(s0, root, 0, 0, ROOT, None, None)?;
         if stop.is_some() {
             return Ok(stop);
         }

@@ -152,7 +152,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 offered: e.offered,
                 fp: e.fp,
             };
-            return self.push_loaded(e.state, e.order, e.cost, e.depth, e.node, Some(resume), en_start);
+            return self.push_frame(e.state, e.order, e.cost, e.depth, e.node, Some(resume), Some(en_start));
         }
         let cur = e.order.current(self.en_of(en), self.ids_of(en));
         let offered = self.offer_at(e.offered, cur, self.ids_of(en), &e.order)?;
@@ -264,7 +264,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             };
             self.report.states += 1;
             self.stratum.new_states += 1;
-            if let Some(stop) = self.push_frame(child, order, c.cost, child_depth, node)? {
+            if let Some(stop) = self.push_frame(child, order, c.cost, child_depth, node, None, None)? {
                 return Ok(Some(stop));
             }
         }
