@@ -4,7 +4,7 @@
 
 use clap::builder::{PossibleValue, PossibleValuesParser, RangedU64ValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mcheck_checker::search::ss::SsParams;
+use mcheck_checker::search::SsParams;
 use mcheck_checker::search::{Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH, STRATEGIES};
 
 /// Replays a shrink may try by default.

@@ -194,7 +194,7 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     let info = model.info();
     // An unknown explorer is reported by the search, before any header.
     if !args.json && known_explorer(&info, &args.explorer) {
-        let explorer = strategy.uses_explorer().then_some(args.explorer.as_str());
+        let explorer = settings::applies("explorer", args.strategy).then_some(args.explorer.as_str());
         let seed = settings::applies("seed", args.strategy).then_some(args.seed);
         let line = printing::header(&info, &params, bug, strategy.name(), explorer, seed);
         println!("{line}");

@@ -2,7 +2,7 @@
 
 use mcheck_checker::report::{BoundedBy, Stratum};
 use mcheck_checker::search::exec::{End, Execution};
-use mcheck_checker::search::progress::{human, rate};
+use mcheck_checker::search::{human, rate};
 use mcheck_checker::{Outcome, Report, Schedule, StepTrace};
 use serde_json::{json, Value};
 

@@ -359,7 +359,7 @@ pub fn ratio_text(x: Option<f64>) -> String {
 
 /// The stratified-sampling columns, with the default c1 and c2.
 fn sampling_columns() -> Vec<Column> {
-    let ss = Strategy::Ss(mcheck_checker::search::ss::SsParams::default());
+    let ss = Strategy::Ss(mcheck_checker::search::SsParams::default());
     ["rr", "rtc", "prr"]
         .into_iter()
         .zip(["SS-RR", "SS-RTC", "SS-PRR"])

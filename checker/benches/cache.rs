@@ -1,6 +1,6 @@
 //! State-cache micro-benchmarks: fingerprinting, single inserts against
 //! batched (prefetched) inserts into a table far larger than the CPU cache,
-//! with the workload of DESIGN.md §9 (most successors already present).
+//! with the workload of ARCHITECTURE.md §9 (most successors already present).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use mcheck_checker::cache::{fingerprint, FingerprintSet, Insert};

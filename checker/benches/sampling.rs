@@ -3,45 +3,10 @@
 //! Short on purpose: `cargo bench --bench sampling -- --quick`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcheck_checker::search::ss::{ss, SsParams};
-use mcheck_checker::testing::RandomProgram;
-use mcheck_checker::{ActorId, ActorInfo, Config, Event, Explorer};
+use mcheck_checker::search::{ss, SsParams};
+use mcheck_checker::testing::{Causal, RandomProgram};
+use mcheck_checker::Config;
 use std::time::Duration;
-
-/// The local run-to-completion-like explorer of the tests.
-#[derive(Clone, Debug, Default)]
-struct Causal {
-    order: Vec<ActorId>,
-}
-
-impl Explorer for Causal {
-    fn name(&self) -> &str {
-        "causal"
-    }
-    fn init(&mut self, actors: &[ActorInfo]) {
-        self.order = actors.iter().map(|a| a.id).collect();
-    }
-    fn next(&self, enabled: &[ActorId]) -> ActorId {
-        *self
-            .order
-            .iter()
-            .find(|a| enabled.binary_search(a).is_ok())
-            .unwrap_or(&enabled[0])
-    }
-    fn step(&mut self, events: &[Event]) {
-        for e in events {
-            if let Event::Sent { to, .. } = e {
-                self.order.retain(|a| a != to);
-                self.order.insert(0, *to);
-            }
-        }
-    }
-    fn delay(&mut self, enabled: &[ActorId]) {
-        let a = self.next(enabled);
-        self.order.retain(|x| *x != a);
-        self.order.push(a);
-    }
-}
 
 fn config(threads: usize) -> Config {
     Config {

@@ -8,6 +8,7 @@
 //! asynchronous reactive systems" (ESEC/FSE 2015): stratified exhaustive
 //! search and stratified sampling.
 #![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
 
 pub mod cache;
 pub mod config;

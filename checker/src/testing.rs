@@ -7,13 +7,68 @@
 //! a few transitions may be marked as violating. Transitions also emit
 //! `Sent` events, so that run-to-completion style explorers reorder.
 //! [`RandomProgram::oracle`] computes the reachable set with its own
-//! `HashSet` and queue, sharing no code with the engine.
+//! set and queue, sharing no code with the engine.
+//!
+//! [`Causal`] is a small run-to-completion-like explorer that keeps the
+//! soundness contract, for tests and benchmarks that need one without the
+//! built-in explorers.
 
+use crate::cache::{FixedHashSet, FIXED_HASHER};
+use crate::explorer::Explorer;
 use crate::program::{ActorId, ActorInfo, Enabled, Event, Program, Violation, ViolationKind};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Mutex;
+
+/// A set with the fixed-key hasher, holding `items`.
+fn set_of<T: std::hash::Hash + Eq>(items: impl IntoIterator<Item = T>) -> FixedHashSet<T> {
+    let mut s = FixedHashSet::with_hasher(FIXED_HASHER);
+    s.extend(items);
+    s
+}
+
+/// A small run-to-completion-like explorer: a priority list of actors; a
+/// send moves the receiver to the front, a new actor goes to the back, a
+/// halted one leaves; a delay moves the current actor to the back.
+#[derive(Clone, Debug, Default)]
+pub struct Causal {
+    order: Vec<ActorId>,
+}
+
+impl Explorer for Causal {
+    fn name(&self) -> &str {
+        "causal"
+    }
+    fn init(&mut self, actors: &[ActorInfo]) {
+        self.order = actors.iter().map(|a| a.id).collect();
+    }
+    fn next(&self, enabled: &[ActorId]) -> ActorId {
+        *self
+            .order
+            .iter()
+            .find(|a| enabled.binary_search(a).is_ok())
+            .unwrap_or(&enabled[0])
+    }
+    fn step(&mut self, events: &[Event]) {
+        for e in events {
+            match e {
+                Event::Sent { to, .. } => {
+                    self.order.retain(|a| a != to);
+                    self.order.insert(0, *to);
+                }
+                Event::Created(info) => self.order.push(info.id),
+                Event::Halted(id) => self.order.retain(|a| a != id),
+                Event::Custom { .. } => {}
+            }
+        }
+    }
+    fn delay(&mut self, enabled: &[ActorId]) {
+        let a = self.next(enabled);
+        self.order.retain(|x| *x != a);
+        self.order.push(a);
+    }
+}
 
 /// A random transition system (see the module docs).
 #[derive(Debug)]
@@ -26,16 +81,16 @@ pub struct RandomProgram {
     /// alternative (empty: disabled).
     pub succ: Vec<Vec<Vec<u32>>>,
     /// Transitions (state, actor, alternative) that violate.
-    pub bad: HashSet<(u32, u32, u32)>,
+    pub bad: FixedHashSet<(u32, u32, u32)>,
     /// Every state the engine generated (when recording).
-    pub seen: Option<Mutex<HashSet<u32>>>,
+    pub seen: Option<Mutex<FixedHashSet<u32>>>,
 }
 
 /// What the oracle knows about a random program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Oracle {
     /// The reachable states.
-    pub reachable: HashSet<u32>,
+    pub reachable: FixedHashSet<u32>,
     /// The number of transitions from reachable states.
     pub transitions: u64,
     /// Whether a violating transition is reachable.
@@ -77,7 +132,7 @@ impl RandomProgram {
                 }
             }
         }
-        let mut bad = HashSet::new();
+        let mut bad = set_of([]);
         if plant {
             for _ in 0..rng.random_range(1..=3) {
                 let s = rng.random_range(0..n);
@@ -99,21 +154,21 @@ impl RandomProgram {
 
     /// Record every state the engine generates (see [`RandomProgram::seen_states`]).
     pub fn recording(mut self) -> Self {
-        self.seen = Some(Mutex::new(HashSet::from([0])));
+        self.seen = Some(Mutex::new(set_of([0])));
         self
     }
 
     /// The states generated so far (with [`RandomProgram::recording`]).
-    pub fn seen_states(&self) -> HashSet<u32> {
+    pub fn seen_states(&self) -> FixedHashSet<u32> {
         self.seen
             .as_ref()
-            .map(|m| m.lock().unwrap().clone())
-            .unwrap_or_default()
+            .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).clone())
+            .unwrap_or_else(|| set_of([]))
     }
 
     /// Breadth-first search over `succ`, independent of the engine.
     pub fn oracle(&self) -> Oracle {
-        let mut reachable = HashSet::from([0u32]);
+        let mut reachable = set_of([0u32]);
         let mut queue = VecDeque::from([0u32]);
         let mut transitions = 0;
         let mut violation_reachable = false;
@@ -178,7 +233,7 @@ impl Program for RandomProgram {
         let t = self.succ[from as usize][actor.0 as usize][alt as usize];
         *s = t;
         if let Some(seen) = &self.seen {
-            seen.lock().unwrap().insert(t);
+            seen.lock().unwrap_or_else(|e| e.into_inner()).insert(t);
         }
         // A send to a state-dependent actor, so that RTC reorders.
         events.push(Event::Sent {

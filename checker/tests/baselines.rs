@@ -30,9 +30,9 @@ fn config(threads: usize, schedules: u64) -> Config {
 
 fn run(p: &RandomProgram, s: &Strategy, c: &Config) -> Report {
     match s {
-        Strategy::Rs => search::random::rs(p, c),
-        Strategy::Irs { step } => search::random::irs(p, c, *step),
-        Strategy::Pct { depth, steps } => search::pct::pct(p, c, *depth, *steps),
+        Strategy::Rs => search::rs(p, c),
+        Strategy::Irs { step } => search::irs(p, c, *step),
+        Strategy::Pct { depth, steps } => search::pct(p, c, *depth, *steps),
         other => panic!("not a baseline: {}", other.name()),
     }
     .unwrap()

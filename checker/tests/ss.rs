@@ -1,51 +1,12 @@
 //! Stratified sampling: its probability guarantee (statistically), golden
 //! schedules, determinism across thread counts, budgets and shards.
 
-use mcheck_checker::search::ss::{draw_sample, ss, SsParams};
-use mcheck_checker::search::{exec, sample::SampleEnd};
-use mcheck_checker::testing::RandomProgram;
+use mcheck_checker::search::{draw_sample, exec, ss, SampleEnd, SsParams};
+use mcheck_checker::testing::{Causal, RandomProgram};
 use mcheck_checker::{
-    ActorId, ActorInfo, BoundedBy, Config, Enabled, Event, Explorer, Outcome, Program, Report, Violation, ViolationKind,
+    ActorId, ActorInfo, BoundedBy, Config, Enabled, Event, Outcome, Program, Report, Violation, ViolationKind,
 };
 use std::time::Duration;
-
-/// A small run-to-completion-like explorer (as in tests/strategies.rs): a
-/// priority list; a send moves the receiver to the front; a delay moves
-/// the current actor to the back.
-#[derive(Clone, Debug, Default)]
-struct Causal {
-    order: Vec<ActorId>,
-}
-
-impl Explorer for Causal {
-    fn name(&self) -> &str {
-        "causal"
-    }
-    fn init(&mut self, actors: &[ActorInfo]) {
-        self.order = actors.iter().map(|a| a.id).collect();
-    }
-    fn next(&self, enabled: &[ActorId]) -> ActorId {
-        *self.order.iter().find(|a| enabled.binary_search(a).is_ok()).unwrap()
-    }
-    fn step(&mut self, events: &[Event]) {
-        for e in events {
-            match e {
-                Event::Sent { to, .. } => {
-                    self.order.retain(|a| a != to);
-                    self.order.insert(0, *to);
-                }
-                Event::Created(info) => self.order.push(info.id),
-                Event::Halted(id) => self.order.retain(|a| a != id),
-                Event::Custom { .. } => {}
-            }
-        }
-    }
-    fn delay(&mut self, enabled: &[ActorId]) {
-        let a = self.next(enabled);
-        self.order.retain(|x| *x != a);
-        self.order.push(a);
-    }
-}
 
 /// Two actors, A (id 0) and B (id 1), each taking `n` steps; it violates
 /// when B's first step comes after exactly `k` steps of A (k < n).

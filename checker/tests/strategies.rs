@@ -3,45 +3,8 @@
 //! way in the workspace's tests/).
 
 use mcheck_checker::search::{self, exec};
-use mcheck_checker::testing::RandomProgram;
+use mcheck_checker::testing::{Causal, RandomProgram};
 use mcheck_checker::{ActorId, ActorInfo, Config, Event, Explorer, Outcome, PathKind, Schedule, SearchError};
-
-/// A small run-to-completion-like explorer: a priority list; a send moves
-/// the receiver to the front; a delay moves the current actor to the back.
-#[derive(Clone, Debug, Default)]
-struct Causal {
-    order: Vec<ActorId>,
-}
-
-impl Explorer for Causal {
-    fn name(&self) -> &str {
-        "causal"
-    }
-    fn init(&mut self, actors: &[ActorInfo]) {
-        self.order = actors.iter().map(|a| a.id).collect();
-    }
-    fn next(&self, enabled: &[ActorId]) -> ActorId {
-        *self.order.iter().find(|a| enabled.binary_search(a).is_ok()).unwrap()
-    }
-    fn step(&mut self, events: &[Event]) {
-        for e in events {
-            match e {
-                Event::Sent { to, .. } => {
-                    self.order.retain(|a| a != to);
-                    self.order.insert(0, *to);
-                }
-                Event::Created(info) => self.order.push(info.id),
-                Event::Halted(id) => self.order.retain(|a| a != id),
-                Event::Custom { .. } => {}
-            }
-        }
-    }
-    fn delay(&mut self, enabled: &[ActorId]) {
-        let a = self.next(enabled);
-        self.order.retain(|x| *x != a);
-        self.order.push(a);
-    }
-}
 
 /// Breaks the contract: delay does nothing, so other actors are never offered.
 #[derive(Clone, Debug, Default)]

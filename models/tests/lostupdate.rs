@@ -82,9 +82,9 @@ fn sampling_runs_bound_zero_once_for_deterministic_explorers() {
         max_delays: Some(1),
         ..Config::default()
     };
-    let params = search::ss::SsParams::default();
+    let params = search::SsParams::default();
     let per_bound = |name: &str| {
-        let r = search::ss::ss(&p, builtin(name).unwrap(), &config, &params).unwrap();
+        let r = search::ss(&p, builtin(name).unwrap(), &config, &params).unwrap();
         assert_eq!(r.outcome, Outcome::Bounded, "{name}");
         r.strata.iter().map(|s| s.schedules).collect::<Vec<_>>()
     };
@@ -93,6 +93,6 @@ fn sampling_runs_bound_zero_once_for_deterministic_explorers() {
     assert_eq!(per_bound("prr"), [100, 200]);
     // With the bug, one sample of bound 1 is enough for RTC.
     let buggy = program(&[], Some(1));
-    let r = search::ss::ss(&buggy, builtin("rtc").unwrap(), &config, &params).unwrap();
+    let r = search::ss(&buggy, builtin("rtc").unwrap(), &config, &params).unwrap();
     assert_eq!((r.outcome, r.schedules), (Outcome::Violation, 2));
 }

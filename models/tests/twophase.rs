@@ -2,49 +2,10 @@
 //! actions, a plain BFS over the `Program`, and the seeded bug.
 
 use mcheck_checker::search::{dfs, ses};
-use mcheck_checker::{
-    ActorId, ActorInfo, Config, Enabled, Event, Explorer, Model, Outcome, Params, Program, StepTrace, ViolationKind,
-};
+use mcheck_checker::testing::Causal;
+use mcheck_checker::{ActorId, Config, Enabled, Event, Model, Outcome, Params, Program, StepTrace, ViolationKind};
 use mcheck_models::twophase::{TwoPhase, TwoPhaseProgram, MAX_RMS};
 use std::collections::{BTreeSet, HashSet, VecDeque};
-
-/// A small run-to-completion-like explorer (copied from the checker's
-/// tests): a priority list; a send moves the receiver to the front; a delay
-/// moves the current actor to the back.
-#[derive(Clone, Debug, Default)]
-struct Causal {
-    order: Vec<ActorId>,
-}
-
-impl Explorer for Causal {
-    fn name(&self) -> &str {
-        "causal"
-    }
-    fn init(&mut self, actors: &[ActorInfo]) {
-        self.order = actors.iter().map(|a| a.id).collect();
-    }
-    fn next(&self, enabled: &[ActorId]) -> ActorId {
-        *self.order.iter().find(|a| enabled.binary_search(a).is_ok()).unwrap()
-    }
-    fn step(&mut self, events: &[Event]) {
-        for e in events {
-            match e {
-                Event::Sent { to, .. } => {
-                    self.order.retain(|a| a != to);
-                    self.order.insert(0, *to);
-                }
-                Event::Created(info) => self.order.push(info.id),
-                Event::Halted(id) => self.order.retain(|a| a != id),
-                Event::Custom { .. } => {}
-            }
-        }
-    }
-    fn delay(&mut self, enabled: &[ActorId]) {
-        let a = self.next(enabled);
-        self.order.retain(|x| *x != a);
-        self.order.push(a);
-    }
-}
 
 fn quiet() -> Config {
     Config {

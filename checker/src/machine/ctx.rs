@@ -151,3 +151,24 @@ impl<M: MachineModel + ?Sized> Setup<M> {
         self.monitor = monitor;
     }
 }
+
+impl<M: MachineModel + ?Sized> std::fmt::Debug for Ctx<'_, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx")
+            .field("me", &self.me)
+            .field("created", &self.created.len())
+            .field("sent", &self.sent.len())
+            .field("halt", &self.halt)
+            .field("suspended", &self.suspended)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M: MachineModel + ?Sized> std::fmt::Debug for Setup<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Setup")
+            .field("machines", &self.machines.len())
+            .field("sent", &self.sent.len())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,5 +1,6 @@
-//! Deterministic parallel batches of independent executions, shared by the
-//! randomized strategies.
+//! The deterministic parallel batch runner of the sampling strategies (SS,
+//! RS, IRS, PCT): one thread pool, one shard check, one budget check, one
+//! progress line and one seed scheme for all of them.
 //!
 //! A *round* is a numbered set of samples `0..count`. Sample `i` of round
 //! `r` must be a pure function of `(seed, r, i)` (see [`stream_seed`]), so
@@ -9,68 +10,84 @@
 //! lowest index, which is therefore the same on any number of threads.
 //! Budgets count sample indices (all shards' indices, so that `--shard K/N`
 //! runs cover one run exactly); the time limit and the stop flag are
-//! checked between chunks.
+//! checked between chunks (and by the samples themselves, through
+//! [`Batches::deadline`]).
 
+use super::error::{thread_pool, SearchError};
+use super::exec;
 use super::progress::{human, rate, Meter};
-use super::SearchError;
-use crate::config::Config;
+use crate::config::{peak_rss, Config};
 use crate::report::{BoundedBy, Found, Outcome, Report, Stratum};
+use crate::schedule::PathKind;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+/// The SplitMix64 increment (2^64 / golden ratio).
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// One step of the SplitMix64 generator: advances `state` and returns the
 /// next output. Used only to derive independent seeds.
 #[inline]
-pub fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(GOLDEN);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
 
-/// The seed of stream `stream` of sample `index` in round `round`, derived
-/// with SplitMix64 from the run's seed: independent of threads and shards.
-pub fn stream_seed(seed: u64, round: u64, index: u64, stream: u64) -> u64 {
-    let mut s = seed;
-    let mut x = splitmix64(&mut s);
-    for v in [round, index, stream] {
-        let mut t = x ^ v;
-        x = splitmix64(&mut t);
-    }
-    x
+/// SplitMix64's output from state `x`: a bijection of `x`.
+#[inline]
+fn mix(x: u64) -> u64 {
+    let mut s = x;
+    splitmix64(&mut s)
+}
+
+/// The seed of random stream `stream` of sample `index` in round `round`,
+/// derived with SplitMix64 from the run's seed: independent of threads and
+/// shards. The sample's state is `mix(mix(mix(seed) ^ round) ^ index)`
+/// (for a fixed seed and round, distinct indices give distinct states,
+/// each step being a bijection); stream `k` is SplitMix64's output after
+/// `k` more steps from it.
+pub(super) fn stream_seed(seed: u64, round: u64, index: u64, stream: u64) -> u64 {
+    let state = mix(mix(mix(seed) ^ round) ^ index);
+    mix(state.wrapping_add(stream.wrapping_mul(GOLDEN)))
 }
 
 /// What one sample did.
 #[derive(Clone, Debug, Default)]
-pub struct Sample {
+pub(super) struct Sample {
     /// Program steps executed (all the executions of the sample).
-    pub steps: u64,
+    pub(super) steps: u64,
     /// Its longest execution.
-    pub longest: u64,
-    /// Executions cut at the step limit.
-    pub truncated: u64,
-    /// Executions run (a stratified sample with d delays runs d+1).
-    pub executions: u64,
+    pub(super) longest: u64,
+    /// Whether its execution was cut at the step limit.
+    pub(super) truncated: bool,
     /// The violation, with the path that reproduces it.
-    pub violation: Option<(Found, Vec<u64>)>,
+    pub(super) violation: Option<(Found, Vec<u64>)>,
     /// The explorer seed of the sample, when it uses one.
-    pub explorer_seed: u64,
+    pub(super) explorer_seed: u64,
+    /// Cut short by the time limit or the stop flag: it does not count.
+    pub(super) aborted: bool,
+    /// Whether it did all a sample of its round should (SS: placed all the
+    /// delays of its bound; always, elsewhere).
+    pub(super) complete: bool,
 }
 
 /// How a round ended.
 #[derive(Debug)]
-pub enum RoundEnd {
+pub(super) enum RoundEnd {
     /// Every sample ran without a violation.
     Done,
     /// The lowest-index violating sample.
-    Violation(u64, Sample),
+    Violation(Sample),
     /// A budget stopped the search.
     Stopped(BoundedBy),
 }
 
 /// Runs rounds of samples on a thread pool and accumulates the report.
-pub struct Batches<'c> {
+pub(super) struct Batches<'c> {
     config: &'c Config,
     pool: rayon::ThreadPool,
     threads: usize,
@@ -78,26 +95,25 @@ pub struct Batches<'c> {
     start: Instant,
     /// Sample indices consumed so far (every shard's), for `max_schedules`.
     consumed: u64,
+    /// Samples of the last round that counted, and those of them complete.
+    counted: (u64, u64),
     /// The report so far.
-    pub report: Report,
+    report: Report,
 }
 
 impl<'c> Batches<'c> {
     /// Batches for `config`, filling `report`.
-    pub fn new(config: &'c Config, mut report: Report) -> Result<Self, SearchError> {
-        let threads = config.worker_threads();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| SearchError::Input(format!("cannot start {threads} threads: {e}")))?;
+    pub(super) fn new(config: &'c Config, mut report: Report) -> Result<Self, SearchError> {
+        let threads = config.worker_threads().max(1);
         if let Some((k, n)) = config.shard {
             if n == 0 || k >= n {
                 return Err(SearchError::Input(format!(
-                    "shard {k}/{n} is impossible: it needs 0 <= K < N"
+                    "shard {k}/{n} is impossible: it needs 0 <= K < N (the samples with index mod N = K)"
                 )));
             }
             report.shard = Some(format!("{k}/{n}"));
         }
+        let pool = thread_pool(threads)?;
         report.threads = threads;
         Ok(Batches {
             config,
@@ -106,15 +122,42 @@ impl<'c> Batches<'c> {
             meter: Meter::new(config.progress.clone()),
             start: Instant::now(),
             consumed: 0,
+            counted: (0, 0),
             report,
         })
+    }
+
+    /// The run's seed.
+    pub(super) fn seed(&self) -> u64 {
+        self.config.seed
+    }
+
+    /// Whether deadlocks are violations.
+    pub(super) fn deadlock(&self) -> bool {
+        self.config.deadlock
+    }
+
+    /// When the time limit ends the run.
+    pub(super) fn deadline(&self) -> Instant {
+        self.start + self.config.sampling_time_limit()
+    }
+
+    /// The report so far (for notes).
+    pub(super) fn report_mut(&mut self) -> &mut Report {
+        &mut self.report
+    }
+
+    /// Whether some sample of the last round counted, and none of those
+    /// that counted was complete.
+    pub(super) fn last_round_incomplete(&self) -> bool {
+        self.counted.0 > 0 && self.counted.1 == 0
     }
 
     fn budget_hit(&self) -> Option<BoundedBy> {
         if self.config.stop.is_raised() {
             return Some(BoundedBy::Interrupted);
         }
-        if self.start.elapsed() >= self.config.sampling_time_limit() {
+        if Instant::now() >= self.deadline() {
             return Some(BoundedBy::Time);
         }
         if self.config.max_schedules.is_some_and(|m| self.consumed >= m) {
@@ -124,17 +167,28 @@ impl<'c> Batches<'c> {
     }
 
     /// Run samples `0..count` of `round` (those of this shard), calling
-    /// `sample(i)` for each, in parallel chunks. `label` names the round in
+    /// `sample(i, scratch)` for each, in parallel chunks, with a `scratch`
+    /// from `init` per thread. A sample after a violating one of its chunk
+    /// may be skipped (it would not count). `label` names the round in
     /// progress lines.
-    pub fn round<F>(&mut self, round: u32, count: u64, label: &str, sample: F) -> RoundEnd
+    pub(super) fn round<T, I, F>(
+        &mut self,
+        round: u32,
+        count: u64,
+        label: &str,
+        init: I,
+        sample: F,
+    ) -> Result<RoundEnd, SearchError>
     where
-        F: Fn(u64) -> Sample + Sync,
+        I: Fn() -> T + Sync + Send,
+        F: Fn(u64, &mut T) -> Result<Sample, SearchError> + Sync + Send,
     {
         let round_start = Instant::now();
         let mut stratum = Stratum {
             bound: round,
             ..Stratum::default()
         };
+        self.counted = (0, 0);
         let chunk = 16 * self.threads as u64;
         let mut next = 0u64;
         let end = loop {
@@ -149,29 +203,48 @@ impl<'c> Batches<'c> {
                 hi = hi.min(next + (m - self.consumed));
             }
             let shard = self.config.shard;
-            let mut results: Vec<(u64, Sample)> = self.pool.install(|| {
+            let lowest = AtomicU64::new(u64::MAX);
+            let results: Vec<Result<(u64, Sample), SearchError>> = self.pool.install(|| {
                 (next..hi)
                     .into_par_iter()
-                    .filter(|i| shard.is_none_or(|(k, n)| i % n as u64 == k as u64))
-                    .map(|i| (i, sample(i)))
+                    .filter(|i| shard.is_none_or(|(k, n)| i % u64::from(n) == u64::from(k)))
+                    .map_init(&init, |scratch, i| {
+                        if i > lowest.load(Ordering::Relaxed) {
+                            return Ok(None);
+                        }
+                        let s = sample(i, scratch)?;
+                        if s.violation.is_some() {
+                            lowest.fetch_min(i, Ordering::Relaxed);
+                        }
+                        Ok(Some((i, s)))
+                    })
+                    .filter_map(Result::transpose)
                     .collect()
             });
+            let mut results = results.into_iter().collect::<Result<Vec<_>, _>>()?;
             results.sort_unstable_by_key(|(i, _)| *i);
             // Count samples in index order up to the first violating one, so
             // that the counts do not depend on the chunk size (threads).
-            let mut first: Option<(u64, Sample)> = None;
+            let mut first = None;
             let mut counted_to = hi;
+            let mut aborted = false;
             for (i, s) in results {
+                if s.aborted {
+                    aborted = true;
+                    continue;
+                }
                 let r = &mut self.report;
                 r.schedules += 1;
                 r.steps += s.steps;
-                r.truncated += s.truncated;
+                r.truncated += u64::from(s.truncated);
                 r.longest = r.longest.max(s.longest);
                 stratum.schedules += 1;
                 stratum.transitions += s.steps;
+                self.counted.0 += 1;
+                self.counted.1 += u64::from(s.complete);
                 if s.violation.is_some() {
                     counted_to = i + 1;
-                    first = Some((i, s));
+                    first = Some(s);
                     break;
                 }
             }
@@ -189,28 +262,39 @@ impl<'c> Batches<'c> {
                     r.longest
                 )
             });
-            if let Some((i, s)) = first {
-                break RoundEnd::Violation(i, s);
+            if let Some(s) = first {
+                break RoundEnd::Violation(s);
+            }
+            if aborted {
+                // A sample saw the deadline or the stop flag.
+                break RoundEnd::Stopped(self.budget_hit().unwrap_or(BoundedBy::Time));
             }
         };
         stratum.elapsed_s = round_start.elapsed().as_secs_f64();
         self.report.strata.push(stratum);
         self.report.max_delays = round;
-        end
+        Ok(end)
     }
 
-    /// The final report: outcome, what bounded it, timing and memory.
-    pub fn finish(mut self, end: &RoundEnd) -> Report {
+    /// The final report: outcome, what bounded it, the schedule of the
+    /// violating sample (a path of `kind`, for `explorer`, replayed within
+    /// `max_steps`), timing and memory.
+    pub(super) fn finish(mut self, end: RoundEnd, kind: PathKind, explorer: Option<&str>, max_steps: usize) -> Report {
         self.meter.finish();
         let r = &mut self.report;
         match end {
-            RoundEnd::Violation(_, s) => {
+            RoundEnd::Violation(s) => {
                 r.outcome = Outcome::Violation;
-                r.violation = s.violation.as_ref().map(|(f, _)| f.clone());
+                if let Some((found, path)) = s.violation {
+                    let deadlock = self.config.deadlock;
+                    let schedule = exec::schedule(kind, explorer, s.explorer_seed, max_steps, deadlock, path, &found);
+                    r.schedule = Some(schedule);
+                    r.violation = Some(found);
+                }
             }
             RoundEnd::Stopped(b) => {
                 r.outcome = Outcome::Bounded;
-                r.bounded_by = Some(*b);
+                r.bounded_by = Some(b);
             }
             RoundEnd::Done => {
                 r.outcome = Outcome::Bounded;
@@ -218,7 +302,7 @@ impl<'c> Batches<'c> {
             }
         }
         r.elapsed_s = self.start.elapsed().as_secs_f64();
-        r.peak_memory_mb = crate::config::peak_rss().unwrap_or(0) as f64 / (1 << 20) as f64;
+        r.peak_memory_mb = peak_rss().unwrap_or(0) as f64 / (1 << 20) as f64;
         self.report
     }
 }
@@ -238,7 +322,7 @@ mod tests {
 
     #[test]
     fn streams_are_distinct() {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = crate::cache::FixedHashSet::with_hasher(crate::cache::FIXED_HASHER);
         for r in 0..4 {
             for i in 0..1000 {
                 for st in 0..2 {
@@ -247,5 +331,16 @@ mod tests {
             }
         }
         assert_ne!(stream_seed(7, 0, 0, 0), stream_seed(8, 0, 0, 0));
+    }
+
+    /// Stream k of a sample is SplitMix64's k-th output from the sample's
+    /// state (stream 0 is what the random walks used, streams 0 and 1 the
+    /// delay positions and explorer seed of stratified sampling).
+    #[test]
+    fn streams_are_consecutive_outputs_from_the_sample_state() {
+        let mut state = mix(mix(mix(7) ^ 3) ^ 11);
+        let outputs: Vec<u64> = (0..3).map(|_| splitmix64(&mut state)).collect();
+        let streams: Vec<u64> = (0..3).map(|k| stream_seed(7, 3, 11, k)).collect();
+        assert_eq!(outputs, streams);
     }
 }

@@ -5,6 +5,7 @@
 //! with it, optionally building the human trace and the trail of choice
 //! points.
 
+use super::error::SearchError;
 use super::order::{ChoiceOrder, Composed};
 use crate::cache::fingerprint;
 use crate::explorer::Explorer;
@@ -287,23 +288,48 @@ impl<O: ChoiceOrder> Driver for AdvanceDriver<O> {
     }
 }
 
-/// The choice path of the execution that `advances` describe under `root`,
-/// up to and including step `last_step` (or `steps` steps, for a
-/// violation found on a state rather than a step).
-pub fn choices_path<P: Program, O: ChoiceOrder>(
+/// The choice path of the first `steps` steps of the execution that
+/// `advances` describe under `root` (a search's raw path).
+pub(super) fn choices_path<P: Program, O: ChoiceOrder>(
     program: &P,
     root: O,
     advances: Vec<(u32, u32)>,
     steps: usize,
-) -> Vec<u64> {
+) -> Result<Vec<u64>, SearchError> {
     let mut d = AdvanceDriver {
         order: root,
         advances,
         cursor: 0,
         taken: Vec::new(),
     };
-    let _ = execute(program, &mut d, steps, false, false);
-    d.taken
+    let ex = execute(program, &mut d, steps, false, false);
+    if ex.error.is_some() || d.taken.len() != steps {
+        return Err(SearchError::Internal(format!(
+            "the search's path of {steps} steps replays as {} steps ({:?}{}); is the program deterministic?",
+            d.taken.len(),
+            ex.end,
+            ex.error.map(|e| format!(": {e}")).unwrap_or_default()
+        )));
+    }
+    Ok(d.taken)
+}
+
+/// The schedule of a counterexample: `path` (of `kind`) with the explorer
+/// and its seed, the step limit, whether deadlocks are violations, and the
+/// violation `found` it reproduces, so that it replays on its own.
+pub(super) fn schedule(
+    kind: PathKind,
+    explorer: Option<&str>,
+    seed: u64,
+    max_steps: usize,
+    deadlock: bool,
+    path: Vec<u64>,
+    found: &Found,
+) -> Schedule {
+    let mut schedule = Schedule::new(kind, explorer, seed, max_steps, path);
+    schedule.deadlock = deadlock;
+    schedule.expected = Some(found.violation.clone());
+    schedule
 }
 
 /// The delay path (p0, p1, ...) of a list of (depth, count) advances.

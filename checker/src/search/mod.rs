@@ -5,66 +5,48 @@
 //! * [`dfs`]: plain exhaustive depth-first search,
 //! * [`pb`]: iterative preemption bounding (a baseline),
 //!
-//! all three on the one loop of [`stratified`], differing only in their
-//! [`order`] (SES and PB on several threads with `config.threads` > 1,
-//! see [`parallel`]); and the randomized baselines on the deterministic parallel
-//! [`batch`] runner:
+//! all three on the one loop of the (private) `stratified` module,
+//! differing only in their [`order`] (SES and PB on several threads with
+//! `config.threads` > 1, see the `parallel` module); and the sampling
+//! strategies on the one deterministic parallel batch runner (the `batch`
+//! module):
 //!
-//! * [`random::rs`]: random walk,
-//! * [`random::irs`]: iterative random walk with a growing depth bound,
-//! * [`pct::pct`]: probabilistic concurrency testing.
+//! * [`ss`]: stratified sampling (paper §4),
+//! * [`rs`]: random walk,
+//! * [`irs`]: iterative random walk with a growing depth bound,
+//! * [`pct()`]: probabilistic concurrency testing.
+//!
+//! The counterexample of every strategy is a self-contained
+//! [`Schedule`](crate::Schedule): its path, explorer and seed, the step
+//! limit, whether deadlocks count and the violation it reproduces.
 
-pub mod batch;
+mod batch;
+mod error;
 pub mod exec;
 pub mod order;
-pub mod parallel;
-pub mod pct;
-pub mod progress;
-pub mod random;
-pub mod sample;
-pub mod ss;
-pub mod stratified;
-pub mod walk;
+mod parallel;
+mod pct;
+mod progress;
+mod random;
+mod sample;
+mod ss;
+mod stratified;
+mod walk;
+
+pub use error::SearchError;
+pub use pct::{default_steps as pct_default_steps, pct};
+pub use progress::{human, rate};
+pub use random::{irs, rs};
+pub use sample::{SampleEnd, SampleResult};
+pub use ss::{draw_sample, ss, SsParams};
 
 use crate::config::Config;
 use crate::explorer::Explorer;
-use crate::program::Program;
+use crate::program::{Program, ViolationKind};
 use crate::report::Report;
-use crate::schedule::{PathKind, Schedule};
-use order::{Composed, Natural, Preemptive};
-use std::fmt;
-
-/// Why a search could not give an answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SearchError {
-    /// The explorer broke its soundness contract: any `verified` would be
-    /// false, so the search refuses to answer.
-    UnsoundExplorer {
-        /// The explorer's name.
-        explorer: String,
-        /// What it did.
-        message: String,
-    },
-    /// Bad settings (zero or absurd budgets, an impossible shard...).
-    Input(String),
-    /// An internal invariant failed: a bug in mcheck.
-    Internal(String),
-}
-
-impl fmt::Display for SearchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SearchError::UnsoundExplorer { explorer, message } => write!(
-                f,
-                "explorer {explorer} is unsound: {message}; its next/delay must offer every enabled actor once before repeating (see Explorer's soundness contract)"
-            ),
-            SearchError::Input(m) => f.write_str(m),
-            SearchError::Internal(m) => write!(f, "internal error (a bug in mcheck, please report it): {m}"),
-        }
-    }
-}
-
-impl std::error::Error for SearchError {}
+use crate::schedule::PathKind;
+use order::{ChoiceOrder, Composed, Natural, Preemptive};
+use stratified::SearchResult;
 
 /// Stratified exhaustive search (SES) with `explorer`, seeded with
 /// `config.seed`: delay bound 0, 1, 2, ... until the frontier is empty
@@ -75,7 +57,7 @@ impl std::error::Error for SearchError {}
 /// The counterexample is a delay path.
 ///
 /// With `config.worker_threads()` > 1 the strata after the first run on
-/// that many threads ([`parallel::run`]): the counts may then vary from run
+/// that many threads (see the `parallel` module): the counts may then vary from run
 /// to run, the outcome and, run to exhaustion, the states may not.
 pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -> Result<Report, SearchError> {
     let explorer = exec::prepare_explorer(program, explorer, config.seed);
@@ -85,13 +67,16 @@ pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -
     let mut report = result.report;
     if let Some(v) = result.violation {
         let path = exec::delay_path(&v.advances);
-        report.schedule = Some(Schedule::new(
+        let schedule = exec::schedule(
             PathKind::Delays,
             Some(&name),
             config.seed,
             config.max_steps,
+            config.deadlock,
             path,
-        ));
+            &v.found,
+        );
+        report.schedule = Some(schedule);
     }
     Ok(report)
 }
@@ -110,7 +95,7 @@ pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErr
             .notes
             .push("dfs runs on one thread (it has a single stratum to split); use ses or pb for -j".into());
     }
-    Ok(with_choice_schedule(program, Natural::default(), result, config))
+    with_choice_schedule(program, Natural::default(), result, config)
 }
 
 /// Iterative preemption bounding: preemption bound 0, 1, 2, ..., with the
@@ -121,47 +106,45 @@ pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErr
 pub fn pb<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("pb", None, config.seed, 1);
     let result = stratified_on_threads(program, Preemptive::initial(), config, report)?;
-    Ok(with_choice_schedule(program, Preemptive::initial(), result, config))
+    with_choice_schedule(program, Preemptive::initial(), result, config)
 }
 
 /// The stratified search on one thread, or on `config.worker_threads()`.
-fn stratified_on_threads<P: Program, O: order::ChoiceOrder>(
+fn stratified_on_threads<P: Program, O: ChoiceOrder>(
     program: &P,
     root: O,
     config: &Config,
     report: Report,
-) -> Result<stratified::SearchResult, SearchError> {
+) -> Result<SearchResult, SearchError> {
     match config.worker_threads() {
         1 => stratified::run(program, root, config, report),
-        threads => parallel::run(program, root, config, report, threads),
+        threads => parallel::run(program, root, config, report, &error::thread_pool(threads)?),
     }
 }
 
-fn with_choice_schedule<P: Program, O: order::ChoiceOrder>(
+/// The report of a DFS or PB search, with the choice path of its
+/// violation as the schedule.
+fn with_choice_schedule<P: Program, O: ChoiceOrder>(
     program: &P,
     root: O,
-    result: stratified::SearchResult,
+    result: SearchResult,
     config: &Config,
-) -> Report {
+) -> Result<Report, SearchError> {
     let mut report = result.report;
     if let Some(v) = result.violation {
         // A step violation at step k needs k+1 choices; a deadlock after k
         // steps needs k.
-        let steps = if v.found.violation.kind == crate::program::ViolationKind::Deadlock {
+        let steps = if v.found.violation.kind == ViolationKind::Deadlock {
             v.found.step
         } else {
             v.found.step + 1
         };
-        let path = exec::choices_path(program, root, v.advances, steps);
-        report.schedule = Some(Schedule::new(
-            PathKind::Choices,
-            None,
-            config.seed,
-            config.max_steps,
-            path,
-        ));
+        let path = exec::choices_path(program, root, v.advances, steps)?;
+        let (seed, max_steps, deadlock) = (config.seed, config.max_steps, config.deadlock);
+        let schedule = exec::schedule(PathKind::Choices, None, seed, max_steps, deadlock, path, &v.found);
+        report.schedule = Some(schedule);
     }
-    report
+    Ok(report)
 }
 
 /// A strategy and its own settings, as chosen at run time.
@@ -174,7 +157,7 @@ pub enum Strategy {
     /// Iterative preemption bounding.
     Pb,
     /// Stratified sampling with the explorer (paper §4).
-    Ss(ss::SsParams),
+    Ss(SsParams),
     /// Random walk.
     Rs,
     /// Iterative random walk: iteration i runs 3^i walks cut at depth
@@ -184,7 +167,7 @@ pub enum Strategy {
         step: usize,
     },
     /// PCT with bug depth `depth` and change points in `[1, steps]`
-    /// (`None`: measured, see [`pct::default_steps`]).
+    /// (`None`: measured, see [`pct_default_steps`]).
     Pct {
         /// The bug depth d (d - 1 priority-change points).
         depth: u32,
@@ -229,11 +212,6 @@ impl Strategy {
         }
     }
 
-    /// Whether the strategy follows a delaying explorer.
-    pub fn uses_explorer(&self) -> bool {
-        matches!(self, Strategy::Ses | Strategy::Ss(_))
-    }
-
     /// Whether it explores exhaustively (and defaults to one thread).
     pub fn is_exhaustive(&self) -> bool {
         matches!(self, Strategy::Ses | Strategy::Dfs | Strategy::Pb)
@@ -251,9 +229,9 @@ pub fn run<P: Program, E: Explorer>(
         Strategy::Ses => ses(program, explorer, config),
         Strategy::Dfs => dfs(program, config),
         Strategy::Pb => pb(program, config),
-        Strategy::Ss(params) => ss::ss(program, explorer, config, params),
-        Strategy::Rs => random::rs(program, config),
-        Strategy::Irs { step } => random::irs(program, config, *step),
-        Strategy::Pct { depth, steps } => pct::pct(program, config, *depth, *steps),
+        Strategy::Ss(params) => ss(program, explorer, config, params),
+        Strategy::Rs => rs(program, config),
+        Strategy::Irs { step } => irs(program, config, *step),
+        Strategy::Pct { depth, steps } => pct(program, config, *depth, *steps),
     }
 }

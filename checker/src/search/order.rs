@@ -59,6 +59,19 @@ pub(crate) fn alternatives_of(en: &[Enabled], ids: &[ActorId], actor: ActorId) -
     }
 }
 
+/// Moves an order at alternative `alt` of the actor at position `pos`
+/// (which has `alternatives`) to the next choice: the actor's next
+/// alternative, or alternative 0 of the next position.
+#[inline]
+fn next_alternative(pos: &mut u32, alt: &mut u32, alternatives: u32) {
+    if *alt + 1 < alternatives {
+        *alt += 1;
+    } else {
+        *alt = 0;
+        *pos += 1;
+    }
+}
+
 /// The composed explorer of DESIGN §2: an explorer plus the index of the
 /// current actor's alternative.
 #[derive(Clone, Debug)]
@@ -143,12 +156,8 @@ impl ChoiceOrder for Natural {
     }
     #[inline]
     fn advance(&mut self, en: &[Enabled], _ids: &[ActorId]) {
-        if self.alt + 1 < en[self.pos as usize].alternatives {
-            self.alt += 1;
-        } else {
-            self.alt = 0;
-            self.pos += 1;
-        }
+        let alternatives = en[self.pos as usize].alternatives;
+        next_alternative(&mut self.pos, &mut self.alt, alternatives);
     }
     #[inline]
     fn child(&self, _actor: ActorId, _events: &[Event]) -> Self {
@@ -214,12 +223,7 @@ impl ChoiceOrder for Preemptive {
     #[inline]
     fn advance(&mut self, en: &[Enabled], ids: &[ActorId]) {
         let i = self.index(ids, self.pos);
-        if self.alt + 1 < en[i].alternatives {
-            self.alt += 1;
-        } else {
-            self.alt = 0;
-            self.pos += 1;
-        }
+        next_alternative(&mut self.pos, &mut self.alt, en[i].alternatives);
     }
     #[inline]
     fn child(&self, actor: ActorId, _events: &[Event]) -> Self {

@@ -9,11 +9,10 @@
 //! uniformly. A bug of depth d is found with probability at least
 //! 1/(n * k^(d-1)) per execution for n actors and k steps.
 
-use super::batch::{stream_seed, Batches};
+use super::batch::Batches;
+use super::error::SearchError;
 use super::exec::Driver;
-use super::random::finish;
-use super::walk::run_one;
-use super::SearchError;
+use super::walk::{run_one, walks};
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Report;
@@ -23,7 +22,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// The PCT scheduler of one execution.
 #[derive(Debug)]
-pub struct PctDriver {
+struct PctDriver {
     rng: Xoshiro256PlusPlus,
     /// (actor, priority); higher runs first.
     prio: Vec<(ActorId, u64)>,
@@ -38,7 +37,7 @@ const HIGH: u64 = 1 << 32;
 impl PctDriver {
     /// A driver for an execution whose initial actors are `actors`, with
     /// `depth - 1` change points in `[1, steps]`, seeded with `seed`.
-    pub fn new(seed: u64, actors: &[ActorId], depth: u32, steps: u64) -> Self {
+    fn new(seed: u64, actors: &[ActorId], depth: u32, steps: u64) -> Self {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let prio = actors.iter().map(|&a| (a, HIGH + rng.random_range(0..HIGH))).collect();
         let mut changes: Vec<u64> = (1..depth).map(|_| rng.random_range(1..=steps.max(1))).collect();
@@ -131,10 +130,8 @@ pub fn pct<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u
         .push(format!("pct depth {depth}, change points in [1, {k}]"));
     let mut batches = Batches::new(config, report)?;
     let actors: Vec<ActorId> = program.actors(&program.initial()).iter().map(|a| a.id).collect();
-    let seed = config.seed;
-    let end = batches.round(0, u64::MAX, "pct", |i| {
-        let mut d = PctDriver::new(stream_seed(seed, 0, i, 0), &actors, depth, k);
-        run_one(program, &mut d, config.max_steps, config.deadlock)
-    });
-    Ok(finish(batches, end, None, config.max_steps, PathKind::Choices))
+    let end = walks(&mut batches, program, (0, u64::MAX, "pct"), config.max_steps, |seed| {
+        PctDriver::new(seed, &actors, depth, k)
+    })?;
+    Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
 }

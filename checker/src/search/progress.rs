@@ -26,11 +26,6 @@ impl Meter {
         }
     }
 
-    /// Seconds since the start.
-    pub fn elapsed(&self) -> f64 {
-        self.start.elapsed().as_secs_f64()
-    }
-
     /// Print `line()` if it is time to; cheap when it is not.
     pub fn tick(&mut self, line: impl FnOnce(f64) -> String) {
         let every = match self.mode {

@@ -27,6 +27,7 @@
 //! are. This improves the paper's `1 / L^d` (Thm 3), since delays are never
 //! wasted on steps without a choice.
 
+use super::batch::stream_seed;
 use super::order::{ChoiceOrder, Composed};
 use crate::config::StopFlag;
 use crate::explorer::Explorer;
@@ -36,55 +37,37 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
 
-const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// One step of SplitMix64: advance `state` and return the next output.
-#[inline]
-pub fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(GOLDEN);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn mix(x: u64) -> u64 {
-    let mut s = x;
-    splitmix64(&mut s)
-}
-
 /// The two independent random streams of one sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SampleSeeds {
+pub(super) struct SampleSeeds {
     /// Seeds the generator that draws the delay positions.
-    pub positions: u64,
+    pub(super) positions: u64,
     /// Seeds the explorer ([`Explorer::seed`]); recorded in the schedule.
-    pub explorer: u64,
+    pub(super) explorer: u64,
 }
 
 /// The seeds of sample `index` of delay bound `bound` under the search seed
-/// `seed`, derived with SplitMix64 from `(seed, bound, index)`. For a fixed
-/// seed and bound, distinct indices give distinct SplitMix64 states (each
-/// mixing step is a bijection).
-pub fn sample_seeds(seed: u64, bound: u32, index: u64) -> SampleSeeds {
-    let mut state = mix(mix(mix(seed) ^ u64::from(bound)) ^ index);
-    let positions = splitmix64(&mut state);
-    let explorer = splitmix64(&mut state);
-    SampleSeeds { positions, explorer }
+/// `seed`: streams 0 and 1 of the batch runner's seed scheme
+/// ([`stream_seed`]), with the bound as the round.
+pub(super) fn sample_seeds(seed: u64, bound: u32, index: u64) -> SampleSeeds {
+    SampleSeeds {
+        positions: stream_seed(seed, u64::from(bound), index, 0),
+        explorer: stream_seed(seed, u64::from(bound), index, 1),
+    }
 }
 
 /// The limits every run of a sample obeys.
 #[derive(Clone, Copy, Debug)]
-pub struct Limits<'a> {
+pub(super) struct Limits<'a> {
     /// Longest execution, in steps.
-    pub max_steps: usize,
+    pub(super) max_steps: usize,
     /// Report deadlocks as violations.
-    pub deadlock: bool,
+    pub(super) deadlock: bool,
     /// Abort the sample after this instant (checked between its runs and
     /// every 65,536 steps).
-    pub deadline: Option<Instant>,
+    pub(super) deadline: Option<Instant>,
     /// Abort the sample when raised (checked as the deadline).
-    pub stop: Option<&'a StopFlag>,
+    pub(super) stop: Option<&'a StopFlag>,
 }
 
 impl Limits<'_> {
@@ -105,8 +88,8 @@ pub enum SampleEnd {
     Aborted,
     /// The explorer named an actor that is not enabled.
     Unsound(String),
-    /// Not run: a lower index of the same batch violated first.
-    Skipped,
+    /// An internal invariant failed (a bug in mcheck).
+    Internal(String),
 }
 
 /// What one sample did.
@@ -133,19 +116,6 @@ pub struct SampleResult {
 }
 
 impl SampleResult {
-    /// A result for a sample that was not run.
-    pub fn skipped(explorer_seed: u64) -> Self {
-        SampleResult {
-            end: SampleEnd::Skipped,
-            path: Vec::new(),
-            explorer_seed,
-            steps: 0,
-            longest: 0,
-            truncated: false,
-            choices: Vec::new(),
-        }
-    }
-
     /// Whether every delay of the bound was placed.
     pub fn placed_all(&self, bound: u32) -> bool {
         self.choices.len() as u64 >= u64::from(bound)
@@ -158,6 +128,7 @@ enum RunEnd {
     Terminal,
     MaxSteps,
     Unsound(String),
+    Internal(String),
     Aborted,
 }
 
@@ -166,7 +137,7 @@ const CHECK_EVERY: u64 = 1 << 16;
 
 /// Per-thread buffers reused by every run of every sample.
 #[derive(Debug)]
-pub struct Scratch<S, E> {
+pub(super) struct Scratch<S, E> {
     state: Option<S>,
     order: Option<Composed<E>>,
     en: Vec<Enabled>,
@@ -217,7 +188,7 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
             None => self.order = Some(Composed::new(prepared.clone())),
         }
         let (Some(s), Some(order)) = (self.state.as_mut(), self.order.as_mut()) else {
-            return (0, RunEnd::Unsound("mcheck bug: scratch not initialised".into()));
+            return (0, RunEnd::Internal("the sample's scratch is not initialised".into()));
         };
         self.branching.clear();
         let last = self.at.last().copied();
@@ -269,8 +240,8 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
                 }
             };
             if alt >= alternatives {
-                let msg = format!("mcheck bug: step {step}: alternative {alt} of {alternatives}");
-                return (step, RunEnd::Unsound(msg));
+                let msg = format!("step {step}: the composed order chose alternative {alt} of {alternatives}");
+                return (step, RunEnd::Internal(msg));
             }
             self.events.clear();
             if let Err(v) = program.execute(s, actor, alt, &mut self.events) {
@@ -304,7 +275,7 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
 /// seeded with `seeds.explorer` and initialised ([`super::exec::prepare_explorer`]),
 /// `s0` the program's initial state. See the module docs for the
 /// algorithm and its guarantee.
-pub fn run_sample<P: Program, E: Explorer>(
+pub(super) fn run_sample<P: Program, E: Explorer>(
     program: &P,
     s0: &P::State,
     prepared: &E,
@@ -342,6 +313,10 @@ pub fn run_sample<P: Program, E: Explorer>(
             RunEnd::Unsound(msg) => {
                 result.end = SampleEnd::Unsound(msg);
                 result.path = scratch.path();
+                return result;
+            }
+            RunEnd::Internal(msg) => {
+                result.end = SampleEnd::Internal(msg);
                 return result;
             }
             RunEnd::Terminal | RunEnd::MaxSteps => {

@@ -9,39 +9,32 @@
 //!
 //! # Determinism
 //!
-//! Sample `i` of bound `db` draws everything from two streams derived with
-//! SplitMix64 from `(seed, db, i)` ([`sample_seeds`]): its delay positions
-//! and its explorer's seed. Samples run in batches of [`BATCH`] indices, in
-//! parallel within a batch; budgets count samples by index, never by
-//! completion order, and the reported counterexample is the violating
-//! sample with the lowest `(db, i)`. Statistics count the samples up to and
-//! including that one. So the same seed gives the same report (except
-//! times) on any number of threads; only the time limit and the stop flag,
-//! checked between batches and between the runs of a sample, depend on
-//! the machine.
+//! SS runs on the batch runner of the sampling strategies, with the delay
+//! bound as the round: sample `i` of bound `db` draws everything from two
+//! streams derived from `(seed, db, i)` (see `sample_seeds`): its delay
+//! positions and its explorer's seed. Budgets count samples by index,
+//! never by completion order, and the reported counterexample is the
+//! violating sample with the lowest `(db, i)`. Statistics count the
+//! samples up to and including that one. So the same seed gives the same
+//! report (except times) on any number of threads; only the time limit and
+//! the stop flag, checked between chunks and between the runs of a sample,
+//! depend on the machine.
 //!
 //! # Sharding
 //!
 //! With `config.shard = Some((k, n))` only the samples with `i mod n = k`
 //! run; `n` shards together run exactly the samples of one unsharded run
-//! (each with the same budgets by index within its shard).
+//! (`max_schedules` counts the indices of all shards, as for the other
+//! sampling strategies).
 
-use super::progress::{human, rate, Meter};
+use super::batch::{Batches, RoundEnd, Sample};
+use super::error::SearchError;
 use super::sample::{run_sample, sample_seeds, Limits, SampleEnd, SampleResult, Scratch};
-use super::SearchError;
-use crate::config::{peak_rss, Config};
+use crate::config::Config;
 use crate::explorer::Explorer;
 use crate::program::{ActorInfo, Program};
-use crate::report::{BoundedBy, Outcome, Report, Stratum};
-use crate::schedule::{PathKind, Schedule};
-use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
-
-/// Sample indices per batch. Fixed, so that budgets and the reported
-/// counterexample never depend on scheduling; large enough to keep every
-/// thread busy, small enough to stop soon after a violation.
-pub const BATCH: u64 = 256;
+use crate::report::{BoundedBy, Report};
+use crate::schedule::PathKind;
 
 /// The settings of stratified sampling: `num_samples(db) = ⌈c1 · c2^db⌉`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -134,12 +127,6 @@ fn prepare<E: Explorer>(explorer: &E, actors0: &[ActorInfo], seed: u64) -> E {
     e
 }
 
-/// Why the sampling loop stopped (before becoming the report's fields).
-enum Stop {
-    Violation(SampleResult),
-    Budget(BoundedBy),
-}
-
 /// Stratified sampling with `explorer` (see the module docs): delay bound
 /// 0, 1, 2, ... up to `config.max_delays`, `params.num_samples(db)` samples
 /// each, on `config.worker_threads()` threads, until a violation, the time
@@ -155,53 +142,21 @@ pub fn ss<P: Program, E: Explorer>(
     params: &SsParams,
 ) -> Result<Report, SearchError> {
     params.check()?;
-    let (shard_k, shard_n) = config.shard.unwrap_or((0, 1));
-    if shard_n == 0 || shard_k >= shard_n {
-        return Err(SearchError::Input(format!(
-            "shard {shard_k}/{shard_n}: need k < n (run the samples with index mod n = k)"
-        )));
-    }
     if config.max_steps == 0 {
         return Err(SearchError::Input("max-steps must be at least 1".into()));
     }
-    let start = Instant::now();
-    let threads = config.worker_threads().max(1);
     let name = explorer.name().to_string();
-    let mut report = Report::new("ss", Some(&name), config.seed, threads);
-    if config.shard.is_some() {
-        report.shard = Some(format!("{shard_k}/{shard_n}"));
-    }
-    let pool = if threads > 1 {
-        Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| SearchError::Internal(format!("cannot start {threads} threads: {e}")))?,
-        )
-    } else {
-        None
-    };
-    let deadline = start + config.sampling_time_limit();
+    let mut batches = Batches::new(config, Report::new("ss", Some(&name), config.seed, 1))?;
     let limits = Limits {
         max_steps: config.max_steps,
         deadlock: config.deadlock,
-        deadline: Some(deadline),
+        deadline: Some(batches.deadline()),
         stop: Some(&config.stop),
     };
     let s0 = program.initial();
     let actors0 = program.actors(&s0);
-    let mut meter = Meter::new(config.progress.clone());
-    let mut scratch: Scratch<P::State, E> = Scratch::default();
-    let mut stop = None;
-
     let mut db = 0u32;
-    loop {
-        let bound_start = Instant::now();
-        report.max_delays = db;
-        let mut stratum = Stratum {
-            bound: db,
-            ..Stratum::default()
-        };
+    let end = loop {
         // With a deterministic explorer every zero-delay sample is the
         // same execution: run it once.
         let total = if db == 0 && !explorer.is_randomized() {
@@ -209,150 +164,58 @@ pub fn ss<P: Program, E: Explorer>(
         } else {
             params.num_samples(db)
         };
-        // The shard's samples of this bound: i = k + j·n for j < count.
-        let count = if total > u64::from(shard_k) {
-            (total - u64::from(shard_k) - 1) / u64::from(shard_n) + 1
-        } else {
-            0
-        };
-        let mut short_of_delays = true;
-        let mut j0 = 0u64;
-        while j0 < count {
-            if config.stop.is_raised() {
-                stop = Some(Stop::Budget(BoundedBy::Interrupted));
-            } else if Instant::now() >= deadline {
-                stop = Some(Stop::Budget(BoundedBy::Time));
-            } else if config.max_schedules.is_some_and(|m| report.schedules >= m) {
-                stop = Some(Stop::Budget(BoundedBy::Schedules));
+        let label = format!("ss bound {db}");
+        let end = batches.round(db, total, &label, Scratch::default, |i, scratch| {
+            let seeds = sample_seeds(config.seed, db, i);
+            let prepared = prepare(&explorer, &actors0, seeds.explorer);
+            let r = run_sample(program, &s0, &prepared, seeds, db, &limits, scratch);
+            batch_sample(r, db, &name)
+        })?;
+        match end {
+            RoundEnd::Done if config.max_delays.is_some_and(|m| db >= m) || db == u32::MAX => {
+                break RoundEnd::Stopped(BoundedBy::MaxDelays);
             }
-            if stop.is_some() {
-                break;
+            RoundEnd::Done if db > 0 && batches.last_round_incomplete() => {
+                // Every sample of this bound ran out of branching steps
+                // before placing all its delays: deeper bounds would almost
+                // surely repeat the same executions.
+                batches.report_mut().notes.push(format!(
+                    "no sample of delay bound {db} found room for {db} delays (too few branching steps): stopped sampling"
+                ));
+                break RoundEnd::Stopped(BoundedBy::Sampling);
             }
-            let mut j1 = (j0 + BATCH).min(count);
-            if let Some(m) = config.max_schedules {
-                j1 = j1.min(j0 + (m - report.schedules));
-            }
-            let lowest = AtomicU64::new(u64::MAX);
-            let one = |j: u64, scratch: &mut Scratch<P::State, E>| {
-                let i = u64::from(shard_k) + j * u64::from(shard_n);
-                let seeds = sample_seeds(config.seed, db, i);
-                if j > lowest.load(Ordering::Relaxed) {
-                    return SampleResult::skipped(seeds.explorer);
-                }
-                let prepared = prepare(&explorer, &actors0, seeds.explorer);
-                let r = run_sample(program, &s0, &prepared, seeds, db, &limits, scratch);
-                if matches!(r.end, SampleEnd::Violation(_)) {
-                    lowest.fetch_min(j, Ordering::Relaxed);
-                }
-                r
-            };
-            let results: Vec<SampleResult> = match &pool {
-                None => (j0..j1).map(|j| one(j, &mut scratch)).collect(),
-                Some(pool) => pool.install(|| {
-                    (j0..j1)
-                        .into_par_iter()
-                        .map_init(Scratch::default, |scratch, j| one(j, scratch))
-                        .collect()
-                }),
-            };
-            let mut aborted = false;
-            for r in results {
-                match &r.end {
-                    SampleEnd::Aborted | SampleEnd::Skipped => {
-                        aborted |= r.end == SampleEnd::Aborted;
-                        continue;
-                    }
-                    SampleEnd::Unsound(msg) => {
-                        return Err(SearchError::UnsoundExplorer {
-                            explorer: name,
-                            message: msg.clone(),
-                        })
-                    }
-                    SampleEnd::Done | SampleEnd::Violation(_) => {}
-                }
-                report.schedules += 1;
-                stratum.schedules += 1;
-                report.steps += r.steps;
-                stratum.transitions += r.steps;
-                report.truncated += u64::from(r.truncated);
-                report.longest = report.longest.max(r.longest);
-                short_of_delays &= !r.placed_all(db);
-                if matches!(r.end, SampleEnd::Violation(_)) {
-                    stop = Some(Stop::Violation(r));
-                    break;
-                }
-            }
-            j0 = j1;
-            meter.tick(|secs| {
-                format!(
-                    "ss bound {db}: {} schedules ({}), {} steps ({}), {} truncated, longest {}",
-                    human(report.schedules as f64),
-                    rate(report.schedules, secs),
-                    human(report.steps as f64),
-                    rate(report.steps, secs),
-                    report.truncated,
-                    report.longest
-                )
-            });
-            if stop.is_none() && aborted {
-                stop = Some(Stop::Budget(if config.stop.is_raised() {
-                    BoundedBy::Interrupted
-                } else {
-                    BoundedBy::Time
-                }));
-            }
-            if stop.is_some() {
-                break;
-            }
+            RoundEnd::Done => db += 1,
+            other => break other,
         }
-        stratum.elapsed_s = bound_start.elapsed().as_secs_f64();
-        report.strata.push(stratum);
-        if stop.is_some() {
-            break;
-        }
-        if config.max_delays.is_some_and(|m| db >= m) {
-            stop = Some(Stop::Budget(BoundedBy::MaxDelays));
-            break;
-        }
-        if db > 0 && count > 0 && short_of_delays {
-            // Every sample of this bound ran out of branching steps before
-            // placing all its delays: deeper bounds would almost surely
-            // repeat the same executions.
-            report.notes.push(format!(
-                "no sample of delay bound {db} found room for {db} delays (too few branching steps): stopped sampling"
-            ));
-            stop = Some(Stop::Budget(BoundedBy::Sampling));
-            break;
-        }
-        if db == u32::MAX {
-            stop = Some(Stop::Budget(BoundedBy::MaxDelays));
-            break;
-        }
-        db += 1;
-    }
-    meter.finish();
-    match stop {
-        Some(Stop::Violation(r)) => {
-            let SampleEnd::Violation(found) = r.end else {
-                return Err(SearchError::Internal("a violating sample without its violation".into()));
-            };
-            report.outcome = Outcome::Violation;
-            let mut schedule = Schedule::new(PathKind::Delays, Some(&name), r.explorer_seed, config.max_steps, r.path);
-            schedule.deadlock = config.deadlock;
-            schedule.expected = Some(found.violation.clone());
-            report.schedule = Some(schedule);
-            report.violation = Some(found);
-        }
-        Some(Stop::Budget(by)) => {
-            report.outcome = Outcome::Bounded;
-            report.bounded_by = Some(by);
-        }
-        None => {
-            return Err(SearchError::Internal("the sampling loop ended without a reason".into()));
-        }
-    }
+    };
+    let mut report = batches.finish(end, PathKind::Delays, Some(&name), config.max_steps);
     report.transitions = report.steps;
-    report.elapsed_s = start.elapsed().as_secs_f64();
-    report.peak_memory_mb = peak_rss().map_or(0.0, |b| b as f64 / (1 << 20) as f64);
     Ok(report)
+}
+
+/// One sample's result as the batch runner counts it.
+fn batch_sample(r: SampleResult, db: u32, explorer: &str) -> Result<Sample, SearchError> {
+    let complete = r.placed_all(db);
+    let mut sample = Sample {
+        steps: r.steps,
+        longest: r.longest,
+        truncated: r.truncated,
+        violation: None,
+        explorer_seed: r.explorer_seed,
+        aborted: false,
+        complete,
+    };
+    match r.end {
+        SampleEnd::Done => {}
+        SampleEnd::Violation(found) => sample.violation = Some((found, r.path)),
+        SampleEnd::Aborted => sample.aborted = true,
+        SampleEnd::Unsound(message) => {
+            return Err(SearchError::UnsoundExplorer {
+                explorer: explorer.to_string(),
+                message,
+            })
+        }
+        SampleEnd::Internal(message) => return Err(SearchError::Internal(message)),
+    }
+    Ok(sample)
 }

@@ -1,7 +1,8 @@
 //! One execution driven by a randomized scheduler, recorded as a choice
 //! path: the engine of the baselines RS, IRS and PCT.
 
-use super::batch::Sample;
+use super::batch::{stream_seed, Batches, RoundEnd, Sample};
+use super::error::SearchError;
 use super::exec::{self, Driver, End};
 use crate::program::{ActorId, Enabled, Event, Program};
 
@@ -25,7 +26,7 @@ impl<D: Driver> Driver for Recording<'_, D> {
 }
 
 /// Run `program` once under `driver` for at most `max_steps` steps.
-pub fn run_one<P: Program, D: Driver>(program: &P, driver: &mut D, max_steps: usize, deadlock: bool) -> Sample {
+pub(super) fn run_one<P: Program, D: Driver>(program: &P, driver: &mut D, max_steps: usize, deadlock: bool) -> Sample {
     let mut rec = Recording {
         inner: driver,
         path: Vec::new(),
@@ -35,9 +36,33 @@ pub fn run_one<P: Program, D: Driver>(program: &P, driver: &mut D, max_steps: us
     Sample {
         steps,
         longest: steps,
-        truncated: u64::from(ex.end == End::MaxSteps),
-        executions: 1,
+        truncated: ex.end == End::MaxSteps,
         violation: ex.violation.map(|f| (f, rec.path)),
         explorer_seed: 0,
+        aborted: false,
+        complete: true,
     }
+}
+
+/// Round `round` of `count` random walks on `batches` (`label` in progress
+/// lines), each cut at `max_steps`: walk `i` is driven by
+/// `driver(seed)`, with the seed of stream 0 of sample `i`.
+pub(super) fn walks<P: Program, D: Driver>(
+    batches: &mut Batches<'_>,
+    program: &P,
+    (round, count, label): (u32, u64, &str),
+    max_steps: usize,
+    driver: impl Fn(u64) -> D + Sync + Send,
+) -> Result<RoundEnd, SearchError> {
+    let (seed, deadlock) = (batches.seed(), batches.deadlock());
+    batches.round(
+        round,
+        count,
+        label,
+        || (),
+        |i, _| {
+            let mut d = driver(stream_seed(seed, u64::from(round), i, 0));
+            Ok(run_one(program, &mut d, max_steps, deadlock))
+        },
+    )
 }

@@ -1,0 +1,108 @@
+//! The state cache: a set of 64-bit state fingerprints under a memory budget
+//! (ARCHITECTURE.md §3 and §9).
+//!
+//! * [`fingerprint`] hashes a program state with [`FpHasher`], a small fixed
+//!   hash function that gives the same value on every platform, CPU and
+//!   build (schedule files store digests computed with it). It never
+//!   returns 0, the empty-slot marker of the tables.
+//! * [`FingerprintSet`] is the single-threaded cache: open addressing over
+//!   a `Vec<u64>` with linear probing, no per-entry allocation. Without a
+//!   budget it doubles on demand; with one it grows up to the largest
+//!   power-of-two table that fits the budget, fills it to 90% and then
+//!   answers [`Insert::Full`] for new fingerprints (the search stays sound,
+//!   it only re-explores). [`FingerprintSet::insert_batch`] prefetches the
+//!   slots of a whole batch before inserting, so that the cache misses of
+//!   one state's successors overlap (§9: one miss per probe is the floor).
+//! * [`SharedCache`] is the cache of a parallel search: [`FingerprintSet`]
+//!   shards behind mutexes.
+//!
+//! The search sees either through [`StateCache`].
+
+mod fingerprint;
+mod set;
+mod shared;
+
+pub use fingerprint::{fingerprint, FpHasher};
+pub use set::FingerprintSet;
+pub use shared::SharedCache;
+
+/// The hasher of the in-memory maps and sets of the engine (and its
+/// tests): ahash with fixed keys, so that iteration orders, hence results,
+/// are the same in every run.
+pub const FIXED_HASHER: ahash::RandomState = ahash::RandomState::with_seeds(
+    0x243F_6A88_85A3_08D3,
+    0x1319_8A2E_0370_7344,
+    0xA409_3822_299F_31D0,
+    0x082E_FA98_EC4E_6C89,
+);
+
+/// A hash set with the [`FIXED_HASHER`].
+pub type FixedHashSet<T> = hashbrown::HashSet<T, ahash::RandomState>;
+
+/// The result of an insert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Insert {
+    /// Not there before; now it is.
+    New,
+    /// Already there.
+    Present,
+    /// Not there and not inserted: the table is at its budget.
+    Full,
+}
+
+/// The state cache as the search loop sees it: the single-threaded
+/// [`FingerprintSet`], or a handle on the [`SharedCache`] of a parallel
+/// search.
+///
+/// Contract: `insert` keeps [`FingerprintSet::insert`]'s: `New` exactly
+/// once per fingerprint (among all threads), `Present` for every later
+/// insert of it, `Full` when the budget stops the cache from growing.
+pub(crate) trait StateCache {
+    /// Inserts a fingerprint.
+    fn insert(&mut self, fp: u64) -> Insert;
+    /// The bytes the whole cache holds.
+    fn bytes(&self) -> usize;
+    /// Starts loading the slot of `fp` into the CPU cache (a hint).
+    fn prefetch(&self, _fp: u64) {}
+    /// Whether `fp` is in the cache; `false` if the cache cannot tell
+    /// cheaply (the search then only skips an optimisation).
+    fn contains(&self, _fp: u64) -> bool {
+        false
+    }
+}
+
+impl StateCache for FingerprintSet {
+    #[inline]
+    fn insert(&mut self, fp: u64) -> Insert {
+        FingerprintSet::insert(self, fp)
+    }
+    fn bytes(&self) -> usize {
+        FingerprintSet::bytes(self)
+    }
+    #[inline]
+    fn prefetch(&self, fp: u64) {
+        FingerprintSet::prefetch(self, fp)
+    }
+    #[inline]
+    fn contains(&self, fp: u64) -> bool {
+        FingerprintSet::contains(self, fp)
+    }
+}
+
+impl StateCache for &SharedCache {
+    #[inline]
+    fn insert(&mut self, fp: u64) -> Insert {
+        SharedCache::insert(self, fp)
+    }
+    fn bytes(&self) -> usize {
+        SharedCache::bytes(self)
+    }
+    #[inline]
+    fn contains(&self, fp: u64) -> bool {
+        SharedCache::contains(self, fp)
+    }
+    #[inline]
+    fn prefetch(&self, fp: u64) {
+        SharedCache::prefetch(self, fp)
+    }
+}

@@ -1,0 +1,45 @@
+//! Why a search could not give an answer, and the thread pool every
+//! parallel strategy runs on.
+
+use std::fmt;
+
+/// Why a search could not give an answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SearchError {
+    /// The explorer broke its soundness contract: any `verified` would be
+    /// false, so the search refuses to answer.
+    UnsoundExplorer {
+        /// The explorer's name.
+        explorer: String,
+        /// What it did.
+        message: String,
+    },
+    /// Bad settings (zero or absurd budgets, an impossible shard...).
+    Input(String),
+    /// An internal invariant failed: a bug in mcheck.
+    Internal(String),
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchError::UnsoundExplorer { explorer, message } => write!(
+                f,
+                "explorer {explorer} is unsound: {message}; its next/delay must offer every enabled actor once before repeating (see Explorer's soundness contract)"
+            ),
+            SearchError::Input(m) => f.write_str(m),
+            SearchError::Internal(m) => write!(f, "internal error (a bug in mcheck, please report it): {m}"),
+        }
+    }
+}
+
+impl std::error::Error for SearchError {}
+
+/// A pool of `threads` worker threads (at least one).
+pub(super) fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, SearchError> {
+    let threads = threads.max(1);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| SearchError::Input(format!("cannot start {threads} worker threads (-j {threads}): {e}")))
+}

@@ -1,0 +1,113 @@
+//! Paths as an arena of nodes: a frontier entry's or a violation's path is
+//! one index, derived from the stack only when it is needed.
+
+use super::{Search, NONE, ROOT};
+use crate::cache::StateCache;
+use crate::program::Program;
+use crate::search::error::SearchError;
+use crate::search::order::ChoiceOrder;
+
+/// `count` moves to the next choice at step `depth`, after the path `parent`.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::search) struct PathNode {
+    pub(super) parent: u32,
+    pub(super) depth: u32,
+    pub(super) count: u32,
+}
+
+/// An arena of path nodes. Ids below `below.len()` name the read-only
+/// nodes of earlier strata (a parallel worker's view of the merged arena;
+/// empty in a sequential search), the others `nodes`.
+#[derive(Default)]
+pub(super) struct Arena<'a> {
+    pub(super) below: &'a [PathNode],
+    pub(super) nodes: Vec<PathNode>,
+}
+
+impl Arena<'_> {
+    pub(super) fn push(&mut self, node: PathNode) -> Result<u32, SearchError> {
+        let id = self.below.len() + self.nodes.len();
+        if id >= ROOT as usize {
+            return Err(too_many_nodes());
+        }
+        self.nodes.push(node);
+        Ok(id as u32)
+    }
+
+    /// The path as (depth, count) pairs from the initial state on.
+    pub(super) fn expand(&self, mut node: u32) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        while node != ROOT {
+            let i = node as usize;
+            let n = match self.below.get(i) {
+                Some(n) => *n,
+                None => self.nodes[i - self.below.len()],
+            };
+            out.push((n.depth, n.count));
+            node = n.parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// Appends `nodes`, numbered from `base` on (after the read-only nodes
+    /// a worker saw), renumbering their ids and returning the renumbering
+    /// for the ids that refer to them.
+    pub(super) fn append(&mut self, nodes: &[PathNode], base: usize) -> Result<impl Fn(u32) -> u32, SearchError> {
+        let offset = self.nodes.len();
+        if offset + nodes.len() >= ROOT as usize {
+            return Err(too_many_nodes());
+        }
+        let remap = move |id: u32| {
+            if (id as usize) >= base && id < ROOT {
+                (id as usize - base + offset) as u32
+            } else {
+                id
+            }
+        };
+        self.nodes.extend(nodes.iter().map(|n| PathNode {
+            parent: remap(n.parent),
+            ..*n
+        }));
+        Ok(remap)
+    }
+}
+
+/// The path arena's ids are 32 bits.
+fn too_many_nodes() -> SearchError {
+    SearchError::Input(
+        "the search needs more than 4 billion path nodes: bound it (--max-delays, --max-states or --time-limit)".into(),
+    )
+}
+
+impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+    /// The path node of frame `k`, creating nodes for the frames below it
+    /// that have none yet.
+    pub(super) fn materialize(&mut self, k: usize) -> Result<u32, SearchError> {
+        let mut j = k;
+        while self.stack[j].node == NONE {
+            j -= 1;
+        }
+        for m in j + 1..=k {
+            let p = &self.stack[m - 1];
+            let (parent, depth, count) = (p.node, p.depth, p.next - 1);
+            let node = self.child_node(parent, depth, count)?;
+            self.stack[m].node = node;
+        }
+        Ok(self.stack[k].node)
+    }
+
+    /// The path node of the successor reached by choice `index` of the
+    /// state at `node` and `depth`.
+    pub(super) fn child_node(&mut self, node: u32, depth: u32, index: u32) -> Result<u32, SearchError> {
+        if index == 0 {
+            Ok(node)
+        } else {
+            self.arena.push(PathNode {
+                parent: node,
+                depth,
+                count: index,
+            })
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! The budgets of the search (time, states, memory, the stop flag), checked
+//! every few thousand transitions, and the counters that the workers of a
+//! parallel search share to judge them together.
+
+use super::{Entry, Frame, PathNode, Search, Stop};
+use crate::cache::StateCache;
+use crate::config::Progress;
+use crate::program::{ActorId, Enabled, Program};
+use crate::report::BoundedBy;
+use crate::search::order::ChoiceOrder;
+use crate::search::progress::{human, rate, Meter};
+use std::mem::size_of;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// Transitions between two checks of the budgets.
+const CHECK_EVERY: u64 = 4096;
+
+/// What the workers of one parallel search share besides the cache: the
+/// totals the budgets judge, the halt flag and the progress line.
+#[derive(Debug)]
+pub(in crate::search) struct Shared {
+    halted: AtomicBool,
+    states: AtomicU64,
+    transitions: AtomicU64,
+    /// Bytes held outside the workers (the stratum's work items, the
+    /// merged path arena), counted in their memory checks.
+    base_bytes: AtomicU64,
+    meter: Mutex<Meter>,
+}
+
+impl Shared {
+    /// Counters at zero, and a progress meter in mode `progress`.
+    pub(in crate::search) fn new(progress: Progress) -> Self {
+        Shared {
+            halted: AtomicBool::new(false),
+            states: AtomicU64::new(0),
+            transitions: AtomicU64::new(0),
+            base_bytes: AtomicU64::new(0),
+            meter: Mutex::new(Meter::new(progress)),
+        }
+    }
+
+    /// Sets the totals at the start of a stratum: `states` and
+    /// `transitions` so far, `base_bytes` held outside the workers.
+    pub(in crate::search) fn reset(&self, states: u64, transitions: u64, base_bytes: u64) {
+        self.states.store(states, Ordering::Relaxed);
+        self.transitions.store(transitions, Ordering::Relaxed);
+        self.base_bytes.store(base_bytes, Ordering::Relaxed);
+    }
+
+    /// Adds a worker's new states and transitions; returns the totals and
+    /// the bytes held outside the workers.
+    fn add(&self, states: u64, transitions: u64) -> (u64, u64, u64) {
+        let s = self.states.fetch_add(states, Ordering::Relaxed) + states;
+        let t = self.transitions.fetch_add(transitions, Ordering::Relaxed) + transitions;
+        (s, t, self.base_bytes.load(Ordering::Relaxed))
+    }
+
+    /// Whether some worker stopped the search.
+    pub(in crate::search) fn is_halted(&self) -> bool {
+        self.halted.load(Ordering::Relaxed)
+    }
+
+    /// Stops every worker at its next budget check.
+    pub(in crate::search) fn halt(&self) {
+        self.halted.store(true, Ordering::Relaxed)
+    }
+
+    /// The progress meter, unless another worker is using it.
+    fn meter(&self) -> Option<MutexGuard<'_, Meter>> {
+        self.meter.try_lock().ok()
+    }
+
+    /// Clears a live progress line before the report.
+    pub(in crate::search) fn finish_meter(&self) {
+        self.meter.lock().unwrap_or_else(|e| e.into_inner()).finish();
+    }
+}
+
+impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+    /// The budgets, checked every few thousand transitions.
+    #[inline]
+    pub(super) fn budgets_due(&mut self) -> Option<Stop> {
+        if self.report.transitions >= self.next_check {
+            self.check_budgets()
+        } else {
+            None
+        }
+    }
+
+    /// The bytes the search holds: cache, frontier and work items, stack,
+    /// enabled sets and path arena.
+    pub(super) fn search_bytes(&self) -> u64 {
+        let frame = size_of::<Frame<P::State, O>>() as u64;
+        self.cache.bytes() as u64
+            + self.entry_bytes()
+            + self.stack.capacity() as u64 * frame
+            + (self.en.capacity() * (size_of::<Enabled>() + size_of::<ActorId>())) as u64
+            + self.arena_bytes()
+    }
+
+    /// The bytes of the frontier and the work items still to run.
+    fn entry_bytes(&self) -> u64 {
+        (self.frontier.capacity() as u64 + self.work_len) * size_of::<Entry<P::State, O>>() as u64
+    }
+
+    /// The bytes of the path arena's own nodes.
+    pub(super) fn arena_bytes(&self) -> u64 {
+        (self.arena.nodes.capacity() * size_of::<PathNode>()) as u64
+    }
+
+    fn check_budgets(&mut self) -> Option<Stop> {
+        self.next_check = self.report.transitions + CHECK_EVERY;
+        let c = self.config;
+        if c.stop.is_raised() {
+            return Some(Stop::Budget(BoundedBy::Interrupted));
+        }
+        // A parallel worker publishes its counts and judges by the totals.
+        let (states, transitions, extra_bytes) = match self.shared {
+            Some(shared) => {
+                let (s, t) = (self.report.states, self.report.transitions);
+                let totals = shared.add(s - self.synced.0, t - self.synced.1);
+                self.synced = (s, t);
+                if shared.is_halted() {
+                    return Some(Stop::Halted);
+                }
+                totals
+            }
+            None => (self.report.states, self.report.transitions, 0),
+        };
+        if c.max_states.is_some_and(|m| states >= m) {
+            return Some(Stop::Budget(BoundedBy::States));
+        }
+        if c.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
+            return Some(Stop::Budget(BoundedBy::Time));
+        }
+        let bytes = self.search_bytes() + extra_bytes;
+        self.peak_bytes = self.peak_bytes.max(bytes);
+        let rss = current_rss().unwrap_or(0) as u64;
+        if bytes.max(rss) > c.max_memory as u64 {
+            self.report.notes.push(format!(
+                "stopped at the memory budget of {} MiB: resident {} MiB, cache {} MiB, frontier {} entries ({} MiB), path arena {} MiB",
+                c.max_memory >> 20,
+                rss >> 20,
+                self.cache.bytes() >> 20,
+                self.frontier.len() as u64 + self.work_len,
+                self.entry_bytes() >> 20,
+                self.arena_bytes() >> 20,
+            ));
+            return Some(Stop::Budget(BoundedBy::Memory));
+        }
+        let (frontier, bound) = (self.frontier.len() as u64 + self.work_len, self.bound);
+        let strategy = self.report.strategy.clone();
+        let meter = &mut self.meter;
+        let mut shared_meter = self.shared.and_then(|s| s.meter());
+        let meter = shared_meter.as_deref_mut().unwrap_or(meter);
+        meter.tick(|secs| {
+            format!(
+                "{strategy}: bound {bound}, {} states ({}), {} transitions, frontier {}, {:.0}s",
+                human(states as f64),
+                rate(states, secs),
+                human(transitions as f64),
+                human(frontier as f64),
+                secs
+            )
+        });
+        None
+    }
+}
+
+/// This process's current resident memory in bytes, if known.
+fn current_rss() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}

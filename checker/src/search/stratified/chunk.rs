@@ -1,0 +1,196 @@
+//! The narrow interface of the parallel driver: fork a worker search for a
+//! chunk of a stratum's work items, run it, and merge what it produced
+//! into the main search.
+
+use super::retire::Retired;
+use super::{Entry, PathNode, RawViolation, Search, Shared, Stop};
+use crate::cache::SharedCache;
+use crate::config::{Config, Progress};
+use crate::program::Program;
+use crate::report::{Report, Stratum};
+use crate::search::error::SearchError;
+use crate::search::order::ChoiceOrder;
+use crate::search::progress::Meter;
+use std::mem::size_of;
+use std::time::Instant;
+
+/// What the worker searches of one stratum start from: the main search's
+/// program, settings, cache, bound and start time, and its path arena
+/// (read-only).
+#[derive(Debug)]
+pub(in crate::search) struct Fork<'w, P> {
+    program: &'w P,
+    config: &'w Config,
+    cache: &'w SharedCache,
+    below: &'w [PathNode],
+    bound: u32,
+    started: Instant,
+}
+
+// Not derived: `P` need not be `Clone` for a reference to it to be copied.
+impl<P> Clone for Fork<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P> Copy for Fork<'_, P> {}
+
+/// What one chunk of a stratum produced: how it stopped, and (unless it
+/// found the search halted before it started) the worker's frontier, path
+/// nodes and counts.
+#[derive(Debug)]
+pub(in crate::search) struct Chunk<S, O> {
+    stop: Option<Stop>,
+    worker: Option<Worker<S, O>>,
+}
+
+/// The parts of a finished worker search that the merge needs.
+struct Worker<S, O> {
+    frontier: Vec<Entry<S, O>>,
+    nodes: Vec<PathNode>,
+    report: Report,
+    stratum: Stratum,
+    violation: Option<RawViolation>,
+    cut: bool,
+    peak_bytes: u64,
+    retired: Vec<Retired>,
+}
+
+impl<S, O> std::fmt::Debug for Worker<S, O> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("frontier", &self.frontier.len())
+            .field("nodes", &self.nodes.len())
+            .field("stratum", &self.stratum)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S, O> Chunk<S, O> {
+    /// Whether the other chunks may go on: this one neither found a
+    /// violation nor hit a budget.
+    pub(in crate::search) fn lets_others_go_on(&self) -> bool {
+        matches!(self.stop, None | Some(Stop::Halted))
+    }
+}
+
+impl<'w, P: Program> Fork<'w, P> {
+    /// Runs `items` (a chunk of the stratum's work items, in order) as a
+    /// worker search that shares `shared`'s counters and halt flag.
+    pub(in crate::search) fn run<O: ChoiceOrder>(
+        self,
+        shared: &'w Shared,
+        mut items: Vec<Entry<P::State, O>>,
+    ) -> Result<Chunk<P::State, O>, SearchError> {
+        if shared.is_halted() {
+            return Ok(Chunk {
+                stop: Some(Stop::Halted),
+                worker: None,
+            });
+        }
+        let report = Report::new("", None, self.config.seed, 1);
+        let mut w = Search::new(self.program, self.config, self.cache, report);
+        w.meter = Meter::new(Progress::Off);
+        w.arena.below = self.below;
+        w.bound = self.bound;
+        w.started = self.started;
+        w.shared = Some(shared);
+        let stop = w.run_work(&mut items)?;
+        Ok(Chunk {
+            stop,
+            worker: Some(Worker {
+                frontier: w.frontier,
+                nodes: w.arena.nodes,
+                report: w.report,
+                stratum: w.stratum,
+                violation: w.violation,
+                cut: w.cut,
+                peak_bytes: w.peak_bytes,
+                retired: w.retired,
+            }),
+        })
+    }
+}
+
+impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
+    /// The main search of a parallel run, on `cache`.
+    pub(in crate::search) fn on_shared_cache(
+        program: &'a P,
+        config: &'a Config,
+        cache: &'a SharedCache,
+        report: Report,
+    ) -> Self {
+        Search::new(program, config, cache, report)
+    }
+
+    /// What the workers of the current stratum start from.
+    pub(in crate::search) fn fork(&self) -> Fork<'_, P> {
+        Fork {
+            program: self.program,
+            config: self.config,
+            cache: self.cache,
+            below: &self.arena.nodes,
+            bound: self.bound,
+            started: self.started,
+        }
+    }
+
+    /// Sets `shared`'s totals for a stratum of `work_items` work items.
+    pub(in crate::search) fn share_totals(&self, shared: &Shared, work_items: usize) {
+        let held = work_items * size_of::<Entry<P::State, O>>();
+        shared.reset(
+            self.report.states,
+            self.report.transitions,
+            held as u64 + self.arena_bytes(),
+        );
+    }
+
+    /// Merges the chunks of a stratum, in chunk order, into this search:
+    /// counts, path nodes (renumbered after those merged so far) and
+    /// frontiers. The first violation in chunk order wins, then the first
+    /// budget.
+    pub(in crate::search) fn merge(&mut self, chunks: Vec<Chunk<P::State, O>>) -> Result<Option<Stop>, SearchError> {
+        let base = self.arena.nodes.len();
+        let mut stop: Option<Stop> = None;
+        for chunk in chunks {
+            let Some(w) = chunk.worker else { continue };
+            self.merge_counts(&w);
+            let remap = self.arena.append(&w.nodes, base)?;
+            self.frontier.extend(w.frontier.into_iter().map(|mut e| {
+                e.node = remap(e.node);
+                e
+            }));
+            match chunk.stop {
+                Some(Stop::Violation) if stop != Some(Stop::Violation) => {
+                    stop = Some(Stop::Violation);
+                    self.violation = w.violation;
+                }
+                Some(Stop::Budget(by)) if stop.is_none() => stop = Some(Stop::Budget(by)),
+                _ => {}
+            }
+        }
+        self.peak_bytes = self.peak_bytes.max(self.search_bytes());
+        Ok(stop)
+    }
+
+    /// Adds a worker's statistics to this search's.
+    fn merge_counts(&mut self, w: &Worker<P::State, O>) {
+        let r = &mut self.report;
+        r.states += w.report.states;
+        r.transitions += w.report.transitions;
+        r.deferrals += w.report.deferrals;
+        r.cache_full |= w.report.cache_full;
+        let s = &mut self.stratum;
+        s.new_states += w.stratum.new_states;
+        s.transitions += w.stratum.transitions;
+        s.deferrals += w.stratum.deferrals;
+        self.cut |= w.cut;
+        self.peak_bytes = self.peak_bytes.max(w.peak_bytes);
+        if self.retired.len() < w.retired.len() {
+            self.retired.resize(w.retired.len(), Retired::default());
+        }
+        for (m, r) in self.retired.iter_mut().zip(&w.retired) {
+            m.add(r);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Pushing a state's frame: its enabled set, the deadlock check of a
+//! terminal state, and the run-time soundness check of the explorer.
+
+use super::{Frame, Search, Stop};
+use crate::cache::StateCache;
+use crate::program::{ActorId, Program};
+use crate::search::error::SearchError;
+use crate::search::order::ChoiceOrder;
+
+/// How a deferred entry resumes: its next choice, the actors already
+/// offered and the fingerprint of its first successor (0: unknown).
+#[derive(Clone, Copy)]
+pub(super) struct Resumed {
+    pub(super) next: u32,
+    pub(super) offered: u64,
+    pub(super) fp: u64,
+}
+
+impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+    /// Appends the enabled set of `state` to `en`/`ids`; returns where it
+    /// starts.
+    #[inline]
+    pub(super) fn load_enabled(&mut self, state: &P::State) -> usize {
+        self.program.enabled(state, &mut self.scratch);
+        debug_assert!(
+            self.scratch.iter().all(|e| e.alternatives >= 1),
+            "mcheck: Program::enabled listed an actor with 0 alternatives"
+        );
+        let en_start = self.en.len();
+        self.en.extend_from_slice(&self.scratch);
+        self.ids.extend(self.scratch.iter().map(|e| e.actor));
+        self.scratch.clear();
+        en_start
+    }
+
+    /// The number of choices of the enabled set at `en[en_start..]`.
+    #[inline]
+    pub(super) fn choices_from(&self, en_start: usize) -> u32 {
+        self.en[en_start..].iter().map(|e| e.alternatives.max(1)).sum()
+    }
+
+    /// Pushes a frame for `state` with `order`, `cost` paid so far, at
+    /// `depth`, with path node `node`, resuming a deferred entry's `resume`
+    /// (`None`: a new state), its enabled set already loaded at
+    /// `en[en_start..]` (`None`: load it now). A terminal state gets no
+    /// frame: a deadlock violates if deadlocks are checked.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_frame(
+        &mut self,
+        state: P::State,
+        order: O,
+        cost: u32,
+        depth: u32,
+        node: u32,
+        resume: Option<Resumed>,
+        en_start: Option<usize>,
+    ) -> Result<Option<Stop>, SearchError> {
+        let en_start = en_start.unwrap_or_else(|| self.load_enabled(&state));
+        let total = self.choices_from(en_start);
+        let en_len = self.en.len() - en_start;
+        // Built in place: a frame is large.
+        self.stack.push(Frame {
+            state: Some(state),
+            order: Some(order),
+            next: resume.map_or(0, |r| r.next),
+            cur: (ActorId(0), 0),
+            total,
+            cost,
+            depth,
+            node,
+            en_start: en_start as u32,
+            en_len: en_len as u32,
+            peek_start: 0,
+            peek_base: 0,
+            peek_len: 0,
+            offered: 0,
+        });
+        let top = self.stack.len() - 1;
+        if total == 0 {
+            // Terminal: the frame stays only to name the path.
+            let frame = self.stack.pop().expect("just pushed");
+            return self.terminal(frame, top);
+        }
+        let frame = &self.stack[top];
+        let ids = &self.ids[en_start..];
+        // A fresh frame offers its first actor; a deferred one resumes one
+        // move on, paid by this stratum (the entry holds the order and
+        // cost after the move).
+        let cur = frame.order().current(&self.en[en_start..], ids);
+        let offered = match resume {
+            None => self.offer(0, cur.0, ids, frame.order())?,
+            Some(r) => self.offer_at(r.offered, cur, ids, frame.order())?,
+        };
+        let frame = &mut self.stack[top];
+        frame.cur = cur;
+        frame.offered = offered;
+        if self.config.use_cache {
+            self.peek_successors(top);
+            if let Some(fp) = resume
+                .map(|r| r.fp)
+                .filter(|&fp| fp != 0 && self.stack[top].peek_len == 0)
+            {
+                // The deferred frame's first successor, computed at deferral.
+                self.peek.push(fp);
+                self.stack[top].peek_len = 1;
+            }
+        }
+        Ok(None)
+    }
+
+    /// A terminal state (its frame `frame`, popped from position `top`):
+    /// a deadlock violates if deadlocks are checked.
+    fn terminal(&mut self, frame: Frame<P::State, O>, top: usize) -> Result<Option<Stop>, SearchError> {
+        if !self.config.deadlock {
+            return Ok(None);
+        }
+        let Some(v) = frame.state.as_ref().and_then(|s| self.program.deadlock(s)) else {
+            return Ok(None);
+        };
+        // The violating "step" is the state reached after `depth` steps:
+        // its path is the frame's.
+        let depth = frame.depth;
+        self.stack.push(Frame {
+            state: None,
+            next: 1,
+            ..frame
+        });
+        let path = self.materialize(top)?;
+        let advances = self.arena.expand(path);
+        self.stack.pop();
+        Ok(Some(self.violate(v, depth as usize, advances)))
+    }
+
+    /// The run-time soundness check at a choice `cur` reached by a move:
+    /// alternative 0 starts another actor's block, which must be a fresh
+    /// actor.
+    #[inline]
+    pub(super) fn offer_at(
+        &self,
+        offered: u64,
+        (actor, alt): (ActorId, u32),
+        ids: &[ActorId],
+        order: &O,
+    ) -> Result<u64, SearchError> {
+        if alt > 0 {
+            Ok(offered)
+        } else {
+            self.offer(offered, actor, ids, order)
+        }
+    }
+
+    /// The run-time soundness check: a newly offered actor must be enabled
+    /// and not offered before at this state.
+    pub(super) fn offer(&self, offered: u64, actor: ActorId, ids: &[ActorId], order: &O) -> Result<u64, SearchError> {
+        match ids.binary_search(&actor) {
+            Err(_) => Err(SearchError::UnsoundExplorer {
+                explorer: order.name().to_string(),
+                message: format!("it chose actor {actor}, which is not enabled (enabled: {ids:?})"),
+            }),
+            Ok(i) if i < 64 => {
+                if offered & (1 << i) != 0 {
+                    Err(SearchError::UnsoundExplorer {
+                        explorer: order.name().to_string(),
+                        message: format!(
+                            "it offered actor {actor} twice at one state before offering every enabled actor (enabled: {ids:?})"
+                        ),
+                    })
+                } else {
+                    Ok(offered | (1 << i))
+                }
+            }
+            Ok(_) => Ok(offered),
+        }
+    }
+}

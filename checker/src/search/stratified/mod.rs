@@ -1,0 +1,363 @@
+//! The one search loop behind SES, DFS and PB: a depth-first search of
+//! P x D over an explicit stack, stratified by a cost (delays for SES,
+//! preemptions for PB, nothing for DFS), with a cache of program states
+//! only (paper §3, ARCHITECTURE.md §3).
+//!
+//! ```text
+//! DelayBoundedDFS(s, d, i, n):         # i: choices of s taken; n: cost so far
+//!   while i < |choices(s)|:
+//!     s' = T(current(d), s); i += 1
+//!     if s' not in cache: cache.add(s'); DelayBoundedDFS(s', child(d), 0, n)
+//!     if i < |choices(s)|:
+//!       if n + cost(d) > bound: frontier.push(s, d, i, path); break
+//!       n += cost(d); d = advance(d)
+//! ```
+//!
+//! Invariants of the explicit stack: a frame's child is the frame right
+//! above it, explored before the frame's next choice (the continuation is
+//! decided first, as in ARCHITECTURE.md §3, so frontier entries keep the
+//! order of the recursion); a frame stays on the stack until its subtree is
+//! done, so paths are derived from the stack lazily and stored in the
+//! [`arena`] only when a frame is deferred or violates.
+//!
+//! The concerns, one module each: [`frame`] (pushing a state's frame, the
+//! run-time soundness check), [`step`] (taking one choice, written once for
+//! stack frames and resumed entries), [`peek`] (successor fingerprints
+//! computed ahead for prefetching), [`retire`] (entries whose remaining
+//! work is only look-ups), [`budget`] (the budgets and the counters shared
+//! by parallel workers) and [`chunk`] (the narrow interface of the
+//! parallel driver).
+
+mod arena;
+mod budget;
+mod chunk;
+mod frame;
+mod peek;
+mod retire;
+mod step;
+
+pub(super) use arena::PathNode;
+pub(super) use budget::Shared;
+
+use super::error::SearchError;
+use super::order::ChoiceOrder;
+use super::progress::Meter;
+use crate::cache::{fingerprint, FingerprintSet, StateCache};
+use crate::config::{peak_rss, Config};
+use crate::program::{ActorId, Enabled, Event, Program};
+use crate::report::{BoundedBy, Found, Outcome, Report, Stratum};
+use arena::Arena;
+use retire::Retired;
+use std::time::Instant;
+
+/// No path node yet: derive it from the frame below.
+const NONE: u32 = u32::MAX;
+/// The empty path.
+const ROOT: u32 = u32::MAX - 1;
+
+/// A state on the stack, with the choices it has left in this stratum.
+struct Frame<S, O> {
+    /// `None` once every choice is taken or the rest was deferred.
+    state: Option<S>,
+    /// `None` once the state is gone and the order was moved out.
+    order: Option<O>,
+    /// The index of the next choice to take.
+    next: u32,
+    /// The choice `order` is at (`order.current`), kept so that it is
+    /// found once per move.
+    cur: (ActorId, u32),
+    total: u32,
+    cost: u32,
+    depth: u32,
+    node: u32,
+    en_start: u32,
+    en_len: u32,
+    /// The fingerprints of this stratum's successors from choice
+    /// `peek_base` on are `peek[peek_start..peek_start + peek_len]`
+    /// (0: not computed), computed when the frame is pushed
+    /// (ARCHITECTURE.md §9).
+    peek_start: u32,
+    peek_base: u32,
+    peek_len: u32,
+    /// Bit i: enabled actor i was offered (run-time soundness check).
+    offered: u64,
+}
+
+impl<S, O> Frame<S, O> {
+    #[inline]
+    fn order(&self) -> &O {
+        self.order.as_ref().expect("mcheck bug: a live frame has its order")
+    }
+
+    #[inline]
+    fn order_mut(&mut self) -> &mut O {
+        self.order.as_mut().expect("mcheck bug: a live frame has its order")
+    }
+}
+
+/// A deferred frame: its state, and its order and cost already moved to
+/// the next choice (the move that the next stratum pays for).
+pub(super) struct Entry<S, O> {
+    state: S,
+    order: O,
+    next: u32,
+    cost: u32,
+    depth: u32,
+    node: u32,
+    offered: u64,
+    /// The fingerprint of the successor that resuming this entry reaches
+    /// first (0: unknown), prefetched a few entries ahead (ARCHITECTURE.md §9).
+    fp: u64,
+}
+
+/// What the search found: a violation at a step, reached by `advances`
+/// (moves to the next choice, as (depth, count) from the initial state).
+#[derive(Debug)]
+pub(super) struct RawViolation {
+    /// The violation with its step.
+    pub(super) found: Found,
+    /// The advances that lead to it.
+    pub(super) advances: Vec<(u32, u32)>,
+}
+
+/// The search's result: the report (without schedule) and the raw path of
+/// the violation, if any.
+#[derive(Debug)]
+pub(super) struct SearchResult {
+    /// The statistics and outcome.
+    pub(super) report: Report,
+    /// The violation and how to reach it.
+    pub(super) violation: Option<RawViolation>,
+}
+
+/// Why the search stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    Violation,
+    Budget(BoundedBy),
+    /// Another worker of a parallel search stopped it.
+    Halted,
+}
+
+/// The stratified search: one stack, one frontier, one cache.
+pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
+    program: &'a P,
+    config: &'a Config,
+    cache: C,
+    stack: Vec<Frame<P::State, O>>,
+    en: Vec<Enabled>,
+    ids: Vec<ActorId>,
+    frontier: Vec<Entry<P::State, O>>,
+    arena: Arena<'a>,
+    events: Vec<Event>,
+    scratch: Vec<Enabled>,
+    peek: Vec<u64>,
+    bound: u32,
+    stratum: Stratum,
+    report: Report,
+    violation: Option<RawViolation>,
+    cut: bool,
+    meter: Meter,
+    started: Instant,
+    next_check: u64,
+    peak_bytes: u64,
+    work_len: u64,
+    /// The shared counters and stop flag of a parallel worker.
+    shared: Option<&'a Shared>,
+    /// The states and transitions already added to `shared`.
+    synced: (u64, u64),
+    /// What retired entries owe each stratum, by bound.
+    retired: Vec<Retired>,
+    /// Retiring: tries, successes and chances skipped.
+    retire_stats: (u64, u64, u64),
+    /// Successor fingerprints of a retirement check.
+    retire_fps: Vec<u64>,
+    /// Whether entries may retire (always, but for the test that compares).
+    retire_on: bool,
+    /// Whether a resumed entry takes its one choice without a stack frame
+    /// (always, but for the test that compares it with the general path).
+    fast_resume: bool,
+}
+
+/// The cache budget of an exhaustive search (`None`: no cache at all).
+pub(super) fn cache_budget(config: &Config) -> Option<usize> {
+    if config.use_cache {
+        Some(config.cache_bytes.unwrap_or(config.max_memory / 2))
+    } else {
+        None
+    }
+}
+
+/// Run the stratified search on one thread from the initial state with
+/// `root` as the order at s0. The caller names the strategy in `report`.
+pub(super) fn run<P: Program, O: ChoiceOrder>(
+    program: &P,
+    root: O,
+    config: &Config,
+    report: Report,
+) -> Result<SearchResult, SearchError> {
+    let cache = FingerprintSet::new(cache_budget(config));
+    let mut search = Search::new(program, config, cache, report);
+    let stop = search.explore(root, |s, work| s.run_work(work))?;
+    Ok(search.finish(stop))
+}
+
+impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
+    /// A search at bound 0 with nothing explored yet.
+    fn new(program: &'a P, config: &'a Config, cache: C, report: Report) -> Self {
+        Search {
+            program,
+            config,
+            cache,
+            stack: Vec::new(),
+            en: Vec::new(),
+            ids: Vec::new(),
+            frontier: Vec::new(),
+            arena: Arena::default(),
+            events: Vec::new(),
+            scratch: Vec::new(),
+            peek: Vec::new(),
+            bound: 0,
+            stratum: Stratum::default(),
+            report,
+            violation: None,
+            cut: false,
+            meter: Meter::new(config.progress.clone()),
+            started: Instant::now(),
+            next_check: 0,
+            peak_bytes: 0,
+            work_len: 0,
+            shared: None,
+            synced: (0, 0),
+            retired: Vec::new(),
+            retire_stats: (0, 0, 0),
+            retire_fps: Vec::new(),
+            retire_on: true,
+            fast_resume: true,
+        }
+    }
+
+    /// The loop over strata, written once: stratum 0 from the initial state
+    /// with `root` as its order, then bound 1, 2, ..., each running the
+    /// previous stratum's frontier with `run_stratum` (which must empty the
+    /// work list it is given, in order), until the frontier is empty, a
+    /// stop or `max_delays`.
+    pub(super) fn explore(
+        &mut self,
+        root: O,
+        mut run_stratum: impl FnMut(&mut Self, &mut Vec<Entry<P::State, O>>) -> Result<Option<Stop>, SearchError>,
+    ) -> Result<Option<Stop>, SearchError> {
+        let mut started = Instant::now();
+        let mut spare = Vec::new();
+        let mut stop = self.start(root)?;
+        loop {
+            self.close_stratum(started, stop.is_none());
+            if stop.is_some() || (self.frontier.is_empty() && !self.owed_later()) {
+                return Ok(stop);
+            }
+            if self.config.max_delays.is_some_and(|m| self.bound >= m) {
+                return Ok(Some(Stop::Budget(BoundedBy::MaxDelays)));
+            }
+            // The next stratum: resume the deferred work items in insertion order.
+            self.bound += 1;
+            started = Instant::now();
+            // The work list and the next frontier swap buffers, so that
+            // their pages stay mapped from one stratum to the next.
+            let mut work = std::mem::replace(&mut self.frontier, std::mem::take(&mut spare));
+            stop = run_stratum(self, &mut work)?;
+            work.clear();
+            spare = work;
+        }
+    }
+
+    /// Stratum 0: the search from the initial state with `root` as its order.
+    fn start(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
+        let s0 = self.program.initial();
+        if self.config.use_cache {
+            self.cache.insert(fingerprint(&s0));
+        }
+        self.report.states = 1;
+        self.stratum.new_states = 1;
+        let stop = self.push_frame(s0, root, 0, 0, ROOT, None, None)?;
+        if stop.is_some() {
+            return Ok(stop);
+        }
+        self.run_stack()
+    }
+
+    /// Whether retired entries owe counts to a stratum after this one.
+    fn owed_later(&self) -> bool {
+        self.retired.len() > self.bound as usize + 1
+    }
+
+    /// Records the stratum just run; a `complete` one gets what retired
+    /// entries owe it.
+    fn close_stratum(&mut self, started: Instant, complete: bool) {
+        let mut s = std::mem::take(&mut self.stratum);
+        s.bound = self.bound;
+        s.frontier = self.frontier.len() as u64;
+        if let Some(r) = self.retired.get(self.bound as usize).filter(|_| complete) {
+            s.transitions += r.transitions;
+            s.deferrals += r.deferrals;
+            s.frontier += r.frontier;
+            self.report.transitions += r.transitions;
+            self.report.deferrals += r.deferrals;
+        }
+        s.elapsed_s = started.elapsed().as_secs_f64();
+        self.report.strata.push(s);
+        self.report.max_delays = self.bound;
+    }
+
+    /// The report, with the outcome `stop` says.
+    pub(super) fn finish(mut self, stop: Option<Stop>) -> SearchResult {
+        self.meter.finish();
+        self.peak_bytes = self.peak_bytes.max(self.search_bytes());
+        let r = &mut self.report;
+        r.steps = r.transitions;
+        r.peak_frontier = r.strata.iter().map(|s| s.frontier).max().unwrap_or(0);
+        r.cache_bytes = self.cache.bytes() as u64;
+        r.peak_search_bytes = self.peak_bytes;
+        r.elapsed_s = self.started.elapsed().as_secs_f64();
+        r.peak_memory_mb = peak_rss().unwrap_or(0) as f64 / (1 << 20) as f64;
+        match stop {
+            Some(Stop::Violation) => {
+                r.outcome = Outcome::Violation;
+                r.violation = self.violation.as_ref().map(|v| v.found.clone());
+            }
+            Some(Stop::Budget(by)) => {
+                r.outcome = Outcome::Bounded;
+                r.bounded_by = Some(by);
+            }
+            Some(Stop::Halted) => {
+                // Only a worker halts, and workers never finish.
+                r.outcome = Outcome::Bounded;
+                r.bounded_by = Some(BoundedBy::Interrupted);
+            }
+            None if self.cut => {
+                r.outcome = Outcome::Bounded;
+                r.bounded_by = Some(BoundedBy::MaxSteps);
+                r.notes.push(format!(
+                    "some executions were cut at --max-steps {}: the state space was not covered",
+                    self.config.max_steps
+                ));
+            }
+            None => {
+                r.outcome = Outcome::Verified;
+                r.collision_probability = Some(Report::collision_bound(r.states));
+            }
+        }
+        if r.cache_full {
+            r.notes.push(format!(
+                "the state cache filled its budget of {} MiB and stopped growing: the search stayed sound but re-explored states",
+                self.cache.bytes() >> 20
+            ));
+        }
+        SearchResult {
+            report: self.report,
+            violation: self.violation,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

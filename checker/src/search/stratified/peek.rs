@@ -1,0 +1,113 @@
+//! Successor fingerprints computed ahead, so that the cache look-ups of a
+//! frame's successors and of the next frontier entries overlap their
+//! misses (ARCHITECTURE.md §9). Nothing here inserts or counts: the
+//! successors are still taken, looked up and explored in the search's order.
+
+use super::Search;
+use crate::cache::{fingerprint, StateCache};
+use crate::program::{ActorId, Event, Program};
+use crate::search::order::ChoiceOrder;
+
+/// How many successors (or frontier entries) ahead of the one being taken
+/// the search prefetches the cache slot.
+pub(super) const PREFETCH_AHEAD: usize = 8;
+
+/// The most successors of one frame whose fingerprints are computed ahead.
+const MAX_PEEK: u32 = 64;
+
+impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+    /// Computes the fingerprints of the successors that frame `k` (just
+    /// pushed) will reach in this stratum, in order, and prefetches the
+    /// look-ups of the first few. A frame that takes one choice only
+    /// computes nothing.
+    pub(super) fn peek_successors(&mut self, k: usize) {
+        let peek_start = self.peek.len() as u32;
+        let frame = &mut self.stack[k];
+        frame.peek_start = peek_start;
+        frame.peek_base = frame.next;
+        let frame = &self.stack[k];
+        let (start, len) = (frame.en_start as usize, frame.en_len as usize);
+        let en = &self.en[start..start + len];
+        let ids = &self.ids[start..start + len];
+        let remaining = frame.total - frame.next;
+        if remaining < 2 || frame.cost + frame.order().advance_cost(en, ids) > self.bound {
+            return;
+        }
+        let Some(state) = frame.state.as_ref() else {
+            return;
+        };
+        let mut order = frame.order().clone();
+        let mut cost = frame.cost;
+        let mut cur = frame.cur;
+        for k in 0..remaining.min(MAX_PEEK) {
+            let fp = successor_fp(self.program, &mut self.events, state, cur);
+            self.peek.push(fp);
+            if (k as usize) < PREFETCH_AHEAD {
+                self.cache.prefetch(fp);
+            }
+            if k + 1 == remaining {
+                break;
+            }
+            let step = order.advance_cost(en, ids);
+            if cost + step > self.bound {
+                break;
+            }
+            cost += step;
+            order.advance_from(cur, en, ids);
+            cur = order.current(en, ids);
+        }
+        self.stack[k].peek_len = self.peek.len() as u32 - peek_start;
+    }
+
+    /// The fingerprint of choice `index` of frame `k` if it was computed
+    /// when the frame was pushed (0: not), prefetching the look-up of a
+    /// later one.
+    #[inline(always)]
+    pub(super) fn peeked(&self, k: usize, index: u32) -> u64 {
+        let top = &self.stack[k];
+        let j = index - top.peek_base;
+        if j >= top.peek_len {
+            return 0;
+        }
+        let p = (top.peek_start + j) as usize;
+        if j + (PREFETCH_AHEAD as u32) < top.peek_len {
+            self.cache.prefetch(self.peek[p + PREFETCH_AHEAD]);
+        }
+        self.peek[p]
+    }
+
+    /// The fingerprint of the successor of `state` by `choice` (0 if it
+    /// violates), computed to prefetch its look-up.
+    #[inline]
+    pub(super) fn successor_fp(&mut self, state: &P::State, choice: (ActorId, u32)) -> u64 {
+        successor_fp(self.program, &mut self.events, state, choice)
+    }
+
+    /// The fingerprint of the successor a deferred entry reaches first when
+    /// resumed (0 without a cache): its look-up is prefetched when the
+    /// entry comes up.
+    #[inline]
+    pub(super) fn first_fp(&mut self, state: &P::State, choice: (ActorId, u32)) -> u64 {
+        if self.config.use_cache {
+            self.successor_fp(state, choice)
+        } else {
+            0
+        }
+    }
+}
+
+/// The fingerprint of the successor of `state` by `(actor, alt)`, 0 if the
+/// transition violates.
+fn successor_fp<P: Program>(
+    program: &P,
+    events: &mut Vec<Event>,
+    state: &P::State,
+    (actor, alt): (ActorId, u32),
+) -> u64 {
+    let mut c = state.clone();
+    events.clear();
+    match program.execute(&mut c, actor, alt, events) {
+        Ok(()) => fingerprint(&c),
+        Err(_) => 0,
+    }
+}

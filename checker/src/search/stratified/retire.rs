@@ -1,0 +1,129 @@
+//! Retiring frontier entries whose remaining work is only look-ups.
+
+use super::Search;
+use crate::cache::StateCache;
+use crate::program::{ActorId, Program};
+use crate::search::order::ChoiceOrder;
+
+/// What retired entries still owe one stratum's statistics.
+///
+/// An entry is *retired* when it is deferred again and every successor
+/// its remaining choices reach is already cached: resuming it would only
+/// look each one up (found), one choice per stratum, and defer it again,
+/// changing nothing but the counts. Its work is done at once (the
+/// successors computed and looked up); the strata it would have visited
+/// get its transition, deferral and frontier slot here, so every
+/// complete stratum's counts are those of the plain search, and so are
+/// the states, their order and every counterexample: the cache only
+/// grows, so a successor found now is found then. (The stratum where a
+/// search stops early, at a violation or a budget, counts only the work
+/// done before it stopped, without what retired entries owe it.) (On TwoPhase most
+/// deferrals are of such entries; keeping them cost a frontier entry
+/// written and read, an enabled set and explorer moves per stratum.)
+#[derive(Clone, Copy, Default, Debug)]
+pub(super) struct Retired {
+    pub(super) transitions: u64,
+    pub(super) deferrals: u64,
+    pub(super) frontier: u64,
+}
+
+impl Retired {
+    /// Adds what `other` owes (a parallel worker's, merged).
+    pub(super) fn add(&mut self, other: &Retired) {
+        self.transitions += other.transitions;
+        self.deferrals += other.deferrals;
+        self.frontier += other.frontier;
+    }
+}
+
+/// Retiring is tried while at least 1 in `RETIRE_HIT_RATE` tries succeeds
+/// (each failed try computed successors for nothing), and after that on
+/// every `RETIRE_PROBE`th chance, to notice when it pays again.
+const RETIRE_HIT_RATE: u64 = 2;
+const RETIRE_PROBE: u64 = 16;
+
+impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+    /// Retires an entry about to be deferred again (see [`Retired`]) if
+    /// every successor its `remaining` choices reach is cached: `first`
+    /// is its next choice, `fp` that successor's fingerprint. Their
+    /// look-ups are prefetched together, then made. Any doubt (a violating
+    /// successor, the step bound, an explorer that the run-time check
+    /// would reject) keeps the entry. In a parallel search a successor
+    /// another worker has not inserted yet only keeps it too.
+    pub(super) fn try_retire(
+        &mut self,
+        state: &P::State,
+        order: &O,
+        first: (ActorId, u32),
+        fp: u64,
+        offered: u64,
+        (depth, remaining, (en_start, end)): (u32, u32, (usize, usize)),
+    ) -> bool {
+        if !self.retire_on || fp == 0 || depth as usize + 1 >= self.config.max_steps {
+            return false;
+        }
+        let (tries, hits, skipped) = &mut self.retire_stats;
+        if *tries >= 64 && *hits * RETIRE_HIT_RATE < *tries {
+            *skipped += 1;
+            if *skipped % RETIRE_PROBE != 0 {
+                return false;
+            }
+        }
+        *tries += 1;
+        self.cache.prefetch(fp);
+        let mut fps = std::mem::take(&mut self.retire_fps);
+        fps.clear();
+        fps.push(fp);
+        let mut order = order.clone();
+        let (mut cur, mut offered, mut sound) = (first, offered, true);
+        for k in 0..remaining {
+            let ids = &self.ids[en_start..end];
+            if cur.1 == 0 {
+                match self.offer(offered, cur.0, ids, &order) {
+                    Ok(o) => offered = o,
+                    Err(_) => {
+                        sound = false;
+                        break;
+                    }
+                }
+            }
+            if k + 1 == remaining {
+                break;
+            }
+            let en = &self.en[en_start..end];
+            order.advance_from(cur, en, ids);
+            cur = order.current(en, ids);
+            let f = self.successor_fp(state, cur);
+            if f == 0 {
+                sound = false;
+                break;
+            }
+            self.cache.prefetch(f);
+            fps.push(f);
+        }
+        let all = sound && fps.iter().all(|&f| self.cache.contains(f));
+        self.retire_fps = fps;
+        if !all {
+            return false;
+        }
+        self.retire_stats.1 += 1;
+        // Its deferral now is counted by the caller; it would be in this
+        // stratum's frontier, then taken once in each of the next
+        // `remaining` strata, and deferred again in all but the last.
+        let bound = self.bound as usize;
+        let r = remaining as usize;
+        if self.retired.len() < bound + r + 1 {
+            self.retired.resize(bound + r + 1, Retired::default());
+        }
+        self.retired[bound].frontier += 1;
+        for j in 1..=r {
+            let owed = &mut self.retired[bound + j];
+            owed.transitions += 1;
+            if j < r {
+                owed.deferrals += 1;
+                owed.frontier += 1;
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,459 @@
+//! Taking one choice of a state, written once: the look-up, the split of
+//! the state into the successor's copy and the copy kept for later
+//! choices, the execution (recording a violation), the deferral and the
+//! successor's frame. Two callers: [`run_stack`](Search::run_stack) for a
+//! state on the stack, and the fast path of [`resume`](Search::resume)
+//! for a deferred entry that takes its one choice of the stratum without
+//! a stack frame.
+
+use super::frame::Resumed;
+use super::peek::PREFETCH_AHEAD;
+use super::{Entry, Frame, RawViolation, Search, Stop, NONE};
+use crate::cache::{fingerprint, Insert, StateCache};
+use crate::program::{ActorId, Program, Violation};
+use crate::report::Found;
+use crate::search::error::SearchError;
+use crate::search::order::ChoiceOrder;
+
+/// The state whose choice a step takes, and where it is held.
+enum Held<S, O> {
+    /// In the stack frame at this index.
+    Frame(usize),
+    /// A resumed entry, not on the stack: its state and order (moved out
+    /// when used), path node, offered actors and enabled set's start.
+    Entry {
+        state: Option<S>,
+        order: Option<O>,
+        node: u32,
+        offered: u64,
+        en_start: usize,
+    },
+}
+
+/// The choice a step takes.
+#[derive(Clone, Copy)]
+struct Choice {
+    /// The actor and alternative.
+    cur: (ActorId, u32),
+    /// Its index among the state's choices.
+    index: u32,
+    /// The state's number of choices.
+    total: u32,
+    /// Whether it is the state's last choice.
+    last: bool,
+    /// Whether the move to the next choice goes to the next stratum.
+    defer: bool,
+    /// What that move costs.
+    step_cost: u32,
+    /// The cost paid so far at the state.
+    cost: u32,
+    /// The state's depth.
+    depth: u32,
+    /// The successor's fingerprint, if known (0: not).
+    peeked: u64,
+    /// The state's enabled set: `en[start..start + len]`.
+    en: (usize, usize),
+}
+
+impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
+    /// Resumes deferred work items in order (at the current bound) until
+    /// they are done or the search stops, prefetching the cache slot of the
+    /// successor each entry reaches first a few entries ahead.
+    pub(in crate::search) fn run_work(
+        &mut self,
+        work: &mut Vec<Entry<P::State, O>>,
+    ) -> Result<Option<Stop>, SearchError> {
+        self.work_len = work.len() as u64;
+        let mut stop = None;
+        let mut entries = work.drain(..);
+        while let Some(entry) = entries.next() {
+            if let Some(ahead) = entries.as_slice().get(PREFETCH_AHEAD) {
+                self.cache.prefetch(ahead.fp);
+            }
+            self.work_len -= 1;
+            stop = self.resume(entry)?;
+            if stop.is_none() {
+                stop = self.run_stack()?;
+            }
+            if stop.is_some() {
+                break;
+            }
+        }
+        self.work_len = 0;
+        Ok(stop)
+    }
+
+    /// Takes the choices of the frames on the stack until it is empty or
+    /// the search stops.
+    pub(super) fn run_stack(&mut self) -> Result<Option<Stop>, SearchError> {
+        while let Some(k) = self.stack.len().checked_sub(1) {
+            let top = &self.stack[k];
+            if top.state.is_none() {
+                let start = top.en_start as usize;
+                self.en.truncate(start);
+                self.ids.truncate(start);
+                self.peek.truncate(top.peek_start as usize);
+                self.stack.pop();
+                continue;
+            }
+            let index = top.next;
+            let peeked = self.peeked(k, index);
+            let top = &mut self.stack[k];
+            top.next += 1;
+            let en = (top.en_start as usize, top.en_len as usize);
+            let last = top.next == top.total;
+            let (cur, cost, depth) = (top.cur, top.cost, top.depth);
+            let top = &self.stack[k];
+            debug_assert_eq!(cur, top.order().current(self.en_of(en), self.ids_of(en)));
+            let step_cost = if last {
+                0
+            } else {
+                top.order().advance_cost(self.en_of(en), self.ids_of(en))
+            };
+            let choice = Choice {
+                cur,
+                index,
+                total: top.total,
+                last,
+                defer: !last && cost + step_cost > self.bound,
+                step_cost,
+                cost,
+                depth,
+                peeked,
+                en,
+            };
+            if let Some(stop) = self.step(&mut Held::Frame(k), choice)? {
+                return Ok(Some(stop));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Resumes a deferred entry. The common case, where the entry takes
+    /// its one choice of this stratum and the move after it needs another
+    /// stratum (always in SES, where every frame's cost is the bound), is
+    /// the fast path: the [`step`](Self::step) without a stack frame. Every
+    /// other case pushes the entry's frame for [`run_stack`](Self::run_stack).
+    fn resume(&mut self, e: Entry<P::State, O>) -> Result<Option<Stop>, SearchError> {
+        let en_start = self.load_enabled(&e.state);
+        let total = self.choices_from(en_start);
+        let en = (en_start, self.en.len() - en_start);
+        let index = e.next;
+        let last = index + 1 == total;
+        let step_cost = if last {
+            0
+        } else {
+            e.order.advance_cost(self.en_of(en), self.ids_of(en))
+        };
+        let defer = !last && e.cost + step_cost > self.bound;
+        if !self.fast_resume || total <= index || !(last || defer) {
+            let resume = Resumed {
+                next: e.next,
+                offered: e.offered,
+                fp: e.fp,
+            };
+            return self.push_frame(e.state, e.order, e.cost, e.depth, e.node, Some(resume), Some(en_start));
+        }
+        let cur = e.order.current(self.en_of(en), self.ids_of(en));
+        let offered = self.offer_at(e.offered, cur, self.ids_of(en), &e.order)?;
+        let mut held = Held::Entry {
+            state: Some(e.state),
+            order: Some(e.order),
+            node: e.node,
+            offered,
+            en_start,
+        };
+        let choice = Choice {
+            cur,
+            index,
+            total,
+            last,
+            defer,
+            step_cost,
+            cost: e.cost,
+            depth: e.depth,
+            peeked: e.fp,
+            en,
+        };
+        self.step(&mut held, choice)
+    }
+
+    /// The enabled set at `(start, len)`.
+    #[inline(always)]
+    fn en_of(&self, (start, len): (usize, usize)) -> &[crate::program::Enabled] {
+        &self.en[start..start + len]
+    }
+
+    /// The enabled actors at `(start, len)`.
+    #[inline(always)]
+    fn ids_of(&self, (start, len): (usize, usize)) -> &[ActorId] {
+        &self.ids[start..start + len]
+    }
+
+    /// Takes choice `c` of the state `held`: looks its successor up (before
+    /// executing it when its fingerprint is known: a cached one is not
+    /// executed again), executes it, defers the state one move on when the
+    /// move costs more than the bound allows, and pushes the successor's
+    /// frame if it is new. Then the budgets, when due.
+    #[inline(always)]
+    fn step(&mut self, held: &mut Held<P::State, O>, c: Choice) -> Result<Option<Stop>, SearchError> {
+        let (actor, alt) = c.cur;
+        let child_depth = c.depth + 1;
+        let within = (child_depth as usize) < self.config.max_steps;
+        let looked_up = (c.peeked != 0 && within).then(|| self.cache.insert(c.peeked));
+        let skip = looked_up == Some(Insert::Present);
+        let (mut child, kept) = split(state_slot(&mut self.stack, held), c.last, c.defer, skip)?;
+        self.report.transitions += 1;
+        self.stratum.transitions += 1;
+        if let Some(s) = child.as_mut() {
+            self.events.clear();
+            if let Err(v) = self.program.execute(s, actor, alt, &mut self.events) {
+                let node = self.node_of(held)?;
+                let node = self.child_node(node, c.depth, c.index)?;
+                let advances = self.arena.expand(node);
+                self.release(held);
+                return Ok(Some(self.violate(v, c.depth as usize, advances)));
+            }
+        }
+        // A successor not looked up yet: its fingerprint now and its
+        // look-up prefetched, made after the deferral below so that a miss
+        // overlaps that work.
+        let child_fp = match (&child, looked_up) {
+            (Some(s), None) if self.config.use_cache && within => {
+                let fp = fingerprint(s);
+                self.cache.prefetch(fp);
+                fp
+            }
+            _ => 0,
+        };
+        // The order of a successor that is new: the explorer steps only
+        // into a successor that is explored.
+        let deferred_order = match kept {
+            Some(state) => {
+                let order = order_slot(&mut self.stack, held).take().ok_or_else(|| no_order())?;
+                // Before the move, and before the events are reused.
+                let child_order = child.is_some().then(|| order.child(actor, &self.events));
+                self.defer(held, state, order, skip, &c)?;
+                Some(child_order)
+            }
+            None => None,
+        };
+        let (fresh, cut) = self.classify(looked_up, child.as_ref(), c.peeked, child_fp, child_depth);
+        let child_order = match deferred_order {
+            Some(order) => order.filter(|_| fresh),
+            None if c.last => {
+                let order = order_slot(&mut self.stack, held).take().ok_or_else(|| no_order())?;
+                fresh.then(|| order.into_child(actor, &self.events))
+            }
+            None => {
+                let Held::Frame(k) = *held else {
+                    return Err(SearchError::Internal("a resumed entry kept its state".into()));
+                };
+                let child_order = fresh.then(|| self.stack[k].order().child(actor, &self.events));
+                self.move_on(k, &c)?;
+                child_order
+            }
+        };
+        self.release(held);
+        if cut {
+            self.cut = true;
+        } else if let (Some(order), Some(child)) = (child_order, child) {
+            let node = match held {
+                Held::Frame(_) => NONE,
+                Held::Entry { node, .. } => self.child_node(*node, c.depth, c.index)?,
+            };
+            self.report.states += 1;
+            self.stratum.new_states += 1;
+            if let Some(stop) = self.push_frame(child, order, c.cost, child_depth, node, None, None)? {
+                return Ok(Some(stop));
+            }
+        }
+        Ok(self.budgets_due())
+    }
+
+    /// Defers `state` (whose choice `c` was just taken) one move on, with
+    /// `order` at that choice: a frontier entry for the next stratum,
+    /// unless it retires (tried only when this choice's successor was
+    /// cached, `skip`: near new states, later successors seldom all are).
+    fn defer(
+        &mut self,
+        held: &Held<P::State, O>,
+        state: P::State,
+        mut order: O,
+        skip: bool,
+        c: &Choice,
+    ) -> Result<(), SearchError> {
+        let (en, ids) = (self.en_of(c.en), self.ids_of(c.en));
+        order.advance_from(c.cur, en, ids);
+        let next_choice = order.current(en, ids);
+        let fp = self.first_fp(&state, next_choice);
+        let offered = match held {
+            Held::Frame(k) => self.stack[*k].offered,
+            Held::Entry { offered, .. } => *offered,
+        };
+        let remaining = c.total - (c.index + 1);
+        let retire = (c.depth, remaining, (c.en.0, c.en.0 + c.en.1));
+        self.report.deferrals += 1;
+        self.stratum.deferrals += 1;
+        if skip
+            && matches!(held, Held::Entry { .. })
+            && self.try_retire(&state, &order, next_choice, fp, offered, retire)
+        {
+            return Ok(());
+        }
+        let node = self.node_of(held)?;
+        self.frontier.push(Entry {
+            state,
+            order,
+            next: c.index + 1,
+            cost: c.cost + c.step_cost,
+            depth: c.depth,
+            node,
+            offered,
+            fp,
+        });
+        Ok(())
+    }
+
+    /// Moves frame `k` past choice `c` to its next choice in this stratum.
+    fn move_on(&mut self, k: usize, c: &Choice) -> Result<(), SearchError> {
+        let (start, len) = c.en;
+        let (en, ids) = (&self.en[start..start + len], &self.ids[start..start + len]);
+        let top = &mut self.stack[k];
+        top.order_mut().advance_from(c.cur, en, ids);
+        top.cost += c.step_cost;
+        top.cur = top.order().current(en, ids);
+        let top = &self.stack[k];
+        let offered = self.offer_at(top.offered, top.cur, ids, top.order())?;
+        self.stack[k].offered = offered;
+        Ok(())
+    }
+
+    /// The path node of the state `held`.
+    #[inline]
+    fn node_of(&mut self, held: &Held<P::State, O>) -> Result<u32, SearchError> {
+        match held {
+            Held::Frame(k) => self.materialize(*k),
+            Held::Entry { node, .. } => Ok(*node),
+        }
+    }
+
+    /// Frees a resumed entry's enabled set once its step is done (a
+    /// frame's goes when it is popped).
+    #[inline]
+    fn release(&mut self, held: &Held<P::State, O>) {
+        if let Held::Entry { en_start, .. } = held {
+            self.en.truncate(*en_start);
+            self.ids.truncate(*en_start);
+        }
+    }
+
+    /// Records the violation `v` at `step`, reached by `advances`.
+    pub(super) fn violate(&mut self, v: Violation, step: usize, advances: Vec<(u32, u32)>) -> Stop {
+        self.violation = Some(RawViolation {
+            found: Found { violation: v, step },
+            advances,
+        });
+        Stop::Violation
+    }
+
+    /// Whether a successor is explored (new), and whether it was cut at
+    /// the step bound: `looked_up` is the result of a look-up made before
+    /// it was executed (of `peeked`, its fingerprint), else `child` is the
+    /// executed successor (`None` only after a `Present` look-up), with its
+    /// fingerprint `child_fp` if computed (0: not).
+    #[inline(always)]
+    fn classify(
+        &mut self,
+        looked_up: Option<Insert>,
+        child: Option<&P::State>,
+        peeked: u64,
+        child_fp: u64,
+        child_depth: u32,
+    ) -> (bool, bool) {
+        let mut cut = false;
+        let fresh = match (looked_up, child) {
+            (Some(Insert::Present), _) => false,
+            (Some(Insert::New), c) => {
+                debug_assert!(
+                    c.is_some_and(|c| fingerprint(c) == peeked),
+                    "mcheck bug: a transition is not deterministic"
+                );
+                true
+            }
+            (Some(Insert::Full), _) => {
+                self.report.cache_full = true;
+                true
+            }
+            (None, None) => false,
+            (None, Some(c)) => {
+                if child_depth as usize >= self.config.max_steps {
+                    // Cut: not cached, so that a shorter path may explore it.
+                    self.program.enabled(c, &mut self.scratch);
+                    cut = !self.scratch.is_empty();
+                    self.scratch.clear();
+                }
+                let fp = if child_fp != 0 { child_fp } else { fingerprint(c) };
+                !cut && (!self.config.use_cache
+                    || match self.cache.insert(fp) {
+                        Insert::New => true,
+                        Insert::Present => false,
+                        Insert::Full => {
+                            self.report.cache_full = true;
+                            true
+                        }
+                    })
+            }
+        };
+        (fresh, cut)
+    }
+}
+
+/// Where the state of `held` is.
+#[inline(always)]
+fn state_slot<'s, S, O>(stack: &'s mut [Frame<S, O>], held: &'s mut Held<S, O>) -> &'s mut Option<S> {
+    match held {
+        Held::Frame(k) => &mut stack[*k].state,
+        Held::Entry { state, .. } => state,
+    }
+}
+
+/// Where the order of `held` is.
+#[inline(always)]
+fn order_slot<'s, S, O>(stack: &'s mut [Frame<S, O>], held: &'s mut Held<S, O>) -> &'s mut Option<O> {
+    match held {
+        Held::Frame(k) => &mut stack[*k].order,
+        Held::Entry { order, .. } => order,
+    }
+}
+
+/// Splits the state in `slot` into the successor's copy (`None` when the
+/// successor is known to be cached: it is not executed) and the copy kept
+/// for a deferral. The last choice and a deferral take the state out of
+/// its slot; any other choice leaves it there for the next.
+#[inline(always)]
+fn split<S: Clone>(
+    slot: &mut Option<S>,
+    last: bool,
+    defer: bool,
+    skip: bool,
+) -> Result<(Option<S>, Option<S>), SearchError> {
+    if !(last || defer) {
+        return Ok(if skip { (None, None) } else { (slot.clone(), None) });
+    }
+    let s = slot
+        .take()
+        .ok_or_else(|| SearchError::Internal("a choice of a state already given away".into()))?;
+    Ok(match (defer, skip) {
+        (false, true) => (None, None),
+        (false, false) => (Some(s), None),
+        (true, true) => (None, Some(s)),
+        (true, false) => (Some(s.clone()), Some(s)),
+    })
+}
+
+/// A state whose order was given away took a choice.
+#[cold]
+fn no_order() -> SearchError {
+    SearchError::Internal("a live state without its order".into())
+}

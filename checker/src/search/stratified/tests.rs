@@ -1,0 +1,113 @@
+//! The search's shortcuts change nothing a user sees: retiring entries and
+//! the fast path of resumed entries, each compared with the search without
+//! it on random systems.
+
+use super::*;
+use crate::explorer::Explorer;
+use crate::search::order::Composed;
+use crate::testing::{Causal, RandomProgram};
+
+/// What the search found, with its shortcuts set as given, and how many
+/// entries retired.
+fn search(program: &RandomProgram, retire: bool, fast_resume: bool) -> (SearchResult, u64) {
+    let config = Config::default();
+    let mut explorer = Causal::default();
+    explorer.init(&program.actors(&program.initial()));
+    let cache = FingerprintSet::new(cache_budget(&config));
+    let mut s = Search::new(program, &config, cache, Report::new("ses", Some("causal"), 0, 1));
+    s.retire_on = retire;
+    s.fast_resume = fast_resume;
+    let stop = s
+        .explore(Composed::new(explorer), |s, work| s.run_work(work))
+        .expect("a sound explorer");
+    let retired = s.retire_stats.1;
+    (s.finish(stop), retired)
+}
+
+type Counts = Vec<(u32, u64, u64, u64, u64)>;
+
+fn counts(r: &Report) -> Counts {
+    r.strata
+        .iter()
+        .map(|s| (s.bound, s.new_states, s.transitions, s.deferrals, s.frontier))
+        .collect()
+}
+
+/// Asserts that `b` (a search with a shortcut) agrees with `a` (without):
+/// every stratum's counts, the totals, the outcome and the counterexample;
+/// where a violation stopped them, the last stratum counts only the work
+/// done, which a shortcut may make smaller.
+fn assert_same(a: &SearchResult, b: &SearchResult, seed: u64) {
+    let (ra, rb) = (&a.report, &b.report);
+    let (ca, cb) = (counts(ra), counts(rb));
+    assert_eq!(ca.len(), cb.len(), "seed {seed}");
+    assert_eq!((ra.states, &ra.outcome), (rb.states, &rb.outcome), "seed {seed}");
+    if a.violation.is_none() {
+        assert_eq!(ca, cb, "seed {seed}");
+        assert_eq!(
+            (ra.transitions, ra.deferrals, ra.peak_frontier),
+            (rb.transitions, rb.deferrals, rb.peak_frontier),
+            "seed {seed}"
+        );
+    } else {
+        let last = ca.len() - 1;
+        assert_eq!(ca[..last], cb[..last], "seed {seed}");
+        let ((_, na, ta, da, _), (_, nb, tb, db, _)) = (ca[last], cb[last]);
+        assert!(
+            na == nb && tb <= ta && db <= da,
+            "seed {seed}: {:?} {:?}",
+            ca[last],
+            cb[last]
+        );
+    }
+    assert_eq!(
+        a.violation.as_ref().map(|v| (&v.found, &v.advances)),
+        b.violation.as_ref().map(|v| (&v.found, &v.advances)),
+        "seed {seed}"
+    );
+}
+
+/// Retiring entries changes nothing a user sees: every stratum's counts,
+/// the totals, the outcome and the counterexample are those of the search
+/// that keeps every entry.
+#[test]
+fn retiring_entries_keeps_every_count() {
+    let (mut systems_with_retirements, mut retirements) = (0, 0);
+    for seed in 0..400u64 {
+        let program = RandomProgram::generate(seed, false, seed % 2 == 0);
+        let (kept, _) = search(&program, false, true);
+        let (retiring, retired) = search(&program, true, true);
+        assert_same(&kept, &retiring, seed);
+        systems_with_retirements += u64::from(retired > 0);
+        retirements += retired;
+    }
+    // Not vacuous: most systems retire entries.
+    assert!(
+        systems_with_retirements > 200,
+        "{systems_with_retirements} systems retired entries"
+    );
+    assert!(retirements > 5_000, "{retirements} retirements");
+}
+
+/// The fast path of a resumed entry is the general path without a stack
+/// frame: with retirement off (which only the fast path does), the two
+/// agree to the last count, violation and path on every system.
+#[test]
+fn fast_resume_matches_the_general_path() {
+    let mut deferred = 0;
+    for seed in 0..400u64 {
+        let program = RandomProgram::generate(seed, seed % 3 == 0, seed % 2 == 0);
+        let (general, _) = search(&program, false, false);
+        let (fast, _) = search(&program, false, true);
+        assert_eq!(counts(&general.report), counts(&fast.report), "seed {seed}");
+        assert_eq!(
+            (general.report.transitions, general.report.deferrals),
+            (fast.report.transitions, fast.report.deferrals),
+            "seed {seed}"
+        );
+        assert_same(&general, &fast, seed);
+        deferred += general.report.deferrals;
+    }
+    // Not vacuous: entries were resumed (every deferral is).
+    assert!(deferred > 10_000, "{deferred} deferrals");
+}
