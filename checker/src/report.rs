@@ -1,6 +1,6 @@
 //! The result of a search: outcome, statistics, violation and schedule.
 
-use crate::program::Violation;
+use crate::program::{Violation, ViolationKind};
 use crate::schedule::Schedule;
 use serde::Serialize;
 use std::fmt;
@@ -131,8 +131,10 @@ pub struct Report {
     pub truncated: u64,
     /// The longest execution seen, in steps.
     pub longest: u64,
-    /// The highest bound reached.
-    pub max_delays: u32,
+    /// The highest delay (or preemption, or depth) bound reached. The JSON
+    /// key stays `max_delays`, as documented for `run --json`.
+    #[serde(rename = "max_delays")]
+    pub bound_reached: u32,
     /// Per-bound statistics.
     pub strata: Vec<Stratum>,
     /// The cache refused states (the search stayed sound, only slower).
@@ -175,7 +177,7 @@ impl Report {
             steps: 0,
             truncated: 0,
             longest: 0,
-            max_delays: 0,
+            bound_reached: 0,
             strata: Vec::new(),
             cache_full: false,
             cache_bytes: 0,
@@ -197,6 +199,18 @@ impl Report {
     /// True when a violation was found.
     pub fn is_violation(&self) -> bool {
         self.outcome == Outcome::Violation
+    }
+
+    /// Record in the counterexample what it reproduces: the violation and
+    /// its step, and whether deadlocks are violations (`deadlock`, the
+    /// search's [`Config::deadlock`](crate::Config::deadlock); a deadlock
+    /// found sets it anyway). Every search calls it on its final report, so
+    /// that its schedule is self-contained.
+    pub fn expect_found(&mut self, deadlock: bool) {
+        if let (Some(schedule), Some(found)) = (self.schedule.as_mut(), self.violation.as_ref()) {
+            schedule.deadlock = deadlock || found.violation.kind == ViolationKind::Deadlock;
+            schedule.expect(&found.violation, found.step);
+        }
     }
 
     /// The fingerprint-collision bound for `n` states: n^2 / 2^65.

@@ -78,7 +78,7 @@ impl std::error::Error for SearchError {}
 /// that many threads ([`parallel::run`]): the counts may then vary from run
 /// to run, the outcome and, run to exhaustion, the states may not.
 pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -> Result<Report, SearchError> {
-    let explorer = exec::prepare_explorer(program, explorer, config.seed);
+    let explorer = crate::explorer::prepare(program, explorer, config.seed);
     let name = explorer.name().to_string();
     let report = Report::new("ses", Some(&name), config.seed, 1);
     let result = stratified_on_threads(program, Composed::new(explorer), config, report)?;
@@ -93,6 +93,7 @@ pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -
             path,
         ));
     }
+    report.expect_found(config.deadlock);
     Ok(report)
 }
 
@@ -161,6 +162,7 @@ fn with_choice_schedule<P: Program, O: order::ChoiceOrder>(
             path,
         ));
     }
+    report.expect_found(config.deadlock);
     report
 }
 

@@ -42,6 +42,7 @@ pub(crate) fn finish(
     end: RoundEnd,
     explorer: Option<&str>,
     max_steps: usize,
+    deadlock: bool,
     kind: PathKind,
 ) -> Report {
     let schedule = match &end {
@@ -53,6 +54,7 @@ pub(crate) fn finish(
     };
     let mut report = batches.finish(&end);
     report.schedule = schedule;
+    report.expect_found(deadlock);
     report
 }
 
@@ -67,7 +69,14 @@ pub fn rs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErro
         let mut d = UniformDriver::new(stream_seed(seed, 0, i, 0));
         run_one(program, &mut d, config.max_steps, config.deadlock)
     });
-    Ok(finish(batches, end, None, config.max_steps, PathKind::Choices))
+    Ok(finish(
+        batches,
+        end,
+        None,
+        config.max_steps,
+        config.deadlock,
+        PathKind::Choices,
+    ))
 }
 
 /// Iterative random walk (IRS): iteration i = 1, 2, ... runs 3^i random
@@ -97,5 +106,5 @@ pub fn irs<P: Program>(program: &P, config: &Config, step: usize) -> Result<Repo
             other => break other,
         }
     };
-    Ok(finish(batches, end, None, depth, PathKind::Choices))
+    Ok(finish(batches, end, None, depth, config.deadlock, PathKind::Choices))
 }

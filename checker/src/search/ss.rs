@@ -126,7 +126,7 @@ pub fn draw_sample<P: Program, E: Explorer>(
     run_sample(program, &s0, &prepared, seeds, bound, &limits, &mut Scratch::default())
 }
 
-/// [`super::exec::prepare_explorer`] with the initial actors computed once.
+/// [`crate::explorer::prepare`] with the initial actors computed once.
 fn prepare<E: Explorer>(explorer: &E, actors0: &[ActorInfo], seed: u64) -> E {
     let mut e = explorer.clone();
     e.seed(seed);
@@ -146,8 +146,8 @@ enum Stop {
 /// limit ([`Config::sampling_time_limit`]), `max_schedules` (samples), the
 /// stop flag or the last bound. The outcome is `violation` or `bounded`,
 /// never `verified`. The counterexample is the delay path of the violating
-/// run, with the explorer seed of its sample, so that [`super::exec::replay`]
-/// with an explorer prepared with that seed reproduces it.
+/// run, with the explorer seed of its sample, so that [`crate::replay::replay`]
+/// (which seeds the explorer with it) reproduces it.
 pub fn ss<P: Program, E: Explorer>(
     program: &P,
     explorer: E,
@@ -197,7 +197,7 @@ pub fn ss<P: Program, E: Explorer>(
     let mut db = 0u32;
     loop {
         let bound_start = Instant::now();
-        report.max_delays = db;
+        report.bound_reached = db;
         let mut stratum = Stratum {
             bound: db,
             ..Stratum::default()
@@ -337,11 +337,10 @@ pub fn ss<P: Program, E: Explorer>(
                 return Err(SearchError::Internal("a violating sample without its violation".into()));
             };
             report.outcome = Outcome::Violation;
-            let mut schedule = Schedule::new(PathKind::Delays, Some(&name), r.explorer_seed, config.max_steps, r.path);
-            schedule.deadlock = config.deadlock;
-            schedule.expected = Some(found.violation.clone());
+            let schedule = Schedule::new(PathKind::Delays, Some(&name), r.explorer_seed, config.max_steps, r.path);
             report.schedule = Some(schedule);
             report.violation = Some(found);
+            report.expect_found(config.deadlock);
         }
         Some(Stop::Budget(by)) => {
             report.outcome = Outcome::Bounded;

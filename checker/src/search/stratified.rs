@@ -419,7 +419,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
         s.elapsed_s = started.elapsed().as_secs_f64();
         self.report.strata.push(s);
-        self.report.max_delays = self.bound;
+        self.report.bound_reached = self.bound;
     }
 
     /// Compute the enabled set of `state`; push a frame for it unless it is
