@@ -160,29 +160,23 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-impl From<SearchError> for Error {
-    fn from(e: SearchError) -> Self {
-        Error::Search(e)
-    }
+/// `From` for each wrapped error.
+macro_rules! wraps {
+    ($($variant:ident($error:ty)),*) => {$(
+        impl From<$error> for Error {
+            fn from(e: $error) -> Self {
+                Error::$variant(e)
+            }
+        }
+    )*};
 }
 
-impl From<ParseError> for Error {
-    fn from(e: ParseError) -> Self {
-        Error::Schedule(e)
-    }
-}
-
-impl From<ReplayError> for Error {
-    fn from(e: ReplayError) -> Self {
-        Error::Replay(e)
-    }
-}
-
-impl From<ShrinkError> for Error {
-    fn from(e: ShrinkError) -> Self {
-        Error::Shrink(e)
-    }
-}
+wraps!(
+    Search(SearchError),
+    Schedule(ParseError),
+    Replay(ReplayError),
+    Shrink(ShrinkError)
+);
 
 /// The CLI's edge: errors become the one-line message it prints.
 impl From<Error> for String {

@@ -40,7 +40,7 @@ fn violation_exits_1_with_trace_and_schedule() {
     let out = stdout(&o);
     assert!(out.contains("VIOLATION at step"), "{out}");
     assert!(out.contains("Trace:"), "{out}");
-    assert!(out.contains("mcheck1:lostupdate:"), "{out}");
+    assert!(out.contains("mcheck2:lostupdate:"), "{out}");
 }
 
 #[test]

@@ -28,7 +28,7 @@ pub use config::{Config, Progress, StopFlag};
 pub use explorer::{BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamSpec, Params};
 pub use program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
-pub use replay::{replay, Cause, ReplayError};
+pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};
 pub use report::{BoundedBy, Found, Outcome, Report, Stratum};
 pub use schedule::{ParseError, PathKind, Schedule};
 pub use search::exec::{End, Execution};

@@ -207,6 +207,7 @@ impl<'c> Batches<'c> {
             RoundEnd::Violation(_, s) => {
                 r.outcome = Outcome::Violation;
                 r.violation = s.violation.as_ref().map(|(f, _)| f.clone());
+                r.expect_found(self.config.deadlock);
             }
             RoundEnd::Stopped(b) => {
                 r.outcome = Outcome::Bounded;

@@ -136,12 +136,5 @@ pub fn pct<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u
         let mut d = PctDriver::new(stream_seed(seed, 0, i, 0), &actors, depth, k);
         run_one(program, &mut d, config.max_steps, config.deadlock)
     });
-    Ok(finish(
-        batches,
-        end,
-        None,
-        config.max_steps,
-        config.deadlock,
-        PathKind::Choices,
-    ))
+    Ok(finish(batches, end, None, config.max_steps, PathKind::Choices))
 }

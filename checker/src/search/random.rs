@@ -38,11 +38,10 @@ impl Driver for UniformDriver {
 
 /// Finish a sampling report: the schedule of the violating sample.
 pub(crate) fn finish(
-    batches: Batches<'_>,
+    mut batches: Batches<'_>,
     end: RoundEnd,
     explorer: Option<&str>,
     max_steps: usize,
-    deadlock: bool,
     kind: PathKind,
 ) -> Report {
     let schedule = match &end {
@@ -52,10 +51,8 @@ pub(crate) fn finish(
             .map(|(_, path)| Schedule::new(kind, explorer, s.explorer_seed, max_steps, path.clone())),
         _ => None,
     };
-    let mut report = batches.finish(&end);
-    report.schedule = schedule;
-    report.expect_found(deadlock);
-    report
+    batches.report.schedule = schedule;
+    batches.finish(&end)
 }
 
 /// Random walk (RS): every sample is one execution that picks uniformly
@@ -69,14 +66,7 @@ pub fn rs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErro
         let mut d = UniformDriver::new(stream_seed(seed, 0, i, 0));
         run_one(program, &mut d, config.max_steps, config.deadlock)
     });
-    Ok(finish(
-        batches,
-        end,
-        None,
-        config.max_steps,
-        config.deadlock,
-        PathKind::Choices,
-    ))
+    Ok(finish(batches, end, None, config.max_steps, PathKind::Choices))
 }
 
 /// Iterative random walk (IRS): iteration i = 1, 2, ... runs 3^i random
@@ -106,5 +96,5 @@ pub fn irs<P: Program>(program: &P, config: &Config, step: usize) -> Result<Repo
             other => break other,
         }
     };
-    Ok(finish(batches, end, None, depth, config.deadlock, PathKind::Choices))
+    Ok(finish(batches, end, None, depth, PathKind::Choices))
 }
