@@ -38,7 +38,7 @@ enum Command {
     Run(Box<RunArgs>),
     /// Re-execute a schedule (a text form or a file saved with --save) and print its trace.
     Replay {
-        /// The schedule: its text form (mcheck1:...) or a file.
+        /// The schedule: its text form (mcheck2:...) or a file.
         schedule: String,
         /// Output format: text, mermaid, dot or json.
         #[arg(long, default_value = "text")]
@@ -51,7 +51,7 @@ enum Command {
     Table(TableCli),
     /// Shrink a counterexample: fewer delays, earlier delays, fewer steps; the same bug.
     Shrink {
-        /// The schedule: its text form (mcheck1:...) or a file.
+        /// The schedule: its text form (mcheck2:...) or a file.
         schedule: String,
         /// Where to save the shrunk schedule (default: FILE.shrunk.json, or none for a text form).
         #[arg(long, value_name = "FILE")]
