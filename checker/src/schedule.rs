@@ -579,8 +579,10 @@ fn decode(s: &str) -> Option<String> {
         match bytes[i] {
             b'+' => out.push(b' '),
             b'%' => {
-                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
                 i += 2;
             }
             b if plain(b) => out.push(b),
@@ -708,8 +710,11 @@ mod tests {
         assert!(matches!(e, ParseError::Missing { .. }), "{e:?}");
         let e = Schedule::from_text("mcheck2:2pc:p=-:bug=-:e=-:seed=1:max-steps=3:v=boom:msg=a:c=1").unwrap_err();
         assert!(e.to_string().contains("monitor"), "{e}");
-        let e = Schedule::from_text("mcheck2:2pc:p=-:bug=-:e=-:seed=1:max-steps=3:v=panic:msg=a%4:c=1").unwrap_err();
-        assert!(matches!(e, ParseError::Bad { field: "msg", .. }), "{e:?}");
+        for msg in ["a%4", "a%+1", "a b", "a%ZZ", "%C3"] {
+            let text = format!("mcheck2:2pc:p=-:bug=-:e=-:seed=1:max-steps=3:v=panic:msg={msg}:c=1");
+            let e = Schedule::from_text(&text).unwrap_err();
+            assert!(matches!(e, ParseError::Bad { field: "msg", .. }), "{msg}: {e:?}");
+        }
         let e = "{\"version\": 3}".parse::<Schedule>().unwrap_err();
         assert!(e.to_string().contains("version 3"), "{e}");
         let mut json: serde_json::Value = serde_json::to_value(sample()).unwrap();
