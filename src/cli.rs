@@ -383,6 +383,8 @@ fn resolve_model<'r>(
         overrides.push((k.trim().to_string(), v.trim().to_string()));
     }
     let params = Params::resolve(info.name, &info.params, &overrides)?;
+    // What the run reports (header, JSON, saved schedule) is what it runs.
+    let params = model.effective_params(&params, bug);
     Ok((model, params, bug))
 }
 

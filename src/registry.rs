@@ -18,6 +18,8 @@ use std::fmt;
 pub trait DynModel: Send + Sync {
     /// Name, params, bugs, explorers.
     fn info(&self) -> ModelInfo;
+    /// [`Model::effective_params`]: the parameters a run with `bug` uses.
+    fn effective_params(&self, params: &Params, bug: Option<u32>) -> Params;
     /// Run `strategy` on the model built from `params` and `bug`, with the
     /// explorer named `explorer` (validated even when the strategy uses
     /// none); see [`check_model`].
@@ -68,6 +70,10 @@ fn schedule_explorer<M: Model>(m: &M, schedule: &Schedule) -> Result<Option<AnyE
 impl<M: Model> DynModel for M {
     fn info(&self) -> ModelInfo {
         Model::info(self)
+    }
+
+    fn effective_params(&self, params: &Params, bug: Option<u32>) -> Params {
+        Model::effective_params(self, params, bug)
     }
 
     fn check(

@@ -36,7 +36,7 @@ pub fn check_model<M: Model, E: Explorer>(
     config: &Config,
 ) -> Result<Report, SearchError> {
     let info = model.info();
-    let params = resolve(&info, params, bug).map_err(SearchError::Input)?;
+    let params = resolve(model, &info, params, bug).map_err(SearchError::Input)?;
     let program = model.build(&params, bug);
     let mut report = search::run(&program, explorer.clone(), strategy, config)?;
     if let (Some(schedule), Some(found)) = (report.schedule.as_mut(), report.violation.as_ref()) {
@@ -103,14 +103,16 @@ fn program_for<M: Model>(model: &M, schedule: &Schedule) -> Result<M::Program, R
             model: info.name.to_string(),
         });
     }
-    let params = resolve(&info, &Params(schedule.params.clone()), schedule.bug)
+    let params = resolve(model, &info, &Params(schedule.params.clone()), schedule.bug)
         .map_err(|message| ReplayError::NotForModel { message })?;
     Ok(model.build(&params, schedule.bug))
 }
 
 /// `params` (possibly partial: defaults fill the rest) and `bug` checked
-/// against the model's; the error names the bad value and the valid ones.
-fn resolve(info: &ModelInfo, params: &Params, bug: Option<u32>) -> Result<Params, String> {
+/// against the model's (`info`; the error names the bad value and the
+/// valid ones), then mapped to what the program runs with
+/// ([`Model::effective_params`]).
+fn resolve<M: Model>(model: &M, info: &ModelInfo, params: &Params, bug: Option<u32>) -> Result<Params, String> {
     if let Some(b) = bug {
         if !info.bugs.iter().any(|x| x.id == b) {
             let valid: Vec<String> = info.bugs.iter().map(|x| format!("{} ({})", x.id, x.name)).collect();
@@ -122,5 +124,6 @@ fn resolve(info: &ModelInfo, params: &Params, bug: Option<u32>) -> Result<Params
         }
     }
     let overrides: Vec<(String, String)> = params.0.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
-    Params::resolve(info.name, &info.params, &overrides)
+    let params = Params::resolve(info.name, &info.params, &overrides)?;
+    Ok(model.effective_params(&params, bug))
 }

@@ -1,5 +1,5 @@
 //! Lamport's TwoPhase commit specification (`TwoPhase.tla`) as a raw
-//! transition system (DESIGN §2): no machine runtime, no intermediate
+//! transition system (ARCHITECTURE.md §2): no machine runtime, no intermediate
 //! states, so reachable state counts are TLC's (3 resource managers: 288,
 //! 4: 1,568, 5: 8,832, 9: 10,340,352).
 //!
@@ -39,6 +39,7 @@
 //! `TCConsistent` (no RM committed while another is aborted) is checked on
 //! every new state; `TPTypeOK` holds by construction of [`TwoPhaseState`].
 
+use mcheck_checker::model::SeededBug;
 use mcheck_checker::{
     ActorId, ActorInfo, BugSpec, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace, Violation,
     ViolationKind,
@@ -220,21 +221,50 @@ impl fmt::Display for Action {
     }
 }
 
-/// The seeded bug `tm-commit-early` (id 1).
-pub const BUG_TM_COMMIT_EARLY: u32 = 1;
+/// The seeded bugs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bug {
+    /// `tm-commit-early`: `TMCommit` once one RM is prepared.
+    TmCommitEarly,
+}
+
+impl SeededBug for Bug {
+    const TABLE: &'static [(Bug, BugSpec)] = &[(
+        Bug::TmCommitEarly,
+        BugSpec {
+            id: 1,
+            name: "tm-commit-early",
+            description: "TMCommit is enabled as soon as tmPrepared is non-empty (one RM's Prepared \
+                message received) instead of when it equals RM. The TM then broadcasts Commit while \
+                another RM is still working; that RM may RMChooseToAbort, and once a prepared RM \
+                receives Commit, TCConsistent fails. With 2+ RMs; needs at least one delay under a \
+                run-to-completion explorer, since at delay 0 the TM runs first, when only TMAbort is \
+                enabled.",
+        },
+    )];
+}
+
+/// The parameters and their defaults (the only place they are written).
+pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
+    name: "rms",
+    default: 3,
+    min: 1,
+    max: MAX_RMS as u64,
+    description: "number of resource managers",
+}];
 
 /// The TwoPhase program for a number of RMs, correct or with a seeded bug.
 #[derive(Clone, Debug)]
 pub struct TwoPhaseProgram {
     layout: Layout,
-    bug: Option<u32>,
+    bug: Option<Bug>,
 }
 
 impl TwoPhaseProgram {
     /// The specification with `rms` resource managers (1 to [`MAX_RMS`];
     /// panics outside that range, which `Params::resolve` rules out) and
     /// seeded bug `bug` (`None`: the correct specification).
-    pub fn new(rms: usize, bug: Option<u32>) -> TwoPhaseProgram {
+    pub fn new(rms: usize, bug: Option<Bug>) -> TwoPhaseProgram {
         assert!(
             (1..=MAX_RMS).contains(&rms),
             "twophase takes 1 to {MAX_RMS} resource managers, not {rms}"
@@ -288,7 +318,7 @@ impl TwoPhaseProgram {
             return 0;
         }
         let tm_prepared = s.tm_prepared(l);
-        let commit = if self.bug == Some(BUG_TM_COMMIT_EARLY) {
+        let commit = if self.bug == Some(Bug::TmCommitEarly) {
             tm_prepared != 0
         } else {
             tm_prepared == l.all
@@ -561,29 +591,14 @@ impl Model for TwoPhase {
                 with several enabled actions has one alternative per action. Invariant TCConsistent: no \
                 resource manager is committed while another is aborted. Reachable states match TLC \
                 (rms=3: 288, rms=5: 8,832, rms=9: 10,340,352).",
-            params: vec![ParamSpec {
-                name: "rms",
-                default: 3,
-                min: 1,
-                max: MAX_RMS as u64,
-                description: "number of resource managers",
-            }],
-            bugs: vec![BugSpec {
-                id: BUG_TM_COMMIT_EARLY,
-                name: "tm-commit-early",
-                description: "TMCommit is enabled as soon as tmPrepared is non-empty (one RM's Prepared \
-                    message received) instead of when it equals RM. The TM then broadcasts Commit while \
-                    another RM is still working; that RM may RMChooseToAbort, and once a prepared RM \
-                    receives Commit, TCConsistent fails. With 2+ RMs; needs at least one delay under a \
-                    run-to-completion explorer, since at delay 0 the TM runs first, when only TMAbort is \
-                    enabled.",
-            }],
+            params: PARAMS.to_vec(),
+            bugs: Bug::specs(),
             explorers: vec![],
             notes: "",
         }
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> TwoPhaseProgram {
-        TwoPhaseProgram::new(params.usize("rms"), bug)
+        TwoPhaseProgram::new(params.usize("rms"), Bug::from_build(bug))
     }
 }
