@@ -94,10 +94,10 @@ fn main() {
     let program = Chain.build(&params, Some(5));
     let config = Config::default();
     let mine = search::ses(&program, AfterInit::default(), &config).unwrap();
-    println!("after-init: {} states, {} delays", mine.states, mine.max_delays);
+    println!("after-init: {} states, {} delays", mine.states, mine.bound_reached);
     for name in ["rr", "rtc", "prr"] {
         let r = search::ses(&program, builtin(name).unwrap(), &config).unwrap();
-        println!("{name}: {} states, {} delays", r.states, r.max_delays);
+        println!("{name}: {} states, {} delays", r.states, r.bound_reached);
     }
     assert!(mine.is_violation());
 }

@@ -44,7 +44,7 @@ pub(crate) enum Command {
     Run(Box<RunArgs>),
     /// Re-execute a schedule (a text form or a file saved with --save) and print its trace.
     Replay {
-        /// The schedule: its text form (mcheck1:...) or a file.
+        /// The schedule: a file, `-` for standard input, or its text form (mcheck2:...).
         schedule: String,
         /// Output format.
         #[arg(long, default_value = "text", value_parser = PossibleValuesParser::new(["text", "mermaid", "dot", "json"]))]
@@ -57,7 +57,7 @@ pub(crate) enum Command {
     Table(TableCli),
     /// Shrink a counterexample: fewer delays, earlier delays, fewer steps; the same bug.
     Shrink {
-        /// The schedule: its text form (mcheck1:...) or a file.
+        /// The schedule: a file, `-` for standard input, or its text form (mcheck2:...).
         schedule: String,
         /// Where to save the shrunk schedule (default: FILE.shrunk.json, or none for a text form).
         #[arg(long, value_name = "FILE")]

@@ -204,7 +204,7 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     let mut report = model.check(&params, bug, &strategy, &args.explorer, &config)?;
     if args.shrink {
         if let Some(schedule) = &report.schedule {
-            let shrunk = model.shrink(&params, schedule, DEFAULT_SHRINK_ATTEMPTS)?;
+            let shrunk = model.shrink(schedule, DEFAULT_SHRINK_ATTEMPTS)?;
             report.notes.push(format!(
                 "shrunk the counterexample from {} and {} to {} and {} ({})",
                 render::count_of(shrunk.before.0 as u64, "delay"),
@@ -215,7 +215,7 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
             ));
             if let Some(f) = report.violation.as_mut() {
                 f.violation = shrunk.violation.clone();
-                f.step = shrunk.after.1.saturating_sub(1);
+                f.step = shrunk.schedule.expected_step.unwrap_or(f.step);
             }
             report.schedule = Some(shrunk.schedule);
         }
@@ -234,7 +234,7 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
         println!("{}", serde_json::to_string_pretty(&v).expect("json"));
     } else {
         let path = saved.as_ref().and_then(|s| s.as_ref().ok().copied());
-        printing::print_text_report(model, &params, &report, path, args.verbose)?;
+        printing::print_text_report(model, &report, path, args.verbose)?;
     }
     if let Some(Err(warning)) = saved {
         eprintln!("mcheck: warning: {warning}");
@@ -244,32 +244,67 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
 
 /// Read a schedule given as its text form, JSON, or a file holding either;
 /// check its model, parameters and bug against the registry.
-fn load_schedule<'r>(registry: &'r Registry, input: &str) -> Result<(Schedule, &'r dyn DynModel, Params), String> {
-    let trimmed = input.trim_start();
-    let text = if trimmed.starts_with("mcheck") || trimmed.starts_with('{') {
-        input.to_string()
+/// The most bytes `replay` and `shrink` read from a file or standard input:
+/// a schedule file with its trail is a few hundred bytes a step.
+const MAX_SCHEDULE_BYTES: u64 = 64 << 20;
+
+/// Where a schedule argument comes from: `-` is standard input, the name of
+/// an existing file is that file, anything else is an inline schedule.
+enum Source {
+    Stdin,
+    File,
+    Inline,
+}
+
+fn source_of(input: &str) -> Source {
+    if input == "-" {
+        Source::Stdin
+    } else if std::path::Path::new(input).is_file() {
+        Source::File
     } else {
-        std::fs::read_to_string(input)
-            .map_err(|e| format!("{input:?} is neither a schedule (mcheck1:...) nor a readable file: {e}"))?
-    };
-    let schedule = Schedule::parse(&text)?;
-    let model = registry.model(&schedule.model)?;
-    let info = model.info();
-    let overrides: Vec<(String, String)> = schedule
-        .params
-        .iter()
-        .map(|(k, v)| (k.clone(), v.to_string()))
-        .collect();
-    let params = Params::resolve(info.name, &info.params, &overrides)?;
-    if let Some(b) = schedule.bug {
-        if !info.bugs.iter().any(|x| x.id == b) {
-            return Err(format!(
-                "the schedule names bug {b}, which model {} does not have",
-                info.name
-            ));
-        }
+        Source::Inline
     }
-    Ok((schedule, model, params))
+}
+
+/// Read at most [`MAX_SCHEDULE_BYTES`] of `reader`, naming `what` in errors.
+fn read_bounded(reader: impl std::io::Read, what: &str) -> Result<String, String> {
+    use std::io::Read;
+    let mut text = String::new();
+    reader
+        .take(MAX_SCHEDULE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read {what}: {e}"))?;
+    if text.len() as u64 > MAX_SCHEDULE_BYTES {
+        return Err(format!(
+            "{what} is larger than {} MiB: not a schedule",
+            MAX_SCHEDULE_BYTES >> 20
+        ));
+    }
+    Ok(text)
+}
+
+/// The schedule named by `input` (see [`source_of`]) and its model.
+fn load_schedule<'r>(registry: &'r Registry, input: &str) -> Result<(Schedule, &'r dyn DynModel), String> {
+    let text = match source_of(input) {
+        Source::Stdin => read_bounded(std::io::stdin().lock(), "standard input")?,
+        Source::File => {
+            let file = std::fs::File::open(input).map_err(|e| format!("cannot read {input:?}: {e}"))?;
+            read_bounded(file, &format!("{input:?}"))?
+        }
+        Source::Inline => {
+            let t = input.trim_start();
+            if !(t.starts_with("mcheck") || t.starts_with('{')) {
+                return Err(format!(
+                    "{input:?} is neither an existing file nor a schedule ({}:...); `-` reads standard input",
+                    mcheck_checker::schedule::TEXT_TAG
+                ));
+            }
+            input.to_string()
+        }
+    };
+    let schedule = Schedule::parse(&text).map_err(|e| e.to_string())?;
+    let model = registry.model(&schedule.model)?;
+    Ok((schedule, model))
 }
 
 fn replay(registry: &Registry, input: &str, format: &str, verbose: bool) -> Result<u8, String> {
@@ -280,44 +315,42 @@ fn replay(registry: &Registry, input: &str, format: &str, verbose: bool) -> Resu
             formats.join(", ")
         ));
     }
-    let (schedule, model, params) = load_schedule(registry, input)?;
-    let replayed = model.replay(&params, &schedule, true)?;
-    let ex = &replayed.execution;
-    // The nondeterminism check: the trail of choice points must match.
-    if let Some(msg) = render::trail_mismatch(&schedule, ex, &replayed.digest) {
-        eprintln!("mcheck: {msg}");
-        return Ok(2);
-    }
+    let (schedule, model) = load_schedule(registry, input)?;
+    // The checker checks the trail (nondeterminism) and the expected
+    // violation; an execution that misses the expectation is still shown.
+    let (ex, missed) = match model.replay(&schedule, true) {
+        Ok(ex) => (ex, None),
+        Err(crate::registry::Error::Replay(mcheck_checker::ReplayError::NotReproduced(n))) => {
+            let message = n.to_string();
+            (n.execution, Some(message))
+        }
+        Err(e) => return Err(e.into()),
+    };
     match format {
         "json" => println!(
             "{}",
-            serde_json::to_string_pretty(&render::json_trace(ex)).expect("json")
+            serde_json::to_string_pretty(&render::json_trace(&ex)).expect("json")
         ),
-        "mermaid" => print!("{}", render::mermaid(ex, verbose)),
-        "dot" => print!("{}", render::dot(ex, verbose)),
+        "mermaid" => print!("{}", render::mermaid(&ex, verbose)),
+        "dot" => print!("{}", render::dot(&ex, verbose)),
         _ => {
             println!("Replaying {}", schedule.to_text());
-            print!("{}", render::text_trace(ex, verbose));
+            print!("{}", render::text_trace(&ex, verbose));
         }
     }
-    match (&ex.violation, &schedule.expected) {
-        (Some(got), Some(want)) if !got.violation.same_bug(want) => {
-            eprintln!(
-                "mcheck: the replay did not reproduce the expected violation: expected {want}, got {}",
-                got.violation
-            );
-            Ok(2)
-        }
-        (Some(_), _) => Ok(1),
-        (None, _) => {
-            eprintln!(
-                "mcheck: the replay ended ({}) after {} steps without a violation: the schedule does not reproduce one",
-                render::end_text(ex),
-                ex.steps
-            );
-            Ok(2)
-        }
+    if let Some(message) = missed {
+        eprintln!("mcheck: {message}");
+        return Ok(2);
     }
+    if ex.violation.is_some() {
+        return Ok(1);
+    }
+    eprintln!(
+        "mcheck: the replay ended ({}) after {} steps without a violation: the schedule does not reproduce one",
+        mcheck_checker::replay::end_text(&ex),
+        ex.steps
+    );
+    Ok(2)
 }
 
 fn shrink_cmd(
@@ -330,10 +363,9 @@ fn shrink_cmd(
     if max_attempts == 0 {
         return Err("--max-attempts must be at least 1".into());
     }
-    let (schedule, model, params) = load_schedule(registry, input)?;
-    let shrunk = model.shrink(&params, &schedule, max_attempts)?;
-    let is_file = !(input.trim_start().starts_with("mcheck") || input.trim_start().starts_with('{'));
-    let default_out = is_file.then(|| {
+    let (schedule, model) = load_schedule(registry, input)?;
+    let shrunk = model.shrink(&schedule, max_attempts)?;
+    let default_out = matches!(source_of(input), Source::File).then(|| {
         let base = input.strip_suffix(".json").unwrap_or(input);
         format!("{base}.shrunk.json")
     });

@@ -1,4 +1,10 @@
-//! # mcheck: the command line, as a library
+//! # mcheck: the model checker and its command line, as a library
+//!
+//! One dependency is enough: this crate re-exports the checker's public API
+//! (programs, explorers, searches, schedules, replay: everything of
+//! `mcheck_checker` at the root, as in `mcheck::search::ses`,
+//! `mcheck::Schedule`, `mcheck::replay`), the built-in explorers
+//! ([`explorers`], [`builtin`]) and the shipped models ([`models`]).
 //!
 //! The CLI is a function over a [`Registry`] of models, so a crate with its
 //! own models gets the same CLI with a three-line `main`:
@@ -22,6 +28,11 @@ pub mod table;
 
 pub use cli::main_with;
 pub use registry::Registry;
+
+pub use mcheck_checker::*;
+pub use mcheck_explorers as explorers;
+pub use mcheck_explorers::{builtin, AnyExplorer};
+pub use mcheck_models as models;
 
 /// The README's code blocks, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -60,16 +60,15 @@ pub fn report_json(model: &str, params: &Params, bug: Option<u32>, report: &Repo
 /// schedule (and where it was saved), then the summary.
 pub fn print_text_report(
     model: &dyn DynModel,
-    params: &Params,
     report: &Report,
     saved: Option<&str>,
     verbose: bool,
 ) -> Result<(), String> {
     if let (Some(found), Some(schedule)) = (&report.violation, &report.schedule) {
         println!("\nVIOLATION at step {}: {}", found.step, found.violation);
-        let replayed = model.replay(params, schedule, true)?;
+        let execution = model.replay(schedule, true)?;
         println!("\nTrace:");
-        print!("{}", render::text_trace(&replayed.execution, verbose));
+        print!("{}", render::text_trace(&execution, verbose));
         println!("\nSchedule (paste into `mcheck replay`):\n  {}", schedule.to_text());
         if let Some(path) = saved {
             println!("Saved to {path}; replay with: mcheck replay {path}");

@@ -1,22 +1,17 @@
 //! The registry of models the CLI knows, with type erasure: each model is
 //! generic over its own program type; the registry holds them behind one
 //! object-safe trait, and picks explorers by name (built-in or
-//! model-specific).
+//! model-specific). The work itself (complete schedules, checked replays)
+//! is the checker's [`mcheck_checker::check`].
 
-use mcheck_checker::cache::fingerprint;
-use mcheck_checker::search::{self, exec, Strategy};
-use mcheck_checker::shrink::{self, Shrunk};
-use mcheck_checker::{BoxedExplorer, Config, Model, ModelInfo, Params, Program, Report, Schedule};
+use mcheck_checker::check::{check_model, replay_model, shrink_model};
+use mcheck_checker::search::Strategy;
+use mcheck_checker::{
+    BoxedExplorer, Config, Execution, Model, ModelInfo, Params, ParseError, ReplayError, Report, Schedule, SearchError,
+    ShrinkError, Shrunk,
+};
 use mcheck_explorers::AnyExplorer;
-
-/// The result of replaying a schedule.
-#[derive(Debug)]
-pub struct Replayed {
-    /// The execution, with its trace and trail.
-    pub execution: exec::Execution,
-    /// The digest of the model as built for the schedule.
-    pub digest: String,
-}
+use std::fmt;
 
 /// A model behind an object-safe interface (implemented for every
 /// [`Model`]).
@@ -25,7 +20,9 @@ pub trait DynModel: Send + Sync {
     fn info(&self) -> ModelInfo;
     /// [`Model::effective_params`]: the parameters a run with `bug` uses.
     fn effective_params(&self, params: &Params, bug: Option<u32>) -> Params;
-    /// Run `strategy` on the model built from `params` and `bug`.
+    /// Run `strategy` on the model built from `params` and `bug`, with the
+    /// explorer named `explorer` (validated even when the strategy uses
+    /// none); see [`check_model`].
     fn check(
         &self,
         params: &Params,
@@ -33,19 +30,18 @@ pub trait DynModel: Send + Sync {
         strategy: &Strategy,
         explorer: &str,
         config: &Config,
-    ) -> Result<Report, String>;
-    /// Replay `schedule` (whose parameters and bug were validated).
-    fn replay(&self, params: &Params, schedule: &Schedule, traced: bool) -> Result<Replayed, String>;
-    /// A digest of the model's name, parameters, bug and initial state.
-    fn digest(&self, params: &Params, bug: Option<u32>) -> String;
-    /// Shrink `schedule` (whose parameters and bug were validated) with at
-    /// most `max_attempts` replays; the result carries its trail.
-    fn shrink(&self, params: &Params, schedule: &Schedule, max_attempts: u64) -> Result<Shrunk, String>;
+    ) -> Result<Report, Error>;
+    /// Replay `schedule` on the model built from its parameters and bug,
+    /// with the explorer it names, and check it; see [`replay_model`].
+    fn replay(&self, schedule: &Schedule, traced: bool) -> Result<Execution, Error>;
+    /// Shrink `schedule` with at most `max_attempts` replays; see
+    /// [`shrink_model`].
+    fn shrink(&self, schedule: &Schedule, max_attempts: u64) -> Result<Shrunk, Error>;
 }
 
 /// The explorer named `name` for model `m`: a built-in one or one of the
-/// model's own. Errors list the valid names.
-pub fn explorer_for<M: Model>(m: &M, name: &str) -> Result<AnyExplorer, String> {
+/// model's own.
+pub fn explorer_for<M: Model>(m: &M, name: &str) -> Result<AnyExplorer, Error> {
     if let Some(e) = mcheck_explorers::builtin(name) {
         return Ok(e);
     }
@@ -53,30 +49,22 @@ pub fn explorer_for<M: Model>(m: &M, name: &str) -> Result<AnyExplorer, String> 
         return Ok(AnyExplorer::Custom(e));
     }
     let info = m.info();
-    let mut valid: Vec<&str> = mcheck_explorers::BUILTIN.iter().map(|e| e.name).collect();
-    valid.extend(info.explorers.iter().map(|e| e.name));
-    Err(format!(
-        "unknown explorer {name:?} for model {}; valid explorers: {}",
-        info.name,
-        valid.join(", ")
-    ))
+    let mut valid: Vec<String> = mcheck_explorers::BUILTIN.iter().map(|e| e.name.to_string()).collect();
+    valid.extend(info.explorers.iter().map(|e| e.name.to_string()));
+    Err(Error::UnknownExplorer {
+        name: name.to_string(),
+        model: info.name.to_string(),
+        valid,
+    })
 }
 
-/// Record the trail of choice points of `schedule`, for the
-/// nondeterminism check of a later replay.
-fn fill_trail<P: Program>(program: &P, explorer: AnyExplorer, schedule: &mut Schedule) {
-    let explorer = schedule
+/// The explorer a schedule names, if any.
+fn schedule_explorer<M: Model>(m: &M, schedule: &Schedule) -> Result<Option<AnyExplorer>, Error> {
+    schedule
         .explorer
-        .as_ref()
-        .map(|_| exec::prepare_explorer(program, explorer, schedule.explorer_seed));
-    if let Ok(ex) = exec::replay(program, explorer, schedule, true) {
-        schedule.trail = ex.trail;
-    }
-}
-
-fn digest_of<M: Model>(m: &M, program: &M::Program, params: &Params, bug: Option<u32>) -> String {
-    let s0 = program.initial();
-    format!("{:016x}", fingerprint(&(m.info().name, params, bug, fingerprint(&s0))))
+        .as_deref()
+        .map(|name| explorer_for(m, name))
+        .transpose()
 }
 
 impl<M: Model> DynModel for M {
@@ -95,67 +83,111 @@ impl<M: Model> DynModel for M {
         strategy: &Strategy,
         explorer: &str,
         config: &Config,
-    ) -> Result<Report, String> {
-        let explorer = explorer_for(self, explorer)?;
-        let program = self.build(params, bug);
+    ) -> Result<Report, Error> {
         // One instance of the search per built-in explorer: its state is
         // then held without the enum's tag and padding (a frontier entry
         // holds one), and its calls are direct.
-        let run = match explorer.clone() {
-            AnyExplorer::Rr(e) => search::run(&program, e, strategy, config),
-            AnyExplorer::Rtc(e) => search::run(&program, e, strategy, config),
-            AnyExplorer::Prr(e) => search::run(&program, e, strategy, config),
-            custom @ AnyExplorer::Custom(_) => search::run(&program, custom, strategy, config),
+        let report = match explorer_for(self, explorer)? {
+            AnyExplorer::Rr(e) => check_model(self, params, bug, strategy, e, config),
+            AnyExplorer::Rtc(e) => check_model(self, params, bug, strategy, e, config),
+            AnyExplorer::Prr(e) => check_model(self, params, bug, strategy, e, config),
+            custom @ AnyExplorer::Custom(_) => check_model(self, params, bug, strategy, custom, config),
         };
-        let mut report = run.map_err(|e| e.to_string())?;
-        if let Some(schedule) = report.schedule.as_mut() {
-            schedule.model = Model::info(self).name.to_string();
-            schedule.params = params.0.clone();
-            schedule.bug = bug;
-            schedule.deadlock = config.deadlock;
-            schedule.expected = report.violation.as_ref().map(|f| f.violation.clone());
-            schedule.digest = digest_of(self, &program, params, bug);
-            fill_trail(&program, explorer, schedule);
+        Ok(report?)
+    }
+
+    fn replay(&self, schedule: &Schedule, traced: bool) -> Result<Execution, Error> {
+        Ok(replay_model(
+            self,
+            schedule_explorer(self, schedule)?,
+            schedule,
+            traced,
+        )?)
+    }
+
+    fn shrink(&self, schedule: &Schedule, max_attempts: u64) -> Result<Shrunk, Error> {
+        Ok(shrink_model(
+            self,
+            schedule_explorer(self, schedule)?,
+            schedule,
+            max_attempts,
+        )?)
+    }
+}
+
+/// What can go wrong behind the registry: a name it does not know, or the
+/// checker's own errors.
+#[derive(Clone, Debug)]
+pub enum Error {
+    /// No model of that name.
+    UnknownModel {
+        /// The name asked for.
+        name: String,
+        /// The registered models.
+        valid: Vec<String>,
+    },
+    /// Neither a built-in explorer nor one of the model's.
+    UnknownExplorer {
+        /// The name asked for.
+        name: String,
+        /// The model.
+        model: String,
+        /// The explorers it can use.
+        valid: Vec<String>,
+    },
+    /// The search failed.
+    Search(SearchError),
+    /// A schedule does not parse.
+    Schedule(ParseError),
+    /// A schedule does not replay as it records.
+    Replay(ReplayError),
+    /// A schedule cannot be shrunk.
+    Shrink(ShrinkError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownModel { name, valid } => {
+                write!(f, "unknown model {name:?}; valid models: {}", valid.join(", "))
+            }
+            Error::UnknownExplorer { name, model, valid } => write!(
+                f,
+                "unknown explorer {name:?} for model {model}; valid explorers: {}",
+                valid.join(", ")
+            ),
+            Error::Search(e) => fmt::Display::fmt(e, f),
+            Error::Schedule(e) => fmt::Display::fmt(e, f),
+            Error::Replay(e) => fmt::Display::fmt(e, f),
+            Error::Shrink(e) => fmt::Display::fmt(e, f),
         }
-        Ok(report)
     }
+}
 
-    fn shrink(&self, params: &Params, schedule: &Schedule, max_attempts: u64) -> Result<Shrunk, String> {
-        let program = self.build(params, schedule.bug);
-        let explorer = match &schedule.explorer {
-            Some(name) => Some(explorer_for(self, name)?),
-            None => None,
-        };
-        let fresh = |seed: u64| explorer.clone().map(|e| exec::prepare_explorer(&program, e, seed));
-        let mut shrunk = shrink::shrink(&program, fresh, schedule, max_attempts)?;
-        shrunk.schedule.digest = digest_of(self, &program, params, schedule.bug);
-        if let Some(e) = explorer {
-            fill_trail(&program, e, &mut shrunk.schedule);
-        } else {
-            fill_trail(&program, AnyExplorer::Rr(Default::default()), &mut shrunk.schedule);
+impl std::error::Error for Error {}
+
+/// `From` for each wrapped error.
+macro_rules! wraps {
+    ($($variant:ident($error:ty)),*) => {$(
+        impl From<$error> for Error {
+            fn from(e: $error) -> Self {
+                Error::$variant(e)
+            }
         }
-        Ok(shrunk)
-    }
+    )*};
+}
 
-    fn replay(&self, params: &Params, schedule: &Schedule, traced: bool) -> Result<Replayed, String> {
-        let program = self.build(params, schedule.bug);
-        let explorer = match &schedule.explorer {
-            Some(name) => Some(exec::prepare_explorer(
-                &program,
-                explorer_for(self, name)?,
-                schedule.explorer_seed,
-            )),
-            None => None,
-        };
-        let execution = exec::replay(&program, explorer, schedule, traced)?;
-        Ok(Replayed {
-            execution,
-            digest: digest_of(self, &program, params, schedule.bug),
-        })
-    }
+wraps!(
+    Search(SearchError),
+    Schedule(ParseError),
+    Replay(ReplayError),
+    Shrink(ShrinkError)
+);
 
-    fn digest(&self, params: &Params, bug: Option<u32>) -> String {
-        digest_of(self, &self.build(params, bug), params, bug)
+/// The CLI's edge: errors become the one-line message it prints.
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
     }
 }
 
@@ -199,11 +231,13 @@ impl Registry {
     }
 
     /// The model named `name`; the error lists the valid names.
-    pub fn model(&self, name: &str) -> Result<&dyn DynModel, String> {
-        self.models().find(|m| m.info().name == name).ok_or_else(|| {
-            let names: Vec<&str> = self.models().map(|m| m.info().name).collect();
-            format!("unknown model {name:?}; valid models: {}", names.join(", "))
-        })
+    pub fn model(&self, name: &str) -> Result<&dyn DynModel, Error> {
+        self.models()
+            .find(|m| m.info().name == name)
+            .ok_or_else(|| Error::UnknownModel {
+                name: name.to_string(),
+                valid: self.models().map(|m| m.info().name.to_string()).collect(),
+            })
     }
 }
 

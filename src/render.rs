@@ -1,9 +1,10 @@
 //! Rendering of reports and traces for people (text) and machines (JSON).
 
+pub use mcheck_checker::replay::end_text;
 use mcheck_checker::report::{BoundedBy, Stratum};
-use mcheck_checker::search::exec::{End, Execution};
+use mcheck_checker::search::exec::Execution;
 use mcheck_checker::search::{human, rate};
-use mcheck_checker::{Outcome, Report, Schedule, StepTrace};
+use mcheck_checker::{Outcome, Report, StepTrace};
 use serde_json::{json, Value};
 
 /// Payloads longer than this are abbreviated unless verbose.
@@ -33,17 +34,6 @@ pub fn text_trace(ex: &Execution, verbose: bool) -> String {
         )),
     }
     out
-}
-
-/// How an execution ended, in words.
-pub fn end_text(ex: &Execution) -> String {
-    match ex.end {
-        End::Violation => "violation".into(),
-        End::Terminal => "terminated (nothing enabled)".into(),
-        End::MaxSteps => "reached max-steps".into(),
-        End::PathEnd => "end of the schedule's path".into(),
-        End::Diverged => format!("diverged: {}", ex.error.as_deref().unwrap_or("?")),
-    }
 }
 
 fn step_line(t: &StepTrace, verbose: bool) -> String {
@@ -162,7 +152,7 @@ pub fn summary(r: &Report) -> String {
             r.transitions,
             r.deferrals,
             r.peak_frontier,
-            r.max_delays,
+            r.bound_reached,
             r.elapsed_s,
             r.peak_memory_mb
         ));
@@ -178,7 +168,7 @@ pub fn summary(r: &Report) -> String {
             rate(r.steps, r.elapsed_s),
             r.truncated,
             r.longest,
-            r.max_delays,
+            r.bound_reached,
             r.elapsed_s
         ));
     }
@@ -193,39 +183,6 @@ pub fn summary(r: &Report) -> String {
         s.push_str(&format!("note: {n}\n"));
     }
     s
-}
-
-/// Compare a replay's trail with the schedule's: `Some(message)` when they
-/// differ, saying whether the model changed or is nondeterministic.
-pub fn trail_mismatch(schedule: &Schedule, ex: &Execution, digest: &str) -> Option<String> {
-    if schedule.trail.is_empty() {
-        return None;
-    }
-    let cause = if !schedule.digest.is_empty() && schedule.digest != digest {
-        "the model changed since the schedule was saved (its digest differs: parameters, bug or initial state)"
-    } else {
-        "the model is nondeterministic (same digest, different behaviour); usual causes: hash-map iteration order, time, global or thread-local state, randomness not from the schedule"
-    };
-    for (i, want) in schedule.trail.iter().enumerate() {
-        match ex.trail.get(i) {
-            Some(got) if got == want => {}
-            Some(got) => {
-                return Some(format!(
-                    "replay diverged at step {i}: expected actor #{} alternative {} (enabled-set digest {:016x}), found actor #{} alternative {} (digest {:016x}); {cause}",
-                    want.actor, want.alt, want.enabled, got.actor, got.alt, got.enabled
-                ))
-            }
-            None => {
-                return Some(format!(
-                    "replay diverged at step {i}: the schedule expects {} steps, the replay stopped after {} ({}); {cause}",
-                    schedule.trail.len(),
-                    ex.trail.len(),
-                    end_text(ex)
-                ))
-            }
-        }
-    }
-    None
 }
 
 /// The participants of a trace, in order of first appearance.
@@ -546,6 +503,7 @@ mod tests {
 #[cfg(test)]
 mod network_tests {
     use super::*;
+    use mcheck_checker::search::exec::End;
 
     fn step(step: usize, actor: &str, handled: Option<&str>, notes: &[&str], sent: &[&str]) -> StepTrace {
         StepTrace {

@@ -151,7 +151,7 @@ fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args:
             Ok(r) if r.bounded_by == Some(BoundedBy::Interrupted) => break,
             Ok(_) => (None, None),
             Err(e) => {
-                error.get_or_insert(e);
+                error.get_or_insert(e.to_string());
                 (None, None)
             }
         };

@@ -40,7 +40,7 @@ fn violation_exits_1_with_trace_and_schedule() {
     let out = stdout(&o);
     assert!(out.contains("VIOLATION at step"), "{out}");
     assert!(out.contains("Trace:"), "{out}");
-    assert!(out.contains("mcheck1:lostupdate:"), "{out}");
+    assert!(out.contains("mcheck2:lostupdate:"), "{out}");
 }
 
 #[test]
@@ -428,7 +428,7 @@ fn failed_save_after_the_search_keeps_the_report() {
     for n in [
         "VIOLATION at step",
         "Trace:",
-        "mcheck1:lostupdate:",
+        "mcheck2:lostupdate:",
         "outcome: violation",
     ] {
         assert!(out.contains(n), "{out} lacks {n:?}");

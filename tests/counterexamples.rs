@@ -124,3 +124,54 @@ fn unknown_format_lists_the_valid_ones() {
         "{e}"
     );
 }
+
+/// A saved file with `field` set to `value` (JSON), written next to it.
+fn edited(file: &str, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    edit(&mut v);
+    let out = temp(name);
+    std::fs::write(&out, v.to_string()).unwrap();
+    out
+}
+
+#[test]
+fn an_edited_file_is_blamed_on_the_edit_and_unknown_versions_are_rejected() {
+    let file = temp("lu.json");
+    let o = mcheck(&["run", "lostupdate", "--bug", "1", "-q", "--save", &file]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // The expected message edited: the trail still matches, the violation
+    // does not; the edit is named, the model is not blamed.
+    let f = edited(&file, "lu-message.json", |v| {
+        v["expected"]["message"] = "something else".into()
+    });
+    let o = mcheck(&["replay", &f]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("the message differs") && e.contains("edited"), "{e}");
+    assert!(!e.contains("nondeterministic"), "{e}");
+    // The trace is still shown.
+    assert!(stdout(&o).contains("!! monitor in counter"), "{}", stdout(&o));
+    // The trail removed and the path emptied: a different outcome, still
+    // checked against the expectation.
+    let f = edited(&file, "lu-path.json", |v| {
+        v["trail"] = serde_json::json!([]);
+        v["path"] = serde_json::json!([]);
+    });
+    let o = mcheck(&["replay", &f]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("without the expected violation") && e.contains("edited"),
+        "{e}"
+    );
+    // The trail removed only: still replays.
+    let f = edited(&file, "lu-notrail.json", |v| v["trail"] = serde_json::json!([]));
+    assert_eq!(mcheck(&["replay", &f]).status.code(), Some(1));
+    // An unknown version is refused, in one line.
+    let f = edited(&file, "lu-v3.json", |v| v["version"] = 3.into());
+    let o = mcheck(&["replay", &f]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("version 3") && e.contains("not supported"), "{e}");
+}

@@ -10,7 +10,7 @@
 //! replays. Several runs of the same model repeat the check under
 //! different interleavings.
 
-use mcheck_checker::search::{self, exec};
+use mcheck_checker::search;
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{BoundedBy, Config, Model, Outcome, Params, PathKind, Schedule, StopFlag};
 use mcheck_explorers::{builtin, AnyExplorer};
@@ -74,8 +74,7 @@ fn parallel_ses_finds_planted_violations_exactly_when_reachable_and_they_replay(
                 schedule.model = "random".into();
                 assert_eq!(schedule.kind, PathKind::Delays);
                 let schedule = Schedule::from_text(&schedule.to_text()).unwrap();
-                let prepared = exec::prepare_explorer(&p, explorer(name), schedule.explorer_seed);
-                let ex = exec::replay(&p, Some(prepared), &schedule, true).unwrap();
+                let ex = mcheck_checker::replay(&p, Some(explorer(name)), &schedule, true).unwrap();
                 let want = r.violation.unwrap();
                 let got = ex.violation.expect("replay reproduces a violation");
                 assert_eq!(got, want, "seed {seed} {name}");
@@ -152,7 +151,7 @@ fn budgets_stop_parallel_ses_with_bounded() {
     };
     let r = search::ses(&p, explorer("rtc"), &config).unwrap();
     assert_eq!(
-        (r.outcome, r.bounded_by, r.max_delays),
+        (r.outcome, r.bounded_by, r.bound_reached),
         (Outcome::Bounded, Some(BoundedBy::MaxDelays), 3)
     );
 }
@@ -199,8 +198,7 @@ fn a_paxos_bug_found_on_two_threads_replays() {
         let mut schedule = r.schedule.unwrap();
         schedule.model = "paxos".into();
         let again = Schedule::from_text(&schedule.to_text()).unwrap();
-        let prepared = exec::prepare_explorer(&p, explorer("rtc"), again.explorer_seed);
-        let ex = exec::replay(&p, Some(prepared), &again, false).unwrap();
+        let ex = mcheck_checker::replay(&p, Some(explorer("rtc")), &again, false).unwrap();
         let v = ex.violation.expect("the counterexample replays");
         assert_eq!(v, found, "bug {bug}");
     }

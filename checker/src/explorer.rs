@@ -7,7 +7,7 @@
 //! preference. Strategies bound the number of delays, not the number of
 //! steps, so a good explorer finds bugs with few delays.
 
-use crate::program::{ActorId, ActorInfo, Event};
+use crate::program::{ActorId, ActorInfo, Event, Program};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt::Debug;
@@ -68,6 +68,14 @@ pub trait Explorer: Clone + Send + Sync + Debug {
     /// Deviate from the default: after this, `next(enabled)` returns another
     /// actor (the next one in the explorer's order of preference).
     fn delay(&mut self, enabled: &[ActorId]);
+}
+
+/// `explorer` seeded with `seed` and initialised with the actors of
+/// `program`'s initial state: ready to drive an execution from it.
+pub fn prepare<P: Program, E: Explorer>(program: &P, mut explorer: E, seed: u64) -> E {
+    explorer.seed(seed);
+    explorer.init(&program.actors(&program.initial()));
+    explorer
 }
 
 /// An object-safe mirror of [`Explorer`], so that explorers chosen at run

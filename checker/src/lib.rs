@@ -11,21 +11,27 @@
 #![deny(missing_debug_implementations)]
 
 pub mod cache;
+pub mod check;
 pub mod config;
 pub mod explorer;
 pub mod machine;
 pub mod model;
 pub mod program;
+pub mod replay;
 pub mod report;
 pub mod schedule;
 pub mod search;
 pub mod shrink;
 pub mod testing;
 
+pub use check::{check_model, replay_model, shrink_model};
 pub use config::{Config, Progress, StopFlag};
 pub use explorer::{BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamSpec, Params};
 pub use program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
+pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};
 pub use report::{BoundedBy, Found, Outcome, Report, Stratum};
-pub use schedule::{PathKind, Schedule};
+pub use schedule::{ParseError, PathKind, Schedule};
+pub use search::exec::{End, Execution};
 pub use search::{SearchError, Strategy};
+pub use shrink::{ShrinkError, Shrunk};

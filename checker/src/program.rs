@@ -93,6 +93,21 @@ pub enum ViolationKind {
 }
 
 impl ViolationKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ViolationKind; 6] = [
+        ViolationKind::Assertion,
+        ViolationKind::Monitor,
+        ViolationKind::UnhandledEvent,
+        ViolationKind::Deadlock,
+        ViolationKind::MaxSteps,
+        ViolationKind::Panic,
+    ];
+
+    /// The kind named `name` (see [`ViolationKind::as_str`]).
+    pub fn from_name(name: &str) -> Option<ViolationKind> {
+        Self::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The stable snake_case name used in JSON and schedule files.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -131,8 +131,10 @@ pub struct Report {
     pub truncated: u64,
     /// The longest execution seen, in steps.
     pub longest: u64,
-    /// The highest bound reached.
-    pub max_delays: u32,
+    /// The highest delay (or preemption, or depth) bound reached. The JSON
+    /// key stays `max_delays`, as documented for `run --json`.
+    #[serde(rename = "max_delays")]
+    pub bound_reached: u32,
     /// Per-bound statistics.
     pub strata: Vec<Stratum>,
     /// The cache refused states (the search stayed sound, only slower).
@@ -175,7 +177,7 @@ impl Report {
             steps: 0,
             truncated: 0,
             longest: 0,
-            max_delays: 0,
+            bound_reached: 0,
             strata: Vec::new(),
             cache_full: false,
             cache_bytes: 0,

@@ -10,14 +10,16 @@
 
 use crate::explorer::Explorer;
 use crate::program::{Program, Violation};
+use crate::replay::{end_text, follow, replay, ReplayError};
 use crate::schedule::{PathKind, Schedule};
-use crate::search::exec;
+use std::fmt;
 
 /// What shrinking did.
 #[derive(Clone, Debug)]
 pub struct Shrunk {
-    /// The shrunk schedule (model fields copied from the input; the trail
-    /// is left empty for the caller to recompute).
+    /// The shrunk schedule: model fields copied from the input, the
+    /// violation and its step expected, sealed; the trail is left empty
+    /// (see [`crate::check::shrink_model`], which records it).
     pub schedule: Schedule,
     /// The violation it reproduces.
     pub violation: Violation,
@@ -29,9 +31,9 @@ pub struct Shrunk {
     pub attempts: u64,
 }
 
-struct Shrinker<'a, P, F> {
+struct Shrinker<'a, P, E> {
     program: &'a P,
-    explorer: F,
+    explorer: Option<E>,
     target: Violation,
     best: Schedule,
     best_steps: usize,
@@ -39,15 +41,14 @@ struct Shrinker<'a, P, F> {
     max_attempts: u64,
 }
 
-impl<P: Program, E: Explorer, F: Fn(u64) -> Option<E>> Shrinker<'_, P, F> {
+impl<P: Program, E: Explorer> Shrinker<'_, P, E> {
     /// Steps of `candidate` if it reproduces the bug in no more steps.
     fn check(&mut self, candidate: &Schedule) -> Option<usize> {
         if self.attempts >= self.max_attempts {
             return None;
         }
         self.attempts += 1;
-        let e = (self.explorer)(candidate.explorer_seed);
-        let ex = exec::replay(self.program, e, candidate, false).ok()?;
+        let ex = follow(self.program, self.explorer.clone(), candidate, false).ok()?;
         let v = ex.violation?;
         (v.violation.same_bug(&self.target) && ex.steps <= self.best_steps).then_some(ex.steps)
     }
@@ -181,22 +182,22 @@ impl<P: Program, E: Explorer, F: Fn(u64) -> Option<E>> Shrinker<'_, P, F> {
     }
 }
 
-/// Shrink `schedule`, which must reproduce a violation on `program`.
-/// `explorer(seed)` gives a fresh, prepared explorer for delay paths (see
-/// [`exec::prepare_explorer`]), `None` for choice paths. At most
+/// Shrink `schedule`, which must reproduce a violation on `program`, and
+/// the one it expects if it records one (see [`replay`]; `explorer` as
+/// there: the schedule's own, fresh, for a delay path). At most
 /// `max_attempts` replays.
 pub fn shrink<P: Program, E: Explorer>(
     program: &P,
-    explorer: impl Fn(u64) -> Option<E>,
+    explorer: Option<E>,
     schedule: &Schedule,
     max_attempts: u64,
-) -> Result<Shrunk, String> {
-    let ex = exec::replay(program, explorer(schedule.explorer_seed), schedule, false)?;
+) -> Result<Shrunk, ShrinkError> {
+    let ex = replay(program, explorer.clone(), schedule, false)?;
     let Some(found) = ex.violation else {
-        return Err(format!(
-            "the schedule does not reproduce a violation (the replay ended after {} steps), so there is nothing to shrink",
-            ex.steps
-        ));
+        return Err(ShrinkError::NothingToShrink {
+            steps: ex.steps,
+            end: end_text(&ex),
+        });
     };
     let mut s = Shrinker {
         program,
@@ -212,20 +213,68 @@ pub fn shrink<P: Program, E: Explorer>(
         PathKind::Delays => s.delays(),
         PathKind::Choices => s.choices(),
     }
-    let e = (s.explorer)(s.best.explorer_seed);
-    let last = exec::replay(program, e, &s.best, false)?;
-    let violation = last.violation.map(|f| f.violation).unwrap_or(found.violation);
+    let last = follow(program, s.explorer.clone(), &s.best, false)?;
+    let Some(last_found) = last
+        .violation
+        .clone()
+        .filter(|f| f.violation.same_bug(&found.violation))
+    else {
+        return Err(ShrinkError::Internal(format!(
+            "the shrunk schedule {} no longer reproduces {} ({})",
+            s.best,
+            found.violation,
+            end_text(&last)
+        )));
+    };
     let mut schedule = s.best;
     if schedule.kind == PathKind::Choices {
         schedule.path.truncate(last.steps);
     }
-    schedule.expected = Some(violation.clone());
+    schedule.expect(&last_found.violation, last_found.step);
     schedule.trail.clear();
+    schedule.seal();
     Ok(Shrunk {
         after: (schedule.delays(), last.steps),
         schedule,
-        violation,
+        violation: last_found.violation,
         before,
         attempts: s.attempts,
     })
 }
+
+/// Why a schedule could not be shrunk.
+#[derive(Clone, Debug)]
+pub enum ShrinkError {
+    /// It does not replay as it records.
+    Replay(ReplayError),
+    /// Its replay finds no violation.
+    NothingToShrink {
+        /// Steps executed.
+        steps: usize,
+        /// How the replay ended, in words.
+        end: String,
+    },
+    /// A bug in mcheck.
+    Internal(String),
+}
+
+impl From<ReplayError> for ShrinkError {
+    fn from(e: ReplayError) -> Self {
+        ShrinkError::Replay(e)
+    }
+}
+
+impl fmt::Display for ShrinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShrinkError::Replay(e) => write!(f, "cannot shrink: {e}"),
+            ShrinkError::NothingToShrink { steps, end } => write!(
+                f,
+                "the schedule does not reproduce a violation (the replay ended after {steps} steps: {end}), so there is nothing to shrink"
+            ),
+            ShrinkError::Internal(m) => write!(f, "internal error (a bug in mcheck, please report it): {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ShrinkError {}

@@ -2,7 +2,7 @@
 //! violations, never report unreachable ones, replay as choice paths, and
 //! give the same result on any number of threads.
 
-use mcheck_checker::search::{self, exec, Strategy};
+use mcheck_checker::search::{self, Strategy};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{BoundedBy, Config, Outcome, PathKind, Report};
 use std::time::Duration;
@@ -63,7 +63,7 @@ fn found_only_when_reachable_and_replays() {
             found[k] += 1;
             let schedule = r.schedule.unwrap();
             assert_eq!(schedule.kind, PathKind::Choices);
-            let ex = exec::replay(&p, None::<NoExplorer>, &schedule, false).unwrap();
+            let ex = mcheck_checker::replay(&p, None::<NoExplorer>, &schedule, false).unwrap();
             assert_eq!(ex.violation.unwrap().step, r.violation.unwrap().step, "seed {seed}");
         }
     }

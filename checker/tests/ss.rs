@@ -87,8 +87,7 @@ fn small() -> SsParams {
 /// checks that it reproduces the reported violation at the same step.
 fn assert_replays<P: Program>(p: &P, r: &Report) {
     let sched = r.schedule.as_ref().expect("a schedule");
-    let e = exec::prepare_explorer(p, Causal::default(), sched.explorer_seed);
-    let ex = exec::replay(p, Some(e), sched, false).unwrap();
+    let ex = mcheck_checker::replay(p, Some(Causal::default()), sched, false).unwrap();
     assert_eq!(ex.violation.as_ref(), r.violation.as_ref(), "{}", sched.to_text());
     assert_eq!(ex.end, exec::End::Violation);
 }
@@ -181,35 +180,35 @@ fn golden_schedules() {
     let cases: [(u64, &str, u64, u64, u32); 5] = [
         (
             0,
-            "mcheck1::p=-:bug=-:e=causal:seed=4882586898819881496:max-steps=300:d=2.6",
+            "mcheck2:-:p=-:bug=-:e=causal:seed=4882586898819881496:max-steps=300:v=assertion:at=11:by=p0:msg=planted+violation+at+state+4,+alternative+0:d=2.6:sum=d3df8f9851b5f431",
             152,
             10308,
             2,
         ),
         (
             5,
-            "mcheck1::p=-:bug=-:e=causal:seed=3614591006947780349:max-steps=300:d=1.0.1",
+            "mcheck2:-:p=-:bug=-:e=causal:seed=3614591006947780349:max-steps=300:v=assertion:at=2:by=p1:msg=planted+violation+at+state+38,+alternative+0:d=1.0.1:sum=a796045ef77c7958",
             353,
             1588,
             3,
         ),
         (
             8,
-            "mcheck1::p=-:bug=-:e=causal:seed=8316802632932192499:max-steps=300:d=0",
+            "mcheck2:-:p=-:bug=-:e=causal:seed=8316802632932192499:max-steps=300:v=assertion:at=4:by=p0:msg=planted+violation+at+state+22,+alternative+0:d=0:sum=19d1f96122b7e613",
             53,
             225,
             1,
         ),
         (
             48,
-            "mcheck1::p=-:bug=-:e=causal:seed=14434784441064056582:max-steps=300:d=9.3.3",
+            "mcheck2:-:p=-:bug=-:e=causal:seed=14434784441064056582:max-steps=300:v=assertion:at=15:by=p0:msg=planted+violation+at+state+26,+alternative+1:d=9.3.3:sum=0da494f31551e01d",
             495,
             48770,
             3,
         ),
         (
             9,
-            "mcheck1::p=-:bug=-:e=causal:seed=15847328902420708834:max-steps=300:d=0.2.0.7",
+            "mcheck2:-:p=-:bug=-:e=causal:seed=15847328902420708834:max-steps=300:v=assertion:at=10:by=p1:msg=planted+violation+at+state+105,+alternative+0:d=0.2.0.7:sum=bdccf5bff922ebe0",
             1307,
             25955,
             4,
@@ -220,7 +219,7 @@ fn golden_schedules() {
         assert_eq!(r.outcome, Outcome::Violation, "seed {seed}");
         assert_eq!(r.schedule.as_ref().unwrap().to_text(), text, "seed {seed}");
         assert_eq!(
-            (r.schedules, r.steps, r.max_delays),
+            (r.schedules, r.steps, r.bound_reached),
             (schedules, steps, bound),
             "seed {seed}"
         );
@@ -303,7 +302,7 @@ fn the_exact_program_is_found_at_bound_one_and_replays() {
     )
     .unwrap();
     assert_eq!(r.outcome, Outcome::Violation);
-    assert_eq!(r.max_delays, 1);
+    assert_eq!(r.bound_reached, 1);
     assert_eq!(r.schedule.as_ref().unwrap().path, vec![3]);
     // Sample 13 of bound 1 is the first whose delay is at step 3.
     assert_eq!(r.schedules, 100 + 14);

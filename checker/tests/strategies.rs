@@ -2,7 +2,7 @@
 //! systems, with a local explorer (the real RR/RTC/PRR are tested the same
 //! way in the workspace's tests/).
 
-use mcheck_checker::search::{self, exec};
+use mcheck_checker::search;
 use mcheck_checker::testing::{Causal, RandomProgram};
 use mcheck_checker::{ActorId, ActorInfo, Config, Event, Explorer, Outcome, PathKind, Schedule, SearchError};
 
@@ -85,8 +85,7 @@ fn planted_violations_are_found_exactly_when_reachable_and_replay() {
                 schedule.model = "random".into();
                 // Through the text form.
                 let schedule = Schedule::from_text(&schedule.to_text()).unwrap();
-                let explorer = exec::prepare_explorer(&p, Causal::default(), schedule.explorer_seed);
-                let ex = exec::replay(&p, Some(explorer), &schedule, true).unwrap();
+                let ex = mcheck_checker::replay(&p, Some(Causal::default()), &schedule, true).unwrap();
                 let want = r.violation.unwrap();
                 let got = ex.violation.expect("replay reproduces a violation");
                 assert_eq!(got, want, "seed {seed} {strategy}");
@@ -173,5 +172,5 @@ fn delay_bound_stops_with_bounded() {
     };
     let r = search::ses(&p, Causal::default(), &config).unwrap();
     assert_eq!(r.outcome, Outcome::Bounded);
-    assert_eq!(r.max_delays, 1);
+    assert_eq!(r.bound_reached, 1);
 }

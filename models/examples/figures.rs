@@ -62,7 +62,7 @@ fn figures<M: Model>(model: &M) {
             });
             println!(
                 "    {name:<12} {:>8} states, {} delays, {found} ({secs:.2}s)",
-                r.states, r.max_delays
+                r.states, r.bound_reached
             );
         }
         let (r, _) = ses(model, &program, "rtc", &zero);

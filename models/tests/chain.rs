@@ -5,7 +5,7 @@
 mod common;
 use common::bfs;
 
-use mcheck_checker::search::{self, exec};
+use mcheck_checker::search;
 use mcheck_checker::{Config, Explorer, Model, Outcome, Report, Schedule};
 use mcheck_explorers::builtin;
 use mcheck_models::chain::{Chain, ChainExplorer};
@@ -36,11 +36,9 @@ fn replay_same(p: &<Chain as Model>::Program, name: &str, r: &Report) {
     schedule.model = "chain".into();
     let again = Schedule::from_text(&schedule.to_text()).unwrap();
     let ex = if name == "chain-custom" {
-        let e = exec::prepare_explorer(p, custom(), again.explorer_seed);
-        exec::replay(p, Some(e), &again, false).unwrap()
+        mcheck_checker::replay(p, Some(custom()), &again, false).unwrap()
     } else {
-        let e = exec::prepare_explorer(p, builtin(name).unwrap(), again.explorer_seed);
-        exec::replay(p, Some(e), &again, false).unwrap()
+        mcheck_checker::replay(p, Some(builtin(name).unwrap()), &again, false).unwrap()
     };
     let v = ex.violation.unwrap();
     assert!(v.violation.same_bug(&found.violation), "{name}: {:?}", v.violation);
@@ -105,7 +103,7 @@ fn every_bug_is_found_by_every_explorer_and_replays() {
                 .unwrap_or_else(|| panic!("bug {bug} not found by {name}"));
             assert_eq!(format!("{:?}", found.violation.kind), kind, "bug {bug} {name}");
             assert_eq!(found.violation.machine.as_deref(), Some(machine), "bug {bug} {name}");
-            assert_eq!((r.states, r.max_delays), (states, delays), "bug {bug} {name}");
+            assert_eq!((r.states, r.bound_reached), (states, delays), "bug {bug} {name}");
             replay_same(&p, name, &r);
         }
     }
@@ -129,7 +127,7 @@ fn no_bug_is_found_without_a_delay_by_rtc() {
 fn the_custom_explorer_finds_the_double_failure_first() {
     let p = program(&[], Some(5));
     let custom = ses(&p, "chain-custom", &Config::default());
-    assert_eq!((custom.states, custom.max_delays), (27, 0));
+    assert_eq!((custom.states, custom.bound_reached), (27, 0));
     for name in ["rr", "rtc", "prr"] {
         let r = ses(&p, name, &Config::default());
         assert!(r.violation.is_some(), "{name}");
@@ -139,7 +137,7 @@ fn the_custom_explorer_finds_the_double_failure_first() {
             r.states,
             custom.states
         );
-        assert!(r.max_delays >= 1, "{name}");
+        assert!(r.bound_reached >= 1, "{name}");
     }
 }
 

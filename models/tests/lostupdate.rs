@@ -4,7 +4,7 @@
 mod common;
 use common::bfs;
 
-use mcheck_checker::search::{self, exec};
+use mcheck_checker::search;
 use mcheck_checker::{Config, Model, Outcome, Schedule, ViolationKind};
 use mcheck_explorers::builtin;
 use mcheck_models::lostupdate::LostUpdate;
@@ -59,13 +59,12 @@ fn the_bug_needs_one_delay_and_replays() {
     let found = r.violation.clone().unwrap();
     assert_eq!(found.violation.kind, ViolationKind::Monitor);
     assert_eq!(found.violation.machine.as_deref(), Some("counter"));
-    assert_eq!(r.max_delays, 1);
+    assert_eq!(r.bound_reached, 1);
     let mut schedule = r.schedule.unwrap();
     schedule.model = "lostupdate".into();
     assert_eq!(schedule.delays(), 1);
     let again = Schedule::from_text(&schedule.to_text()).unwrap();
-    let explorer = exec::prepare_explorer(&p, builtin("rtc").unwrap(), again.explorer_seed);
-    let ex = exec::replay(&p, Some(explorer), &again, false).unwrap();
+    let ex = mcheck_checker::replay(&p, Some(builtin("rtc").unwrap()), &again, false).unwrap();
     let v = ex.violation.unwrap();
     assert!(v.violation.same_bug(&found.violation));
     assert_eq!(v.step, found.step);

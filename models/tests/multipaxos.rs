@@ -71,7 +71,7 @@ fn every_bug_is_found_and_replays() {
         let found = r.violation.clone().unwrap();
         assert_eq!(found.violation.kind, kind, "bug {bug}");
         assert_eq!(found.violation.machine.as_deref(), Some(machine), "bug {bug}");
-        assert_eq!((r.states, r.max_delays), (states, delays), "bug {bug}");
+        assert_eq!((r.states, r.bound_reached), (states, delays), "bug {bug}");
         common::assert_replays(&p, "multipaxos", name, &r, delays);
     }
 }

@@ -4,7 +4,7 @@
 mod common;
 use common::bfs;
 
-use mcheck_checker::search::{self, exec};
+use mcheck_checker::search;
 use mcheck_checker::{Config, Model, Outcome, ViolationKind};
 use mcheck_explorers::builtin;
 use mcheck_models::paxos::{Ballot, Cfg, Paxos};
@@ -59,7 +59,7 @@ fn every_explorer_verifies_the_default_config() {
         let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
         assert_eq!(r.outcome, Outcome::Verified, "{name}");
         assert_eq!((r.states, r.transitions), (53368, 149808), "{name}");
-        assert_eq!((r.strata.len(), r.max_delays), (strata, strata as u32 - 1), "{name}");
+        assert_eq!((r.strata.len(), r.bound_reached), (strata, strata as u32 - 1), "{name}");
     }
 }
 
@@ -74,7 +74,7 @@ fn check_bug(bug: u32, explorer: &str, states: u64, delays: u32, monitor: &str) 
     let found = r.violation.clone().unwrap();
     assert_eq!(found.violation.kind, ViolationKind::Monitor, "bug {bug}");
     assert_eq!(found.violation.machine.as_deref(), Some(monitor), "bug {bug}");
-    assert_eq!((r.states, r.max_delays), (states, delays), "bug {bug}");
+    assert_eq!((r.states, r.bound_reached), (states, delays), "bug {bug}");
     common::assert_replays(&p, "paxos", explorer, &r, delays);
 }
 
@@ -155,8 +155,7 @@ fn each_counterexample_shows_the_race_its_bug_describes() {
         let p = program(&[], Some(bug));
         let r = search::ses(&p, builtin(explorer).unwrap(), &Config::default()).unwrap();
         let schedule = r.schedule.unwrap();
-        let prepared = exec::prepare_explorer(&p, builtin(explorer).unwrap(), schedule.explorer_seed);
-        let ex = exec::replay(&p, Some(prepared), &schedule, true).unwrap();
+        let ex = mcheck_checker::replay(&p, Some(builtin(explorer).unwrap()), &schedule, true).unwrap();
         assert_eq!(ex.violation.unwrap().violation.message, message, "bug {bug}");
         assert_eq!(ex.trace.len(), steps, "bug {bug}");
         let handled: Vec<(&str, &str)> = ex

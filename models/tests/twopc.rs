@@ -74,7 +74,7 @@ fn every_bug_is_found_by_ses_and_replays() {
         let p = program(&[], Some(bug));
         let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
         assert_eq!(r.outcome, Outcome::Violation, "bug {bug}");
-        assert_eq!((r.states, r.max_delays), (states, delays), "bug {bug}");
+        assert_eq!((r.states, r.bound_reached), (states, delays), "bug {bug}");
         let found = r.violation.clone().unwrap();
         assert_eq!(found.violation.kind, ViolationKind::Monitor, "bug {bug}");
         assert_eq!(found.violation.machine.as_deref(), Some(monitor), "bug {bug}");

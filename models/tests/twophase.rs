@@ -207,7 +207,7 @@ fn bug_tm_commit_early_is_found_by_dfs_and_ses_but_not_at_delay_zero() {
         // One delay lets an RM prepare before the TM aborts; two more are
         // needed because an RM that can receive Commit stays enabled (and
         // first in the causal order) forever.
-        assert_eq!(r.max_delays, 3, "rms={rms}");
+        assert_eq!(r.bound_reached, 3, "rms={rms}");
         let found = r.violation.unwrap();
         assert_eq!(found.step, ses_step, "rms={rms}");
         assert_eq!(found.violation.kind, ViolationKind::Assertion);

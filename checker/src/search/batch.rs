@@ -272,7 +272,7 @@ impl<'c> Batches<'c> {
         };
         stratum.elapsed_s = round_start.elapsed().as_secs_f64();
         self.report.strata.push(stratum);
-        self.report.max_delays = round;
+        self.report.bound_reached = round;
         Ok(end)
     }
 

@@ -1,5 +1,5 @@
-//! Executing one schedule from the initial state: replay, and the
-//! conversion of the search's raw paths into schedules.
+//! Executing one schedule from the initial state (the drivers that replay
+//! uses), and the conversion of the search's raw paths into schedules.
 //!
 //! A [`Driver`] picks the choice at every step; [`execute`] runs the program
 //! with it, optionally building the human trace and the trail of choice
@@ -328,7 +328,7 @@ pub(super) fn schedule(
 ) -> Schedule {
     let mut schedule = Schedule::new(kind, explorer, seed, max_steps, path);
     schedule.deadlock = deadlock;
-    schedule.expected = Some(found.violation.clone());
+    schedule.expect(&found.violation, found.step);
     schedule
 }
 
@@ -343,34 +343,4 @@ pub fn delay_path(advances: &[(u32, u32)]) -> Vec<u64> {
         }
     }
     out
-}
-
-/// Replay `schedule` on `program`. `explorer` must be given (seeded and
-/// initialised by the caller with [`prepare_explorer`]) for delay paths.
-pub fn replay<P: Program, E: Explorer>(
-    program: &P,
-    explorer: Option<E>,
-    schedule: &Schedule,
-    traced: bool,
-) -> Result<Execution, String> {
-    let max = schedule.max_steps;
-    Ok(match schedule.kind {
-        PathKind::Delays => {
-            let e = explorer.ok_or("a delay path needs an explorer")?;
-            let mut d = DelayDriver::new(e, &schedule.path);
-            execute(program, &mut d, max, schedule.deadlock, traced)
-        }
-        PathKind::Choices => {
-            let mut d = ChoiceDriver::new(&schedule.path);
-            execute(program, &mut d, max, schedule.deadlock, traced)
-        }
-    })
-}
-
-/// Seed and initialise `explorer` for `program`'s initial state.
-pub fn prepare_explorer<P: Program, E: Explorer>(program: &P, mut explorer: E, seed: u64) -> E {
-    explorer.seed(seed);
-    let s0 = program.initial();
-    explorer.init(&program.actors(&s0));
-    explorer
 }

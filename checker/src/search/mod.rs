@@ -60,7 +60,7 @@ use stratified::SearchResult;
 /// that many threads (see the `parallel` module): the counts may then vary from run
 /// to run, the outcome and, run to exhaustion, the states may not.
 pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -> Result<Report, SearchError> {
-    let explorer = exec::prepare_explorer(program, explorer, config.seed);
+    let explorer = crate::explorer::prepare(program, explorer, config.seed);
     let name = explorer.name().to_string();
     let report = Report::new("ses", Some(&name), config.seed, 1);
     let result = stratified_on_threads(program, Composed::new(explorer), config, report)?;

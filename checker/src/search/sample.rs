@@ -272,7 +272,7 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
 }
 
 /// Run one sample with `bound` delays: `prepared` is the explorer already
-/// seeded with `seeds.explorer` and initialised ([`super::exec::prepare_explorer`]),
+/// seeded with `seeds.explorer` and initialised ([`crate::explorer::prepare`]),
 /// `s0` the program's initial state. See the module docs for the
 /// algorithm and its guarantee.
 pub(super) fn run_sample<P: Program, E: Explorer>(

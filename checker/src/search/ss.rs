@@ -119,7 +119,7 @@ pub fn draw_sample<P: Program, E: Explorer>(
     run_sample(program, &s0, &prepared, seeds, bound, &limits, &mut Scratch::default())
 }
 
-/// [`super::exec::prepare_explorer`] with the initial actors computed once.
+/// [`crate::explorer::prepare`] with the initial actors computed once.
 fn prepare<E: Explorer>(explorer: &E, actors0: &[ActorInfo], seed: u64) -> E {
     let mut e = explorer.clone();
     e.seed(seed);
@@ -133,7 +133,7 @@ fn prepare<E: Explorer>(explorer: &E, actors0: &[ActorInfo], seed: u64) -> E {
 /// limit ([`Config::sampling_time_limit`]), `max_schedules` (samples), the
 /// stop flag or the last bound. The outcome is `violation` or `bounded`,
 /// never `verified`. The counterexample is the delay path of the violating
-/// run, with the explorer seed of its sample, so that [`super::exec::replay`]
+/// run, with the explorer seed of its sample, so that [`crate::replay::replay`]
 /// with an explorer prepared with that seed reproduces it.
 pub fn ss<P: Program, E: Explorer>(
     program: &P,

@@ -1,7 +1,7 @@
 //! Helpers shared by the model tests: building a configuration and an
 //! independent BFS over full states (no engine code: its own `HashSet`).
 
-use mcheck_checker::search::{self, exec};
+use mcheck_checker::search;
 use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, Report, Schedule};
 use mcheck_explorers::builtin;
 use std::collections::{HashSet, VecDeque};
@@ -70,8 +70,7 @@ pub fn assert_replays<P: Program>(p: &P, model: &str, explorer: &str, report: &R
     schedule.model = model.into();
     assert_eq!(schedule.delays(), delays as usize, "{model} with {explorer}");
     let again = Schedule::from_text(&schedule.to_text()).unwrap();
-    let prepared = exec::prepare_explorer(p, builtin(explorer).unwrap(), again.explorer_seed);
-    let v = exec::replay(p, Some(prepared), &again, false)
+    let v = mcheck_checker::replay(p, Some(builtin(explorer).unwrap()), &again, false)
         .unwrap()
         .violation
         .unwrap();

@@ -305,7 +305,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
         s.elapsed_s = started.elapsed().as_secs_f64();
         self.report.strata.push(s);
-        self.report.max_delays = self.bound;
+        self.report.bound_reached = self.bound;
     }
 
     /// The report, with the outcome `stop` says.

@@ -1,0 +1,129 @@
+//! Checking a [`Model`]: a search, a replay or a shrink of the program a
+//! model builds, whose schedules are complete (model name, parameters, bug,
+//! expected violation, model digest, trail of choice points, checksum), so
+//! that a library user gets the same counterexamples as `mcheck run --save`.
+//!
+//! `tests/library.rs` of the `mcheck` crate shows them in use.
+
+use crate::config::Config;
+use crate::explorer::Explorer;
+use crate::model::{Model, ModelInfo, Params};
+use crate::program::Program;
+use crate::replay::{model_digest, replay, ReplayError};
+use crate::report::Report;
+use crate::schedule::Schedule;
+use crate::search::exec::Execution;
+use crate::search::{self, SearchError, Strategy};
+use crate::shrink::{shrink, ShrinkError, Shrunk};
+
+/// Run `strategy` (with `explorer` where it uses one) on the program that
+/// `model` builds from `params` and `bug`, and complete the counterexample,
+/// if any: the model's name, parameters and bug, `config.deadlock`, the
+/// violation and its step, the model digest and the trail, sealed. The
+/// counterexample is replayed to record the trail: if it does not reproduce
+/// the violation exactly, that is a bug in mcheck
+/// ([`SearchError::Internal`]).
+///
+/// `params` must be resolved against the model's parameters
+/// ([`Params::resolve`]) and `bug` one of its bugs, else
+/// [`SearchError::Input`].
+pub fn check_model<M: Model, E: Explorer>(
+    model: &M,
+    params: &Params,
+    bug: Option<u32>,
+    strategy: &Strategy,
+    explorer: E,
+    config: &Config,
+) -> Result<Report, SearchError> {
+    let info = model.info();
+    let params = resolve(model, &info, params, bug).map_err(SearchError::Input)?;
+    let program = model.build(&params, bug);
+    let mut report = search::run(&program, explorer.clone(), strategy, config)?;
+    if let (Some(schedule), Some(found)) = (report.schedule.as_mut(), report.violation.as_ref()) {
+        schedule.model = info.name.to_string();
+        schedule.params = params.0;
+        schedule.bug = bug;
+        schedule.deadlock = config.deadlock;
+        schedule.expect(&found.violation, found.step);
+        complete(&program, Some(explorer), schedule)
+            .map_err(|e| SearchError::Internal(format!("the counterexample does not replay: {e}")))?;
+    }
+    Ok(report)
+}
+
+/// Replay `schedule` (see [`replay`]) on the program that `model` builds
+/// from the schedule's parameters and bug. `explorer` is the explorer the
+/// schedule names, fresh, for a delay path.
+pub fn replay_model<M: Model, E: Explorer>(
+    model: &M,
+    explorer: Option<E>,
+    schedule: &Schedule,
+    traced: bool,
+) -> Result<Execution, ReplayError> {
+    replay(&program_for(model, schedule)?, explorer, schedule, traced)
+}
+
+/// Shrink `schedule` (see [`shrink`]) on the program that `model` builds
+/// from the schedule's parameters and bug; the result is complete, as
+/// [`check_model`]'s.
+pub fn shrink_model<M: Model, E: Explorer>(
+    model: &M,
+    explorer: Option<E>,
+    schedule: &Schedule,
+    max_attempts: u64,
+) -> Result<Shrunk, ShrinkError> {
+    let program = program_for(model, schedule)?;
+    let mut shrunk = shrink(&program, explorer.clone(), schedule, max_attempts)?;
+    complete(&program, explorer, &mut shrunk.schedule)
+        .map_err(|e| ShrinkError::Internal(format!("the shrunk schedule does not replay: {e}")))?;
+    Ok(shrunk)
+}
+
+/// Record the model digest and the trail of `schedule` (whose model fields
+/// and expectation are filled), sealed; checks that it replays.
+fn complete<P: Program, E: Explorer>(
+    program: &P,
+    explorer: Option<E>,
+    schedule: &mut Schedule,
+) -> Result<(), ReplayError> {
+    schedule.trail.clear();
+    schedule.digest = model_digest(program, schedule);
+    schedule.seal();
+    schedule.trail = replay(program, explorer, schedule, true)?.trail;
+    Ok(())
+}
+
+/// The program for `schedule`: its model, parameters and bug checked
+/// against `model`.
+fn program_for<M: Model>(model: &M, schedule: &Schedule) -> Result<M::Program, ReplayError> {
+    let info = model.info();
+    if schedule.model != info.name {
+        return Err(ReplayError::WrongModel {
+            schedule: schedule.model.clone(),
+            model: info.name.to_string(),
+        });
+    }
+    let params = resolve(model, &info, &Params(schedule.params.clone()), schedule.bug)
+        .map_err(|message| ReplayError::NotForModel { message })?;
+    Ok(model.build(&params, schedule.bug))
+}
+
+/// `params` (possibly partial: defaults fill the rest) and `bug` checked
+/// against the model's (`info`; the error names the bad value and the
+/// valid ones), then mapped to what the program runs with
+/// ([`Model::effective_params`]).
+fn resolve<M: Model>(model: &M, info: &ModelInfo, params: &Params, bug: Option<u32>) -> Result<Params, String> {
+    if let Some(b) = bug {
+        if !info.bugs.iter().any(|x| x.id == b) {
+            let valid: Vec<String> = info.bugs.iter().map(|x| format!("{} ({})", x.id, x.name)).collect();
+            return Err(if valid.is_empty() {
+                format!("model {} has no bug {b}; it has no seeded bugs", info.name)
+            } else {
+                format!("model {} has no bug {b}; valid bugs: {}", info.name, valid.join(", "))
+            });
+        }
+    }
+    let overrides: Vec<(String, String)> = params.0.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
+    let params = Params::resolve(info.name, &info.params, &overrides)?;
+    Ok(model.effective_params(&params, bug))
+}
