@@ -16,7 +16,7 @@
 //!   so that every delay path stays replayable;
 //! * the counters the budgets judge (states, transitions) and a halt flag:
 //!   a violation, a budget or an error in one chunk stops all of them
-//!   within 4096 transitions.
+//!   within a few hundred transitions of each worker.
 //!
 //! After the stratum the chunks' frontiers are concatenated in chunk order
 //! (so in the order of the work items they came from) and the path nodes

@@ -230,7 +230,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         // into a successor that is explored.
         let deferred_order = match kept {
             Some(state) => {
-                let order = order_slot(&mut self.stack, held).take().ok_or_else(|| no_order())?;
+                let order = order_slot(&mut self.stack, held).take().ok_or_else(no_order)?;
                 // Before the move, and before the events are reused.
                 let child_order = child.is_some().then(|| order.child(actor, &self.events));
                 self.defer(held, state, order, skip, &c)?;
@@ -243,7 +243,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let child_order = match deferred_order {
             Some(order) => order.filter(|_| fresh),
             None if c.last => {
-                let order = order_slot(&mut self.stack, held).take().ok_or_else(|| no_order())?;
+                let order = order_slot(&mut self.stack, held).take().ok_or_else(no_order)?;
                 fresh.then(|| order.into_child(actor, &self.events))
             }
             None => {
