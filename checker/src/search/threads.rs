@@ -35,7 +35,11 @@ where
     let helpers = threads.max(1).min(n).saturating_sub(1);
     std::thread::scope(|s| {
         for _ in 0..helpers {
-            s.spawn(work);
+            // A thread the system refuses only leaves more items to the
+            // others.
+            if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
+                break;
+            }
         }
         work();
     });
