@@ -203,3 +203,29 @@ fn a_paxos_bug_found_on_two_threads_replays() {
         assert_eq!(v, found, "bug {bug}");
     }
 }
+
+/// The time limit holds at any thread count: far more threads than cores
+/// (each worker checks the clock every few hundred transitions, and a
+/// chunk that starts late stops at once) end within a second of the limit.
+#[test]
+fn the_time_limit_holds_with_many_more_threads_than_cores() {
+    let params = Params::resolve("twophase", &TwoPhase.info().params, &[("rms".into(), "8".into())]).unwrap();
+    let p = TwoPhase.build(&params, None);
+    for threads in [64, 1024] {
+        let config = Config {
+            threads,
+            time_limit: Some(std::time::Duration::from_millis(500)),
+            ..two_threads()
+        };
+        let start = std::time::Instant::now();
+        let r = search::ses(&p, explorer("rtc"), &config).unwrap();
+        let wall = start.elapsed().as_secs_f64();
+        assert_eq!(
+            (r.outcome, r.bounded_by),
+            (Outcome::Bounded, Some(BoundedBy::Time)),
+            "-j {threads}"
+        );
+        assert_eq!(r.threads, threads);
+        assert!(wall < 1.5, "-j {threads}: {wall:.2} s for a limit of 0.5 s");
+    }
+}

@@ -428,3 +428,30 @@ fn bad_parameters_are_refused() {
     assert_eq!(SsParams::default().num_samples(3), 800);
     assert_eq!(SsParams::default().num_samples(100), u64::MAX);
 }
+
+/// SS reports as its bound the delays of the violating execution: a sample
+/// of bound db that violates while placing its delays has fewer than db.
+/// With one sample per bound on `TwoCounters` (the violation needs its one
+/// delay at step 3), many seeds find it at a bound above 1, always with
+/// one delay.
+#[test]
+fn the_bound_reported_is_the_delays_taken() {
+    let p = TwoCounters { n: 8, k: 3 };
+    let one = SsParams { c1: 1.0, c2: 1.0 };
+    let mut later = 0;
+    for seed in 0..100 {
+        let config = Config {
+            seed,
+            max_delays: Some(12),
+            ..quiet()
+        };
+        let r = ss(&p, Causal::default(), &config, &one).unwrap();
+        if !r.is_violation() {
+            continue;
+        }
+        assert_eq!(r.schedule.as_ref().unwrap().path, vec![3], "seed {seed}");
+        assert_eq!(r.max_delays, 1, "seed {seed}");
+        later += u32::from(r.strata.len() > 2);
+    }
+    assert!(later > 10, "{later} seeds found it above bound 1");
+}

@@ -174,3 +174,39 @@ fn delay_bound_stops_with_bounded() {
     assert_eq!(r.outcome, Outcome::Bounded);
     assert_eq!(r.bound_reached, 1);
 }
+
+/// With a cache too small for the system, the states reported are the
+/// distinct states the cache holds, never the visits, and the next frontier
+/// keeps one entry per state: neither grows past the reachable set.
+#[test]
+fn a_full_cache_counts_distinct_states_and_keeps_one_entry_per_state() {
+    let mut full = 0;
+    for seed in 0..300u64 {
+        let oracle = RandomProgram::generate(seed, true, false).oracle();
+        let p = RandomProgram::generate(seed, true, false).recording();
+        let config = Config {
+            cache_bytes: Some(64),
+            ..quiet()
+        };
+        let r = search::ses(&p, Causal::default(), &config).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified, "seed {seed}");
+        assert_eq!(p.seen_states(), oracle.reachable, "seed {seed}");
+        let reachable = oracle.reachable.len() as u64;
+        // 64 bytes: 8 slots, 7 fingerprints at most.
+        assert!(r.states <= reachable.min(7), "seed {seed}: {} states", r.states);
+        assert!(
+            r.peak_frontier <= reachable,
+            "seed {seed}: frontier {}",
+            r.peak_frontier
+        );
+        if r.cache_full {
+            full += 1;
+            assert!(
+                r.notes.iter().any(|n| n.contains("explored") && n.contains("again")),
+                "seed {seed}: {:?}",
+                r.notes
+            );
+        }
+    }
+    assert!(full > 150, "{full} systems filled the cache");
+}

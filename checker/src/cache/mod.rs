@@ -71,38 +71,29 @@ pub(crate) trait StateCache {
     }
 }
 
-impl StateCache for FingerprintSet {
-    #[inline]
-    fn insert(&mut self, fp: u64) -> Insert {
-        FingerprintSet::insert(self, fp)
-    }
-    fn bytes(&self) -> usize {
-        FingerprintSet::bytes(self)
-    }
-    #[inline]
-    fn prefetch(&self, fp: u64) {
-        FingerprintSet::prefetch(self, fp)
-    }
-    #[inline]
-    fn contains(&self, fp: u64) -> bool {
-        FingerprintSet::contains(self, fp)
-    }
+/// Implements [`StateCache`] for `$cache` by the inherent methods of
+/// `$set` (the cache itself, or what a handle refers to).
+macro_rules! state_cache_by {
+    ($cache:ty, $set:ty) => {
+        impl StateCache for $cache {
+            #[inline]
+            fn insert(&mut self, fp: u64) -> Insert {
+                <$set>::insert(self, fp)
+            }
+            fn bytes(&self) -> usize {
+                <$set>::bytes(self)
+            }
+            #[inline]
+            fn prefetch(&self, fp: u64) {
+                <$set>::prefetch(self, fp)
+            }
+            #[inline]
+            fn contains(&self, fp: u64) -> bool {
+                <$set>::contains(self, fp)
+            }
+        }
+    };
 }
 
-impl StateCache for &SharedCache {
-    #[inline]
-    fn insert(&mut self, fp: u64) -> Insert {
-        SharedCache::insert(self, fp)
-    }
-    fn bytes(&self) -> usize {
-        SharedCache::bytes(self)
-    }
-    #[inline]
-    fn contains(&self, fp: u64) -> bool {
-        SharedCache::contains(self, fp)
-    }
-    #[inline]
-    fn prefetch(&self, fp: u64) {
-        SharedCache::prefetch(self, fp)
-    }
-}
+state_cache_by!(FingerprintSet, FingerprintSet);
+state_cache_by!(&SharedCache, SharedCache);

@@ -1,5 +1,5 @@
 //! The deterministic parallel batch runner of the sampling strategies (SS,
-//! RS, IRS, PCT): one thread pool, one shard check, one budget check, one
+//! RS, IRS, PCT): one way to run on threads, one shard check, one budget check, one
 //! progress line and one seed scheme for all of them.
 //!
 //! A *round* is a numbered set of samples `0..count`. Sample `i` of round
@@ -13,18 +13,21 @@
 //! checked between chunks (and by the samples themselves, through
 //! [`Batches::deadline`]).
 
-use super::error::{thread_pool, SearchError};
+use super::error::SearchError;
 use super::exec;
 use super::progress::{human, rate, Meter};
+use super::threads::run_indexed;
 use crate::config::{peak_rss, Config};
 use crate::report::{BoundedBy, Found, Outcome, Report, Stratum};
 use crate::schedule::PathKind;
-use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// The SplitMix64 increment (2^64 / golden ratio).
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The most samples between two checks of the budgets.
+const MAX_CHUNK: u64 = 4096;
 
 /// One step of the SplitMix64 generator: advances `state` and returns the
 /// next output. Used only to derive independent seeds.
@@ -86,10 +89,9 @@ pub(super) enum RoundEnd {
     Stopped(BoundedBy),
 }
 
-/// Runs rounds of samples on a thread pool and accumulates the report.
+/// Runs rounds of samples on threads and accumulates the report.
 pub(super) struct Batches<'c> {
     config: &'c Config,
-    pool: rayon::ThreadPool,
     threads: usize,
     meter: Meter,
     start: Instant,
@@ -113,11 +115,9 @@ impl<'c> Batches<'c> {
             }
             report.shard = Some(format!("{k}/{n}"));
         }
-        let pool = thread_pool(threads)?;
         report.threads = threads;
         Ok(Batches {
             config,
-            pool,
             threads,
             meter: Meter::new(config.progress.clone()),
             start: Instant::now(),
@@ -189,7 +189,9 @@ impl<'c> Batches<'c> {
             ..Stratum::default()
         };
         self.counted = (0, 0);
-        let chunk = 16 * self.threads as u64;
+        // Enough samples to keep every thread busy, few enough that the
+        // budgets are checked often whatever `-j` is.
+        let chunk = (16 * self.threads as u64).min(MAX_CHUNK);
         let mut next = 0u64;
         let end = loop {
             if next >= count {
@@ -202,27 +204,27 @@ impl<'c> Batches<'c> {
             if let Some(m) = self.config.max_schedules {
                 hi = hi.min(next + (m - self.consumed));
             }
-            let shard = self.config.shard;
+            // This shard's indices in [next, hi).
+            let mine: Vec<u64> = match self.config.shard {
+                Some((k, n)) => (next..hi).filter(|i| i % u64::from(n) == u64::from(k)).collect(),
+                None => (next..hi).collect(),
+            };
             let lowest = AtomicU64::new(u64::MAX);
-            let results: Vec<Result<(u64, Sample), SearchError>> = self.pool.install(|| {
-                (next..hi)
-                    .into_par_iter()
-                    .filter(|i| shard.is_none_or(|(k, n)| i % u64::from(n) == u64::from(k)))
-                    .map_init(&init, |scratch, i| {
-                        if i > lowest.load(Ordering::Relaxed) {
-                            return Ok(None);
-                        }
-                        let s = sample(i, scratch)?;
-                        if s.violation.is_some() {
-                            lowest.fetch_min(i, Ordering::Relaxed);
-                        }
-                        Ok(Some((i, s)))
-                    })
-                    .filter_map(Result::transpose)
-                    .collect()
+            let results = run_indexed(self.threads, mine.len(), &init, |scratch, j| {
+                let i = mine[j];
+                if i > lowest.load(Ordering::Relaxed) {
+                    return Ok(None);
+                }
+                let s = sample(i, scratch)?;
+                if s.violation.is_some() {
+                    lowest.fetch_min(i, Ordering::Relaxed);
+                }
+                Ok(Some((i, s)))
             });
-            let mut results = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-            results.sort_unstable_by_key(|(i, _)| *i);
+            let results = results
+                .into_iter()
+                .filter_map(Result::transpose)
+                .collect::<Result<Vec<_>, _>>()?;
             // Count samples in index order up to the first violating one, so
             // that the counts do not depend on the chunk size (threads).
             let mut first = None;

@@ -1,5 +1,4 @@
-//! Why a search could not give an answer, and the thread pool every
-//! parallel strategy runs on.
+//! Why a search could not give an answer.
 
 use std::fmt;
 
@@ -34,12 +33,3 @@ impl fmt::Display for SearchError {
 }
 
 impl std::error::Error for SearchError {}
-
-/// A pool of `threads` worker threads (at least one).
-pub(super) fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, SearchError> {
-    let threads = threads.max(1);
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| SearchError::Input(format!("cannot start {threads} worker threads (-j {threads}): {e}")))
-}

@@ -31,6 +31,7 @@ mod random;
 mod sample;
 mod ss;
 mod stratified;
+mod threads;
 mod walk;
 
 pub use error::SearchError;
@@ -118,7 +119,7 @@ fn stratified_on_threads<P: Program, O: ChoiceOrder>(
 ) -> Result<SearchResult, SearchError> {
     match config.worker_threads() {
         1 => stratified::run(program, root, config, report),
-        threads => parallel::run(program, root, config, report, &error::thread_pool(threads)?),
+        threads => parallel::run(program, root, config, report, threads),
     }
 }
 

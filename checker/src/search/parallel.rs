@@ -3,7 +3,7 @@
 //!
 //! Stratum 0 (one work item: the initial state) runs on the calling thread.
 //! Every later stratum splits its work items, in frontier order, into
-//! chunks that run on a rayon pool. Each chunk is an ordinary
+//! chunks that run on `threads` threads. Each chunk is an ordinary
 //! [`stratified`](super::stratified) search (the one search loop, not a
 //! copy) with its own stack, its own next-stratum frontier and its own
 //! path nodes, sharing
@@ -16,7 +16,7 @@
 //!   so that every delay path stays replayable;
 //! * the counters the budgets judge (states, transitions) and a halt flag:
 //!   a violation, a budget or an error in one chunk stops all of them
-//!   within 4096 transitions.
+//!   within a few hundred transitions of each worker.
 //!
 //! After the stratum the chunks' frontiers are concatenated in chunk order
 //! (so in the order of the work items they came from) and the path nodes
@@ -30,18 +30,19 @@
 use super::error::SearchError;
 use super::order::ChoiceOrder;
 use super::stratified::{cache_budget, Entry, Search, SearchResult, Shared, Stop};
+use super::threads::run_indexed;
 use crate::cache::SharedCache;
 use crate::config::Config;
 use crate::program::Program;
 use crate::report::Report;
-use rayon::prelude::*;
+use std::sync::Mutex;
 
 /// Chunks per thread in one stratum: enough to balance uneven work items.
 const CHUNKS_PER_THREAD: usize = 16;
 
-/// The stratified search of [`super::stratified::run`] on `pool`'s
-/// threads. Same arguments and result; `report.threads` is set to the
-/// pool's thread count. Counts may differ from run to run; run to
+/// The stratified search of [`super::stratified::run`] on `threads`
+/// threads. Same arguments and result; `report.threads` is set to
+/// `threads`. Counts may differ from run to run; run to
 /// exhaustion, the states counted are exactly the reachable ones, and a
 /// violation's path replays.
 pub(super) fn run<P: Program, O: ChoiceOrder>(
@@ -49,43 +50,46 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     root: O,
     config: &Config,
     mut report: Report,
-    pool: &rayon::ThreadPool,
+    threads: usize,
 ) -> Result<SearchResult, SearchError> {
-    let threads = pool.current_num_threads();
+    let threads = threads.max(1);
     report.threads = threads;
     let cache = SharedCache::new(cache_budget(config));
     let shared = Shared::new(config.progress.clone());
     let mut main = Search::on_shared_cache(program, config, &cache, report);
-    let stop = main.explore(root, |main, work| stratum(main, work, &shared, pool, threads));
+    let stop = main.explore(root, |main, work| stratum(main, work, &shared, threads));
     shared.finish_meter();
     Ok(main.finish(stop?))
 }
 
-/// Runs one stratum's work items on the pool and merges the chunks into
+/// Runs one stratum's work items on `threads` threads and merges the chunks into
 /// `main` in chunk order.
 fn stratum<'a, P: Program, O: ChoiceOrder>(
     main: &mut Search<'a, P, O, &'a SharedCache>,
     work: &mut Vec<Entry<P::State, O>>,
     shared: &Shared,
-    pool: &rayon::ThreadPool,
     threads: usize,
 ) -> Result<Option<Stop>, SearchError> {
     let pieces = work.len().min(threads * CHUNKS_PER_THREAD).max(1);
     main.share_totals(shared, work.len());
-    let chunks = split(std::mem::take(work), pieces);
+    let chunks: Vec<_> = split(std::mem::take(work), pieces)
+        .into_iter()
+        .map(Mutex::new)
+        .collect();
     let fork = main.fork();
-    let outs: Vec<_> = pool.install(|| {
-        chunks
-            .into_par_iter()
-            .map(|items| {
-                let out = fork.run(shared, items);
-                if !out.as_ref().is_ok_and(|c| c.lets_others_go_on()) {
-                    shared.halt();
-                }
-                out
-            })
-            .collect()
-    });
+    let outs = run_indexed(
+        threads,
+        chunks.len(),
+        || (),
+        |_, i| {
+            let items = std::mem::take(&mut *chunks[i].lock().unwrap_or_else(|e| e.into_inner()));
+            let out = fork.run(shared, items);
+            if !out.as_ref().is_ok_and(|c| c.lets_others_go_on()) {
+                shared.halt();
+            }
+            out
+        },
+    );
     let chunks = outs.into_iter().collect::<Result<Vec<_>, _>>()?;
     let stop = main.merge(chunks)?;
     if stop.is_none() && shared.is_halted() {

@@ -190,6 +190,11 @@ pub fn ss<P: Program, E: Explorer>(
     };
     let mut report = batches.finish(end, PathKind::Delays, Some(&name), config.max_steps);
     report.transitions = report.steps;
+    if let Some(schedule) = &report.schedule {
+        // The bound of a violation is the delays its execution took: a
+        // sample of bound db may find room for fewer.
+        report.max_delays = schedule.path.len() as u32;
+    }
     Ok(report)
 }
 

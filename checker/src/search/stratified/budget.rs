@@ -4,7 +4,7 @@
 
 use super::{Entry, Frame, PathNode, Search, Stop};
 use crate::cache::StateCache;
-use crate::config::Progress;
+use crate::config::{Config, Progress};
 use crate::program::{ActorId, Enabled, Program};
 use crate::report::BoundedBy;
 use crate::search::order::ChoiceOrder;
@@ -12,9 +12,30 @@ use crate::search::progress::{human, rate, Meter};
 use std::mem::size_of;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
 
-/// Transitions between two checks of the budgets.
-const CHECK_EVERY: u64 = 4096;
+/// Transitions between two checks of the budgets (the memory only every
+/// `MEMORY_EVERY`): often enough that the time limit holds within a small
+/// fraction of a second even on a loaded machine.
+const CHECK_EVERY: u64 = 1024;
+/// Transitions between two checks of a parallel worker's budgets: a worker
+/// may share a core with many others (`-j` above the core count), so it
+/// checks the clock more often.
+const WORKER_CHECK_EVERY: u64 = 256;
+/// Transitions between two checks of the memory (which reads /proc).
+const MEMORY_EVERY: u64 = 4096;
+
+/// The budgets every check looks at first: the stop flag and the time
+/// limit of a search that started at `started`.
+pub(super) fn interrupted_or_late(config: &Config, started: Instant) -> Option<Stop> {
+    if config.stop.is_raised() {
+        return Some(Stop::Budget(BoundedBy::Interrupted));
+    }
+    if config.time_limit.is_some_and(|t| started.elapsed() >= t) {
+        return Some(Stop::Budget(BoundedBy::Time));
+    }
+    None
+}
 
 /// What the workers of one parallel search share besides the cache: the
 /// totals the budgets judge, the halt flag and the progress line.
@@ -100,9 +121,11 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             + self.arena_bytes()
     }
 
-    /// The bytes of the frontier and the work items still to run.
+    /// The bytes of the frontier and the work items still to run (and of
+    /// the set that keeps one entry per state once the cache is full).
     fn entry_bytes(&self) -> u64 {
-        (self.frontier.capacity() as u64 + self.work_len) * size_of::<Entry<P::State, O>>() as u64
+        let dedup = self.deferred.capacity() * (size_of::<u64>() + 1);
+        (self.frontier.capacity() as u64 + self.work_len) * size_of::<Entry<P::State, O>>() as u64 + dedup as u64
     }
 
     /// The bytes of the path arena's own nodes.
@@ -111,10 +134,19 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     }
 
     fn check_budgets(&mut self) -> Option<Stop> {
-        self.next_check = self.report.transitions + CHECK_EVERY;
+        let every = if self.shared.is_some() {
+            WORKER_CHECK_EVERY
+        } else {
+            CHECK_EVERY
+        };
+        self.next_check = self.report.transitions + every;
+        let memory_due = self.report.transitions >= self.next_memory_check;
+        if memory_due {
+            self.next_memory_check = self.report.transitions + MEMORY_EVERY;
+        }
         let c = self.config;
-        if c.stop.is_raised() {
-            return Some(Stop::Budget(BoundedBy::Interrupted));
+        if let Some(stop) = interrupted_or_late(c, self.started) {
+            return Some(stop);
         }
         // A parallel worker publishes its counts and judges by the totals.
         let (states, transitions, extra_bytes) = match self.shared {
@@ -132,8 +164,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         if c.max_states.is_some_and(|m| states >= m) {
             return Some(Stop::Budget(BoundedBy::States));
         }
-        if c.time_limit.is_some_and(|t| self.started.elapsed() >= t) {
-            return Some(Stop::Budget(BoundedBy::Time));
+        if !memory_due {
+            return None;
         }
         let bytes = self.search_bytes() + extra_bytes;
         self.peak_bytes = self.peak_bytes.max(bytes);

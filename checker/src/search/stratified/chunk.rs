@@ -2,6 +2,7 @@
 //! chunk of a stratum's work items, run it, and merge what it produced
 //! into the main search.
 
+use super::budget::interrupted_or_late;
 use super::retire::Retired;
 use super::{Entry, PathNode, RawViolation, Search, Shared, Stop};
 use crate::cache::SharedCache;
@@ -54,6 +55,7 @@ struct Worker<S, O> {
     cut: bool,
     peak_bytes: u64,
     retired: Vec<Retired>,
+    revisits: u64,
 }
 
 impl<S, O> std::fmt::Debug for Worker<S, O> {
@@ -82,9 +84,14 @@ impl<'w, P: Program> Fork<'w, P> {
         shared: &'w Shared,
         mut items: Vec<Entry<P::State, O>>,
     ) -> Result<Chunk<P::State, O>, SearchError> {
-        if shared.is_halted() {
+        let early = if shared.is_halted() {
+            Some(Stop::Halted)
+        } else {
+            interrupted_or_late(self.config, self.started)
+        };
+        if early.is_some() {
             return Ok(Chunk {
-                stop: Some(Stop::Halted),
+                stop: early,
                 worker: None,
             });
         }
@@ -107,6 +114,7 @@ impl<'w, P: Program> Fork<'w, P> {
                 cut: w.cut,
                 peak_bytes: w.peak_bytes,
                 retired: w.retired,
+                revisits: w.revisits,
             }),
         })
     }
@@ -153,17 +161,20 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
         let base = self.arena.nodes.len();
         let mut stop: Option<Stop> = None;
         for chunk in chunks {
-            let Some(w) = chunk.worker else { continue };
-            self.merge_counts(&w);
-            let remap = self.arena.append(&w.nodes, base)?;
-            self.frontier.extend(w.frontier.into_iter().map(|mut e| {
-                e.node = remap(e.node);
-                e
-            }));
+            let mut violation = None;
+            if let Some(w) = chunk.worker {
+                self.merge_counts(&w);
+                let remap = self.arena.append(&w.nodes, base)?;
+                self.frontier.extend(w.frontier.into_iter().map(|mut e| {
+                    e.node = remap(e.node);
+                    e
+                }));
+                violation = w.violation;
+            }
             match chunk.stop {
                 Some(Stop::Violation) if stop != Some(Stop::Violation) => {
                     stop = Some(Stop::Violation);
-                    self.violation = w.violation;
+                    self.violation = violation;
                 }
                 Some(Stop::Budget(by)) if stop.is_none() => stop = Some(Stop::Budget(by)),
                 _ => {}
@@ -185,6 +196,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
         s.transitions += w.stratum.transitions;
         s.deferrals += w.stratum.deferrals;
         self.cut |= w.cut;
+        self.revisits += w.revisits;
         self.peak_bytes = self.peak_bytes.max(w.peak_bytes);
         if self.retired.len() < w.retired.len() {
             self.retired.resize(w.retired.len(), Retired::default());

@@ -42,7 +42,7 @@ pub(super) use budget::Shared;
 use super::error::SearchError;
 use super::order::ChoiceOrder;
 use super::progress::Meter;
-use crate::cache::{fingerprint, FingerprintSet, StateCache};
+use crate::cache::{fingerprint, FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
 use crate::config::{peak_rss, Config};
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::{BoundedBy, Found, Outcome, Report, Stratum};
@@ -160,6 +160,8 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     meter: Meter,
     started: Instant,
     next_check: u64,
+    /// The transition count at which the memory is checked next.
+    next_memory_check: u64,
     peak_bytes: u64,
     work_len: u64,
     /// The shared counters and stop flag of a parallel worker.
@@ -174,6 +176,12 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     retire_fps: Vec<u64>,
     /// Whether entries may retire (always, but for the test that compares).
     retire_on: bool,
+    /// Successors explored again because the cache was full (not counted
+    /// as states).
+    revisits: u64,
+    /// Once the cache is full: the fingerprints of the states in the next
+    /// frontier, which keeps one entry per state.
+    deferred: FixedHashSet<u64>,
     /// Whether a resumed entry takes its one choice without a stack frame
     /// (always, but for the test that compares it with the general path).
     fast_resume: bool,
@@ -225,6 +233,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             meter: Meter::new(config.progress.clone()),
             started: Instant::now(),
             next_check: 0,
+            next_memory_check: 0,
             peak_bytes: 0,
             work_len: 0,
             shared: None,
@@ -233,6 +242,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             retire_stats: (0, 0, 0),
             retire_fps: Vec::new(),
             retire_on: true,
+            revisits: 0,
+            deferred: FixedHashSet::with_hasher(FIXED_HASHER),
             fast_resume: true,
         }
     }
@@ -264,6 +275,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             // The work list and the next frontier swap buffers, so that
             // their pages stay mapped from one stratum to the next.
             let mut work = std::mem::replace(&mut self.frontier, std::mem::take(&mut spare));
+            self.deferred.clear();
             stop = run_stratum(self, &mut work)?;
             work.clear();
             spare = work;
@@ -348,8 +360,10 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
         if r.cache_full {
             r.notes.push(format!(
-                "the state cache filled its budget of {} MiB and stopped growing: the search stayed sound but re-explored states",
-                self.cache.bytes() >> 20
+                "the state cache filled its budget of {} KiB ({} states) and stopped growing: the search stayed sound but explored {} successors again that it could not remember (not counted as states)",
+                self.cache.bytes() >> 10,
+                r.states,
+                self.revisits
             ));
         }
         SearchResult {

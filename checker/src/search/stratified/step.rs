@@ -230,7 +230,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         // into a successor that is explored.
         let deferred_order = match kept {
             Some(state) => {
-                let order = order_slot(&mut self.stack, held).take().ok_or_else(|| no_order())?;
+                let order = order_slot(&mut self.stack, held).take().ok_or_else(no_order)?;
                 // Before the move, and before the events are reused.
                 let child_order = child.is_some().then(|| order.child(actor, &self.events));
                 self.defer(held, state, order, skip, &c)?;
@@ -238,11 +238,12 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             }
             None => None,
         };
-        let (fresh, cut) = self.classify(looked_up, child.as_ref(), c.peeked, child_fp, child_depth);
+        let successor = self.classify(looked_up, child.as_ref(), c.peeked, child_fp, child_depth);
+        let fresh = matches!(successor, Successor::New | Successor::Again);
         let child_order = match deferred_order {
             Some(order) => order.filter(|_| fresh),
             None if c.last => {
-                let order = order_slot(&mut self.stack, held).take().ok_or_else(|| no_order())?;
+                let order = order_slot(&mut self.stack, held).take().ok_or_else(no_order)?;
                 fresh.then(|| order.into_child(actor, &self.events))
             }
             None => {
@@ -255,15 +256,19 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             }
         };
         self.release(held);
-        if cut {
+        if successor == Successor::Cut {
             self.cut = true;
         } else if let (Some(order), Some(child)) = (child_order, child) {
             let node = match held {
                 Held::Frame(_) => NONE,
                 Held::Entry { node, .. } => self.child_node(*node, c.depth, c.index)?,
             };
-            self.report.states += 1;
-            self.stratum.new_states += 1;
+            if successor == Successor::New {
+                self.report.states += 1;
+                self.stratum.new_states += 1;
+            } else {
+                self.revisits += 1;
+            }
             if let Some(stop) = self.push_frame(child, order, c.cost, child_depth, node, None, None)? {
                 return Ok(Some(stop));
             }
@@ -295,6 +300,12 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let retire = (c.depth, remaining, (c.en.0, c.en.0 + c.en.1));
         self.report.deferrals += 1;
         self.stratum.deferrals += 1;
+        if self.report.cache_full && !self.deferred.insert(fingerprint(&state)) {
+            // The cache is full: another entry of this state waits in the
+            // next frontier, and its frame will take all the state's
+            // choices (ARCHITECTURE.md §3).
+            return Ok(());
+        }
         if skip
             && matches!(held, Held::Entry { .. })
             && self.try_retire(&state, &order, next_choice, fp, offered, retire)
@@ -357,11 +368,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         Stop::Violation
     }
 
-    /// Whether a successor is explored (new), and whether it was cut at
-    /// the step bound: `looked_up` is the result of a look-up made before
-    /// it was executed (of `peeked`, its fingerprint), else `child` is the
-    /// executed successor (`None` only after a `Present` look-up), with its
-    /// fingerprint `child_fp` if computed (0: not).
+    /// What a successor is to the search: `looked_up` is the result of a
+    /// look-up made before it was executed (of `peeked`, its fingerprint),
+    /// else `child` is the executed successor (`None` only after a
+    /// `Present` look-up), with its fingerprint `child_fp` if computed (0:
+    /// not).
     #[inline(always)]
     fn classify(
         &mut self,
@@ -370,43 +381,57 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         peeked: u64,
         child_fp: u64,
         child_depth: u32,
-    ) -> (bool, bool) {
-        let mut cut = false;
-        let fresh = match (looked_up, child) {
-            (Some(Insert::Present), _) => false,
+    ) -> Successor {
+        let inserted = match (looked_up, child) {
             (Some(Insert::New), c) => {
                 debug_assert!(
                     c.is_some_and(|c| fingerprint(c) == peeked),
                     "mcheck bug: a transition is not deterministic"
                 );
-                true
+                Insert::New
             }
-            (Some(Insert::Full), _) => {
-                self.report.cache_full = true;
-                true
-            }
-            (None, None) => false,
+            (Some(found), _) => found,
+            (None, None) => Insert::Present,
             (None, Some(c)) => {
                 if child_depth as usize >= self.config.max_steps {
                     // Cut: not cached, so that a shorter path may explore it.
                     self.program.enabled(c, &mut self.scratch);
-                    cut = !self.scratch.is_empty();
+                    let cut = !self.scratch.is_empty();
                     self.scratch.clear();
+                    if cut {
+                        return Successor::Cut;
+                    }
                 }
-                let fp = if child_fp != 0 { child_fp } else { fingerprint(c) };
-                !cut && (!self.config.use_cache
-                    || match self.cache.insert(fp) {
-                        Insert::New => true,
-                        Insert::Present => false,
-                        Insert::Full => {
-                            self.report.cache_full = true;
-                            true
-                        }
-                    })
+                if !self.config.use_cache {
+                    // Without a cache every visit is counted as a state.
+                    return Successor::New;
+                }
+                self.cache.insert(if child_fp != 0 { child_fp } else { fingerprint(c) })
             }
         };
-        (fresh, cut)
+        match inserted {
+            Insert::New => Successor::New,
+            Insert::Present => Successor::Known,
+            Insert::Full => {
+                self.report.cache_full = true;
+                Successor::Again
+            }
+        }
     }
+}
+
+/// What a successor is to the search.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Successor {
+    /// In the cache: not explored again.
+    Known,
+    /// Not in the cache, and now it is (or no cache): explored and counted.
+    New,
+    /// Not in the cache, which is full: explored again, not counted as a
+    /// state.
+    Again,
+    /// Cut at the step bound: not explored.
+    Cut,
 }
 
 /// Where the state of `held` is.
