@@ -450,7 +450,7 @@ fn the_bound_reported_is_the_delays_taken() {
             continue;
         }
         assert_eq!(r.schedule.as_ref().unwrap().path, vec![3], "seed {seed}");
-        assert_eq!(r.max_delays, 1, "seed {seed}");
+        assert_eq!(r.bound_reached, 1, "seed {seed}");
         later += u32::from(r.strata.len() > 2);
     }
     assert!(later > 10, "{later} seeds found it above bound 1");

@@ -193,7 +193,7 @@ pub fn ss<P: Program, E: Explorer>(
     if let Some(schedule) = &report.schedule {
         // The bound of a violation is the delays its execution took: a
         // sample of bound db may find room for fewer.
-        report.max_delays = schedule.path.len() as u32;
+        report.bound_reached = schedule.path.len() as u32;
     }
     Ok(report)
 }
