@@ -1,0 +1,465 @@
+//! `raft`: the Raft consensus protocol (Ongaro and Ousterhout, 2014) with
+//! crashes, elections, a retrying client and seeded bugs that real Raft
+//! implementations have had.
+//!
+//! # Machines (ids in creation order)
+//!
+//! * `server0..` (`servers` of them): persistent state (current term,
+//!   voted-for, log) that survives a crash and volatile state (role, commit
+//!   index, the leader's next and match indexes, the candidate's votes) that
+//!   does not. The cluster starts in term 1 with `server0` its leader (the
+//!   others voted for it) and empty logs. A server that is not a leader
+//!   keeps one election timer pending, a `Timeout` to itself; when it fires
+//!   the server starts an election in the next term (`RequestVote` to the
+//!   others, granted to a candidate whose log is at least as up to date by
+//!   last term then length, once per term). Terms are bounded by
+//!   `1 + elections`: a server in the last term stops timing out, so every
+//!   run terminates. A leader sends `Append` (the entries from the
+//!   follower's next index, with the previous index and term and its commit
+//!   index) on winning an election, on every client request and after a
+//!   refusal (backing up the next index); it commits the highest index
+//!   replicated on a majority whose entry is of its own term, then applies
+//!   and acknowledges it (`Ack` to the client). A follower accepts an
+//!   `Append` whose previous entry it holds, replaces only the entries that
+//!   conflict, and applies up to the leader's commit index.
+//! * `client<servers>`: submits commands `1..=requests` one at a time to the
+//!   server it believes leads (at first `server0`, then the last one it
+//!   used) and tries the next server on a `Redirect` or when its timer (a
+//!   `ClientTimeout` to itself) fires; after `servers` attempts it gives the
+//!   command up and goes on with the next one.
+//! * `injector<servers+1>`: up to `crashes` times, crashes a server of its
+//!   choice, or stops. A crashed server restarts at once: it keeps its
+//!   persistent state, becomes a follower with commit index 0, and
+//!   re-applies its log as the commit index rises again.
+//!
+//! Delivery: see [`delivery_of`].
+//!
+//! # Monitors
+//!
+//! Raft's safety properties (the paper's Figure 3) and the client's view:
+//! `election-safety` (at most one leader per term), `log-matching` (two
+//! logs with an entry of the same index and term are identical up to it),
+//! `leader-completeness` (a leader holds every entry committed in an
+//! earlier term), `state-machine-safety` (no two servers apply different
+//! commands at one index; no index is committed with two entries) and
+//! `durability` (an acknowledged command is in the logs of a majority, so
+//! no acknowledged command is lost).
+//!
+//! # Seeded bugs
+//!
+//! See [`Bug`] and [`BUGS`].
+
+mod client;
+mod monitor;
+mod server;
+
+pub use client::{Client, Injector};
+pub use monitor::{check, observe, Committed, Monitor, Verdict};
+pub use server::{Role, Server};
+
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Setup, World};
+use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+use std::fmt;
+
+/// The model (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Raft;
+
+/// The seeded bugs, each a mistake real Raft implementations made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bug {
+    /// The leader commits an entry of an earlier term by counting its
+    /// replicas (the paper's Figure 8).
+    Figure8Commit,
+    /// A server grants its vote without the log up-to-date check.
+    VoteWithoutLogCheck,
+    /// A follower truncates its log after the previous index on every
+    /// `Append`, not only on a conflict.
+    TruncateOnEveryAppend,
+    /// The leader sets a follower's match index from its own log instead of
+    /// from the request the success answers.
+    MatchFromNextIndex,
+    /// Voted-for is kept in volatile state: a restarted server votes again.
+    VolatileVote,
+}
+
+/// The seeded bugs with their `--bug` numbers, names and races (the one
+/// table both directions of the mapping use).
+pub const BUGS: [(Bug, BugSpec); 5] = [
+    (
+        Bug::Figure8Commit,
+        BugSpec {
+            id: 1,
+            name: "commit-old-term",
+            description: "the leader commits an index as soon as a majority holds it, whatever the term of its entry (the paper's Figure 8): server0, leader of term 1, appends the client's c1 but its Append is not handled yet; server1 wins term 2 with server2's vote, and the client's retry makes it append c1 in term 2; server0 wins term 3 with server2's vote (its last term 1 beats server2's empty log), replicates its term-1 entry to server2 and commits it by counting two replicas; server1 then wins term 4 with server2's vote (last term 2 beats 1) although it holds (t2 c1) at index 1: leader-completeness names both leaders and the committed entry that server1 will overwrite",
+        },
+    ),
+    (
+        Bug::VoteWithoutLogCheck,
+        BugSpec {
+            id: 2,
+            name: "vote-without-log-check",
+            description: "a server grants its vote to any candidate of a new term without comparing their logs: server0 replicates the client's c1 to server1 and commits it, while its Append to server2 is still on its way; server2 times out, asks for votes in term 2 with an empty log, server1 grants it, and server2 becomes a leader that lacks the committed c1 (leader-completeness)",
+        },
+    ),
+    (
+        Bug::TruncateOnEveryAppend,
+        BugSpec {
+            id: 3,
+            name: "truncate-on-append",
+            description: "a follower that accepts an Append deletes everything after its previous index before appending, instead of only entries that conflict: the leader's Append carrying c1 alone is delivered (again, or late) after the Append carrying c1 and c2, which the follower acknowledged and the leader counted to commit and acknowledge c2; the stale one truncates c2 away, leaving the acknowledged c2 on a minority (durability)",
+        },
+    ),
+    (
+        Bug::MatchFromNextIndex,
+        BugSpec {
+            id: 4,
+            name: "match-from-next-index",
+            description: "on a successful AppendReply the leader sets the follower's match index to its own last index instead of the last index of the request the reply answers: a reply to the Append that carried c1 reaches the leader after it appended c2, so the leader counts the follower as holding c2, commits c2 with its own copy only and acknowledges it while no follower has it (durability)",
+        },
+    ),
+    (
+        Bug::VolatileVote,
+        BugSpec {
+            id: 5,
+            name: "volatile-vote",
+            description: "voted-for is not written to stable storage, so a restart forgets the vote: server1 and server2 both time out into term 2; server0 grants server1's RequestVote, crashes and restarts, and then grants server2's as well, so both become leaders of term 2 (election-safety)",
+        },
+    ),
+];
+
+impl Bug {
+    /// The bug numbered `id` (`--bug id`).
+    pub fn from_id(id: u32) -> Option<Bug> {
+        BUGS.iter().find(|(_, s)| s.id == id).map(|(b, _)| *b)
+    }
+
+    /// Its `--bug` number.
+    pub fn id(self) -> u32 {
+        BUGS.iter().find(|(b, _)| *b == self).map_or(0, |(_, s)| s.id)
+    }
+}
+
+/// Parameter `servers`.
+const SERVERS: ParamSpec = ParamSpec {
+    name: "servers",
+    default: 3,
+    min: 1,
+    max: 5,
+    description: "number of Raft servers (a majority is servers/2+1)",
+};
+/// Parameter `requests`.
+const REQUESTS: ParamSpec = ParamSpec {
+    name: "requests",
+    default: 2,
+    min: 0,
+    max: 60,
+    description: "commands the client submits, one at a time",
+};
+/// Parameter `elections`.
+const ELECTIONS: ParamSpec = ParamSpec {
+    name: "elections",
+    default: 3,
+    min: 0,
+    max: 60,
+    description: "terms beyond the first (every term is at most 1 + elections): bounds the elections",
+};
+/// Parameter `crashes`.
+const CRASHES: ParamSpec = ParamSpec {
+    name: "crashes",
+    default: 1,
+    min: 0,
+    max: 60,
+    description: "crashes (each followed by a restart) the fault injector may cause",
+};
+
+/// One configuration of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cfg {
+    /// Number of servers.
+    pub servers: u8,
+    /// Commands the client submits.
+    pub requests: u8,
+    /// Elections: terms run from 1 to `1 + elections`.
+    pub elections: u8,
+    /// Crashes the injector may cause.
+    pub crashes: u8,
+    /// The seeded bug switched on, if any.
+    pub bug: Option<Bug>,
+}
+
+impl Default for Cfg {
+    fn default() -> Self {
+        Cfg {
+            servers: SERVERS.default as u8,
+            requests: REQUESTS.default as u8,
+            elections: ELECTIONS.default as u8,
+            crashes: CRASHES.default as u8,
+            bug: None,
+        }
+    }
+}
+
+impl Cfg {
+    /// Size of a majority of servers.
+    pub fn majority(&self) -> u32 {
+        u32::from(self.servers) / 2 + 1
+    }
+
+    /// The highest term a server may reach.
+    pub fn max_term(&self) -> u8 {
+        1 + self.elections
+    }
+
+    /// The client's id.
+    pub fn client(&self) -> MachineId {
+        MachineId(u32::from(self.servers))
+    }
+}
+
+/// A log entry: the term it was created in and the client's command.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// The term of the leader that appended it.
+    pub term: u8,
+    /// The command (from 1).
+    pub cmd: u8,
+}
+
+impl fmt::Debug for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "(t{} c{})", self.term, self.cmd)
+    }
+}
+
+/// The AppendEntries request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Append {
+    /// The leader's term.
+    pub term: u8,
+    /// The leader.
+    pub from: u8,
+    /// Index of the entry before `entries`.
+    pub prev_index: u8,
+    /// Its term.
+    pub prev_term: u8,
+    /// The entries from `prev_index + 1` on (none: a heartbeat).
+    pub entries: Vec<Entry>,
+    /// The leader's commit index.
+    pub commit: u8,
+}
+
+/// The messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Msg {
+    /// Client and injector: start.
+    Go,
+    /// Server to itself: its election timer fired.
+    Timeout,
+    /// Client to itself: its timer for this command fired.
+    ClientTimeout(u8),
+    /// Injector to server: crash and restart.
+    Crash,
+    /// Candidate to server.
+    RequestVote {
+        /// The candidate's term.
+        term: u8,
+        /// The candidate.
+        from: u8,
+        /// Index of its last entry.
+        last_index: u8,
+        /// Term of its last entry.
+        last_term: u8,
+    },
+    /// Server to candidate.
+    Vote {
+        /// The voter's term.
+        term: u8,
+        /// The voter.
+        from: u8,
+        /// Whether it voted for the candidate.
+        granted: bool,
+    },
+    /// Leader to server.
+    Append(Append),
+    /// Server to leader.
+    AppendReply {
+        /// The follower's term.
+        term: u8,
+        /// The follower.
+        from: u8,
+        /// Whether it accepted the request.
+        success: bool,
+        /// On success the last index the request covered; on failure its
+        /// previous index.
+        index: u8,
+    },
+    /// Client to server: a command.
+    Request(u8),
+    /// Leader to client: the command is committed.
+    Ack(u8),
+    /// Non-leader to client: ask someone else.
+    Redirect {
+        /// The command.
+        cmd: u8,
+        /// The server that refused it.
+        from: u8,
+    },
+}
+
+/// How a message travels, `(unordered, lossy, duplicates)`: the one place
+/// that says so. Server-to-server messages may be reordered, lost and
+/// delivered twice; timers fire at any time; client traffic, crashes and
+/// starts are FIFO and reliable.
+pub fn delivery_of(msg: &Msg) -> (bool, bool, u8) {
+    match msg {
+        Msg::RequestVote { .. } | Msg::Vote { .. } | Msg::Append(_) | Msg::AppendReply { .. } => (true, true, 1),
+        Msg::Timeout | Msg::ClientTimeout(_) => (true, false, 0),
+        Msg::Go | Msg::Crash | Msg::Request(_) | Msg::Ack(_) | Msg::Redirect { .. } => (false, false, 0),
+    }
+}
+
+/// What the machines tell the monitors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// A server became the leader of a term.
+    Leader {
+        /// The term.
+        term: u8,
+        /// The server.
+        id: u8,
+    },
+    /// A leader committed an entry.
+    Committed {
+        /// Its index.
+        index: u8,
+        /// The entry.
+        entry: Entry,
+        /// The leader.
+        by: u8,
+        /// The leader's term.
+        term: u8,
+    },
+    /// A server applied a command.
+    Applied {
+        /// The server.
+        server: u8,
+        /// The index.
+        index: u8,
+        /// The command.
+        cmd: u8,
+    },
+    /// The client received the acknowledgement of a command.
+    Acked(u8),
+}
+
+/// The machines.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Machine {
+    /// A Raft server.
+    Server(Server),
+    /// The client.
+    Client(Client),
+    /// The fault injector.
+    Injector(Injector),
+}
+
+impl MachineModel for Cfg {
+    type Machine = Machine;
+    type Msg = Msg;
+    type Announce = Note;
+    type Monitor = Monitor;
+
+    fn setup(&self, setup: &mut Setup<Self>) {
+        for id in 0..self.servers {
+            let server = Server::new(self, id);
+            let armed = server.armed;
+            let me = setup.create(Machine::Server(server));
+            if armed {
+                setup.send(me, Msg::Timeout);
+            }
+        }
+        let client = setup.create(Machine::Client(Client::new()));
+        setup.send(client, Msg::Go);
+        if self.crashes > 0 {
+            let injector = setup.create(Machine::Injector(Injector { left: self.crashes }));
+            setup.send(injector, Msg::Go);
+        }
+        setup.monitor(Monitor {
+            leaders: vec![0, 1],
+            ..Monitor::default()
+        });
+    }
+
+    fn kind(&self, m: &Machine) -> &'static str {
+        match m {
+            Machine::Server(_) => "server",
+            Machine::Client(_) => "client",
+            Machine::Injector(_) => "injector",
+        }
+    }
+
+    fn state_name(&self, m: &Machine) -> Option<String> {
+        match m {
+            Machine::Server(s) => {
+                let role = match s.role {
+                    Role::Follower => "Follower",
+                    Role::Candidate { .. } => "Candidate",
+                    Role::Leader { .. } => "Leader",
+                };
+                Some(format!("{role}@{} log={:?} commit={}", s.term, s.log, s.commit))
+            }
+            Machine::Client(c) => Some(format!("c{} attempt {}", c.cmd, c.attempts)),
+            Machine::Injector(_) => None,
+        }
+    }
+
+    fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
+        match m {
+            Machine::Server(s) => s.handle(self, msg, ctx),
+            Machine::Client(c) => c.handle(self, msg, ctx),
+            Machine::Injector(i) => i.handle(self, msg, ctx),
+        }
+    }
+
+    fn observe(&self, mon: &mut Monitor, note: &Note) -> Verdict {
+        observe(mon, note)
+    }
+
+    fn invariant(&self, world: &World<Self>) -> Verdict {
+        let servers: Vec<&Server> = world
+            .slots()
+            .iter()
+            .filter_map(|s| match &s.machine {
+                Machine::Server(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        check(self, &servers, world.monitor())
+    }
+}
+
+impl Model for Raft {
+    type Program = Machines<Cfg>;
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            name: "raft",
+            description: "Raft: servers with persistent term, vote and log and volatile role, commit and next/match indexes, election timeouts as self-messages, a client that retries elsewhere on a redirect or a timeout, a fault injector that crashes and restarts servers, server-to-server messages that may be reordered, lost and duplicated; monitors: election safety, log matching, leader completeness, state machine safety and durability of acknowledged commands",
+            params: vec![SERVERS, REQUESTS, ELECTIONS, CRASHES],
+            bugs: BUGS.iter().map(|(_, s)| s.clone()).collect(),
+            explorers: vec![],
+            notes: "",
+        }
+    }
+
+    fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
+        Machines(Cfg {
+            servers: params.get(SERVERS.name) as u8,
+            requests: params.get(REQUESTS.name) as u8,
+            elections: params.get(ELECTIONS.name) as u8,
+            crashes: params.get(CRASHES.name) as u8,
+            bug: bug.and_then(Bug::from_id),
+        })
+    }
+}
