@@ -3,9 +3,12 @@
 use super::{Cfg, Msg, Note};
 use mcheck_checker::machine::{Ctx, MachineId};
 
+/// Attempts the client makes per command (the first and one retry).
+pub const ATTEMPTS: u8 = 2;
+
 /// The client: submits commands `1..=requests` one at a time to the server
 /// it believes leads, and tries the next server on a redirect or when its
-/// timer fires, at most `servers` attempts per command; then it gives the
+/// timer fires, at most [`ATTEMPTS`] attempts per command; then it gives the
 /// command up and goes on with the next one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
@@ -61,7 +64,7 @@ impl Client {
     /// Tries the next server; `timer`: the timer fired (re-arm it, or give
     /// the command up when the attempts are used up).
     fn retry(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>, timer: bool) {
-        if self.attempts >= cfg.servers {
+        if self.attempts >= ATTEMPTS {
             if timer {
                 self.next_command(cfg, ctx);
             }

@@ -8,12 +8,15 @@
 //!   voted-for, log) that survives a crash and volatile state (role, commit
 //!   index, the leader's next and match indexes, the candidate's votes) that
 //!   does not. The cluster starts in term 1 with `server0` its leader (the
-//!   others voted for it) and empty logs. A server that is not a leader
-//!   keeps one election timer pending, a `Timeout` to itself; when it fires
-//!   the server starts an election in the next term (`RequestVote` to the
-//!   others, granted to a candidate whose log is at least as up to date by
-//!   last term then length, once per term). Terms are bounded by
-//!   `1 + elections`: a server in the last term stops timing out, so every
+//!   others voted for it), empty logs and its heartbeats (`Append` with
+//!   no entries) on their way. Elections are bounded globally:
+//!   the servers share `elections` election timeouts, one pending at a
+//!   time as a `Timeout` to a server (the first one to `server1`). When a
+//!   server's timeout fires it arms the timer of a server of its choice
+//!   (itself included) while the budget lasts, and, unless it leads, starts
+//!   an election in the next term (`RequestVote` to the others, granted to
+//!   a candidate whose log is at least as up to date by last term then
+//!   length, once per term). So terms stay below `2 + elections` and every
 //!   run terminates. A leader sends `Append` (the entries from the
 //!   follower's next index, with the previous index and term and its commit
 //!   index) on winning an election, on every client request and after a
@@ -162,7 +165,7 @@ const ELECTIONS: ParamSpec = ParamSpec {
     default: 3,
     min: 0,
     max: 60,
-    description: "terms beyond the first (every term is at most 1 + elections): bounds the elections",
+    description: "election timeouts the servers share (so terms stay at most 1 + elections)",
 };
 /// Parameter `crashes`.
 const CRASHES: ParamSpec = ParamSpec {
@@ -180,7 +183,7 @@ pub struct Cfg {
     pub servers: u8,
     /// Commands the client submits.
     pub requests: u8,
-    /// Elections: terms run from 1 to `1 + elections`.
+    /// Election timeouts the servers share.
     pub elections: u8,
     /// Crashes the injector may cause.
     pub crashes: u8,
@@ -204,11 +207,6 @@ impl Cfg {
     /// Size of a majority of servers.
     pub fn majority(&self) -> u32 {
         u32::from(self.servers) / 2 + 1
-    }
-
-    /// The highest term a server may reach.
-    pub fn max_term(&self) -> u8 {
-        1 + self.elections
     }
 
     /// The client's id.
@@ -254,8 +252,11 @@ pub struct Append {
 pub enum Msg {
     /// Client and injector: start.
     Go,
-    /// Server to itself: its election timer fired.
-    Timeout,
+    /// A server's election timer fired (one of the shared budget).
+    Timeout {
+        /// Timeouts left in the budget after this one.
+        left: u8,
+    },
     /// Client to itself: its timer for this command fired.
     ClientTimeout(u8),
     /// Injector to server: crash and restart.
@@ -314,7 +315,7 @@ pub enum Msg {
 pub fn delivery_of(msg: &Msg) -> (bool, bool, u8) {
     match msg {
         Msg::RequestVote { .. } | Msg::Vote { .. } | Msg::Append(_) | Msg::AppendReply { .. } => (true, true, 1),
-        Msg::Timeout | Msg::ClientTimeout(_) => (true, false, 0),
+        Msg::Timeout { .. } | Msg::ClientTimeout(_) => (true, false, 0),
         Msg::Go | Msg::Crash | Msg::Request(_) | Msg::Ack(_) | Msg::Redirect { .. } => (false, false, 0),
     }
 }
@@ -371,13 +372,22 @@ impl MachineModel for Cfg {
     type Monitor = Monitor;
 
     fn setup(&self, setup: &mut Setup<Self>) {
-        for id in 0..self.servers {
-            let server = Server::new(self, id);
-            let armed = server.armed;
-            let me = setup.create(Machine::Server(server));
-            if armed {
-                setup.send(me, Msg::Timeout);
+        let leader = Server::new(self, 0);
+        for to in 1..self.servers {
+            if let Some(heartbeat) = leader.append_for(to) {
+                setup.send(MachineId(u32::from(to)), heartbeat);
             }
+        }
+        for id in 0..self.servers {
+            setup.create(Machine::Server(Server::new(self, id)));
+        }
+        if self.elections > 0 && self.servers > 1 {
+            setup.send(
+                MachineId(1),
+                Msg::Timeout {
+                    left: self.elections - 1,
+                },
+            );
         }
         let client = setup.create(Machine::Client(Client::new()));
         setup.send(client, Msg::Go);

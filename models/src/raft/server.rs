@@ -40,15 +40,11 @@ pub struct Server {
     /// Volatile: the highest index it knows to be committed (entries up to
     /// it are applied when it advances).
     pub commit: u8,
-    /// Whether its election timer (a `Timeout` to itself) is pending: a
-    /// modelling device, not Raft state, so a crash keeps it (the message
-    /// stays queued).
-    pub armed: bool,
 }
 
 impl Server {
     /// Server `id` at start-up: every server is in term 1 and server 0 is
-    /// its leader (the others voted for it); the others' timers are armed.
+    /// its leader (the others voted for it).
     pub fn new(cfg: &Cfg, id: u8) -> Self {
         let role = if id == 0 {
             Role::Leader {
@@ -65,7 +61,6 @@ impl Server {
             log: Vec::new(),
             role,
             commit: 0,
-            armed: id != 0 && cfg.max_term() > 1,
         }
     }
 
@@ -93,10 +88,10 @@ impl Server {
         (0..cfg.servers).filter(move |&s| s != me)
     }
 
-    /// Runs one message and then re-arms the election timer if needed.
+    /// Runs one message.
     pub fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
         match msg {
-            Msg::Timeout => self.timeout(cfg, ctx),
+            Msg::Timeout { left } => self.timeout(cfg, *left, ctx),
             Msg::Crash => self.crash(cfg),
             Msg::RequestVote {
                 term,
@@ -115,10 +110,6 @@ impl Server {
             Msg::Request(cmd) => self.request(cfg, *cmd, ctx),
             _ => ctx.assert(false, || format!("server cannot handle {msg:?}")),
         }
-        if !matches!(self.role, Role::Leader { .. }) && !self.armed && self.term < cfg.max_term() {
-            self.armed = true;
-            ctx.send(ctx.me(), Msg::Timeout);
-        }
     }
 
     /// Adopts a higher term seen in a message: a new term, no vote in it
@@ -132,10 +123,15 @@ impl Server {
     }
 
     /// The election timer fired: a follower or candidate starts an election
-    /// in the next term, unless that term is beyond the bound.
-    fn timeout(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
-        self.armed = false;
-        if matches!(self.role, Role::Leader { .. }) || self.term >= cfg.max_term() {
+    /// in the next term (a leader lets it pass); with `left` timeouts left
+    /// in the budget, it arms the timer of a server of its choice (itself
+    /// included).
+    fn timeout(&mut self, cfg: &Cfg, left: u8, ctx: &mut Ctx<Cfg>) {
+        if left > 0 {
+            let next = ctx.choose(u32::from(cfg.servers), "next timer");
+            ctx.send(MachineId(next), Msg::Timeout { left: left - 1 });
+        }
+        if matches!(self.role, Role::Leader { .. }) {
             return;
         }
         self.term += 1;
@@ -213,28 +209,38 @@ impl Server {
             term: self.term,
             id: self.id,
         });
+        self.broadcast(cfg, ctx);
+    }
+
+    /// The leader sends every other server an `Append`.
+    pub fn broadcast(&self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
         for s in self.others(cfg) {
             self.send_append(s, ctx);
         }
     }
 
-    /// The leader sends server `to` the entries from its next index on.
+    /// The leader sends server `to` what [`Server::append_for`] says.
     fn send_append(&self, to: u8, ctx: &mut Ctx<Cfg>) {
+        if let Some(msg) = self.append_for(to) {
+            ctx.send(MachineId(u32::from(to)), msg);
+        }
+    }
+
+    /// The `Append` a leader owes server `to`: the entries from its next
+    /// index on (`None` unless it leads).
+    pub fn append_for(&self, to: u8) -> Option<Msg> {
         let Role::Leader { next, .. } = &self.role else {
-            return;
+            return None;
         };
         let prev_index = next[to as usize] - 1;
-        ctx.send(
-            MachineId(u32::from(to)),
-            Msg::Append(Append {
-                term: self.term,
-                from: self.id,
-                prev_index,
-                prev_term: self.term_at(prev_index),
-                entries: self.log[prev_index as usize..].to_vec(),
-                commit: self.commit,
-            }),
-        );
+        Some(Msg::Append(Append {
+            term: self.term,
+            from: self.id,
+            prev_index,
+            prev_term: self.term_at(prev_index),
+            entries: self.log[prev_index as usize..].to_vec(),
+            commit: self.commit,
+        }))
     }
 
     /// A leader's `Append`: accepted when its term is current and the log
@@ -356,7 +362,9 @@ impl Server {
     }
 
     /// A client's command: the leader appends it (once) and sends every
-    /// other server what it lacks; any other server redirects the client.
+    /// other server what it lacks (a command it already holds is only
+    /// acknowledged again if committed); any other server redirects the
+    /// client.
     fn request(&mut self, cfg: &Cfg, cmd: u8, ctx: &mut Ctx<Cfg>) {
         let Role::Leader { matched, .. } = &mut self.role else {
             ctx.send(cfg.client(), Msg::Redirect { cmd, from: self.id });
@@ -368,11 +376,9 @@ impl Server {
             None => {
                 self.log.push(Entry { term: self.term, cmd });
                 matched[self.id as usize] = self.log.len() as u8;
+                self.broadcast(cfg, ctx);
+                self.leader_commit(cfg, ctx);
             }
         }
-        for s in self.others(cfg) {
-            self.send_append(s, ctx);
-        }
-        self.leader_commit(cfg, ctx);
     }
 }
