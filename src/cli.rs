@@ -1,217 +1,52 @@
-//! The command line: `list`, `run`, `replay`. Exit status: 0 no violation,
-//! 1 violation found, 2 usage or input error.
+//! The command line: `list`, `run`, `replay`, `shrink`, `table`. Exit
+//! status: 0 no violation, 1 violation found, 2 usage or input error,
+//! 130 ([`EXIT_INTERRUPTED`]) interrupted by SIGINT, SIGTERM or SIGHUP
+//! after printing the report so far.
 
+use crate::args::{Cli, Command, RunArgs, TableCli};
 use crate::registry::{DynModel, Registry};
 use crate::render;
-use clap::{Args, Parser, Subcommand};
-use mcheck_checker::search::{Strategy, STRATEGIES};
-use mcheck_checker::{Config, Params, Progress, Report, Schedule, StopFlag};
+use crate::signals::exit_status;
+use crate::{output, printing, settings, signals};
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use mcheck_checker::search::STRATEGIES;
+use mcheck_checker::{ModelInfo, Params, Schedule};
 use serde_json::{json, Value};
-use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// The JSON schema version of `run --json` and `list --json`.
-pub const SCHEMA_VERSION: u32 = 1;
+pub use crate::args::DEFAULT_SHRINK_ATTEMPTS;
+pub use crate::printing::{report_json, SCHEMA_VERSION};
+pub use crate::signals::EXIT_INTERRUPTED;
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "mcheck",
-    version,
-    about = "A stateless model checker for asynchronous message-passing programs, with delaying explorers",
-    long_about = None
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// List models (with their bugs and parameters), explorers and strategies.
-    List {
-        /// One JSON object on stdout.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Check a model.
-    Run(Box<RunArgs>),
-    /// Re-execute a schedule (a text form or a file saved with --save) and print its trace.
-    Replay {
-        /// The schedule: its text form (mcheck1:...) or a file.
-        schedule: String,
-        /// Output format: text, mermaid, dot or json.
-        #[arg(long, default_value = "text")]
-        format: String,
-        /// Show long payloads in full.
-        #[arg(short, long)]
-        verbose: bool,
-    },
-    /// The paper's table on the shipped models: every technique on every seeded bug.
-    Table(TableCli),
-    /// Shrink a counterexample: fewer delays, earlier delays, fewer steps; the same bug.
-    Shrink {
-        /// The schedule: its text form (mcheck1:...) or a file.
-        schedule: String,
-        /// Where to save the shrunk schedule (default: FILE.shrunk.json, or none for a text form).
-        #[arg(long, value_name = "FILE")]
-        save: Option<String>,
-        /// At most this many replays.
-        #[arg(long, value_name = "N", default_value_t = DEFAULT_SHRINK_ATTEMPTS)]
-        max_attempts: u64,
-        /// One JSON object on stdout.
-        #[arg(long)]
-        json: bool,
-    },
-}
-
-/// Settings of `mcheck table`.
-#[derive(Args, Debug, Clone)]
-struct TableCli {
-    /// Time budget per cell (and per seed), in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
-    budget_s: f64,
-    /// Distinct-state cap per exhaustive cell.
-    #[arg(long, value_name = "N", default_value_t = 2_000_000)]
-    max_states: u64,
-    /// Schedule cap per sampling cell.
-    #[arg(long, value_name = "N", default_value_t = 100_000)]
-    max_schedules: u64,
-    /// Seeds per randomized cell (the median is reported).
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    runs: u64,
-    /// Only these models (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    models: Vec<String>,
-    /// Only these bug ids (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    bugs: Vec<u32>,
-    /// Threads for sampling cells (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "T", default_value_t = 0)]
-    threads: usize,
-    /// One JSON object on stdout.
-    #[arg(long)]
-    json: bool,
-    /// No progress on stderr.
-    #[arg(short, long)]
-    quiet: bool,
-}
-
-/// Replays a shrink may try by default.
-pub const DEFAULT_SHRINK_ATTEMPTS: u64 = 5000;
-
-#[derive(Args, Debug, Clone)]
-struct RunArgs {
-    /// The model (see `mcheck list`).
-    model: String,
-    /// Switch on seeded bug N.
-    #[arg(long)]
-    bug: Option<String>,
-    /// Override model parameters: `KEY=VALUE`, repeatable or
-    /// comma-separated (`--set clients=2,increments=1`).
-    #[arg(long = "set", value_name = "KEY=VALUE[,KEY=VALUE]")]
-    set: Vec<String>,
-    /// The delaying explorer.
-    #[arg(short, long, default_value = "rtc")]
-    explorer: String,
-    /// The search strategy.
-    #[arg(short, long, default_value = "ses")]
-    strategy: String,
-    /// Stop after this delay (or preemption) bound.
-    #[arg(long, value_name = "D")]
-    max_delays: Option<u32>,
-    /// Longest execution, in steps.
-    #[arg(long, value_name = "L", default_value_t = mcheck_checker::config::DEFAULT_MAX_STEPS)]
-    max_steps: usize,
-    /// Wall-clock budget in seconds.
-    #[arg(long, value_name = "SECS")]
-    time_limit: Option<f64>,
-    /// Stop after this many distinct states.
-    #[arg(long, value_name = "N")]
-    max_states: Option<u64>,
-    /// Stop after this many schedules.
-    #[arg(long, value_name = "N")]
-    max_schedules: Option<u64>,
-    /// Memory budget of the state cache in MiB (default: grow within --max-memory-mb).
-    #[arg(long, value_name = "MB")]
-    cache_mb: Option<u64>,
-    /// Memory budget of the whole search in MiB (default: 3/4 of the machine).
-    #[arg(long, value_name = "MB")]
-    max_memory_mb: Option<u64>,
-    /// Seed of every random choice.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Worker threads (default: 1 for exhaustive strategies, all cores for sampling).
-    #[arg(short = 'j', long = "threads", value_name = "T")]
-    threads: Option<usize>,
-    /// Run only the samples with index mod N = K.
-    #[arg(long, value_name = "K/N")]
-    shard: Option<String>,
-    /// Report deadlocks as violations.
-    #[arg(long)]
-    deadlock: bool,
-    /// PCT: the bug depth d (d - 1 priority-change points).
-    #[arg(long, value_name = "D", default_value_t = mcheck_checker::search::DEFAULT_PCT_DEPTH)]
-    pct_depth: u32,
-    /// PCT: change points are drawn in [1, K] (default: the length of one execution).
-    #[arg(long, value_name = "K")]
-    pct_steps: Option<u64>,
-    /// SS: c1 in num_samples(d) = c1 * c2^d.
-    #[arg(long, value_name = "X")]
-    c1: Option<f64>,
-    /// SS: c2 in num_samples(d) = c1 * c2^d.
-    #[arg(long, value_name = "Y")]
-    c2: Option<f64>,
-    /// IRS: the depth bound added per iteration.
-    #[arg(long, value_name = "S", default_value_t = mcheck_checker::search::DEFAULT_IRS_STEP)]
-    irs_step: usize,
-    /// One JSON object on stdout.
-    #[arg(long)]
-    json: bool,
-    /// Save the counterexample to this file (JSON).
-    #[arg(long, value_name = "FILE")]
-    save: Option<String>,
-    /// Shrink the counterexample before printing and saving it.
-    #[arg(long)]
-    shrink: bool,
-    /// Show long payloads in full.
-    #[arg(short, long)]
-    verbose: bool,
-    /// No progress on stderr.
-    #[arg(short, long)]
-    quiet: bool,
-}
-
-/// Parse `args` (without the program name) and run; the exit status.
+/// Parse `args` (without the program name) and run; the exit status. On
+/// Unix this restores SIGPIPE's default action, so that a write to a
+/// closed stdout ends the process quietly as it does every Unix tool.
 pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) -> ExitCode {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(mcheck_checker::machine::install_quiet_panic_hook);
+    static SETUP: std::sync::Once = std::sync::Once::new();
+    SETUP.call_once(|| {
+        mcheck_checker::machine::install_quiet_panic_hook();
+        output::quiet_on_closed_pipe();
+    });
     let argv = std::iter::once("mcheck".to_string()).chain(args);
-    let cli = match Cli::try_parse_from(argv) {
-        Ok(c) => c,
+    let parsed = Cli::command()
+        .try_get_matches_from(argv)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(p) => p,
         Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                let _ = e.print();
-                return ExitCode::SUCCESS;
-            }
-            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                eprintln!("mcheck: a command is needed: list, run, replay, shrink or table (see mcheck --help)");
-                return ExitCode::from(2);
-            }
-            let rendered = e.to_string();
-            let first = rendered
-                .lines()
-                .next()
-                .unwrap_or("bad arguments")
-                .trim_start_matches("error: ");
-            eprintln!("mcheck: {first} (see mcheck --help)");
-            return ExitCode::from(2);
+            // clap's own message in full: what is wrong, its tip, the
+            // command's usage (or the help and version, on stdout).
+            let _ = e.print();
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
         }
     };
     let result = match cli.command {
         Command::List { json } => list(registry, json),
-        Command::Run(args) => run(registry, &args),
+        Command::Run(args) => match matches.subcommand_matches("run") {
+            Some(m) => run(registry, &args, m),
+            None => Err("internal error (a bug in mcheck, please report it): no run arguments".into()),
+        },
         Command::Replay {
             schedule,
             format,
@@ -293,52 +128,6 @@ fn first_sentence(s: &str) -> &str {
     }
 }
 
-/// Parse `--strategy` with its own settings.
-fn parse_strategy(args: &RunArgs) -> Result<Strategy, String> {
-    Ok(match args.strategy.as_str() {
-        "ses" => Strategy::Ses,
-        "dfs" => Strategy::Dfs,
-        "pb" => Strategy::Pb,
-        "rs" => Strategy::Rs,
-        "ss" => {
-            let d = mcheck_checker::search::ss::SsParams::default();
-            let (c1, c2) = (args.c1.unwrap_or(d.c1), args.c2.unwrap_or(d.c2));
-            if !(1.0..=1e12).contains(&c1) {
-                return Err(format!("--c1 must be from 1 to 1e12, not {c1}"));
-            }
-            if !(1.0..=1e6).contains(&c2) {
-                return Err(format!("--c2 must be from 1 to 1e6, not {c2}"));
-            }
-            Strategy::Ss(mcheck_checker::search::ss::SsParams { c1, c2 })
-        }
-        "irs" => {
-            if args.irs_step == 0 || args.irs_step > 1_000_000 {
-                return Err(format!("--irs-step must be from 1 to 1000000, not {}", args.irs_step));
-            }
-            Strategy::Irs { step: args.irs_step }
-        }
-        "pct" => {
-            if args.pct_depth == 0 || args.pct_depth > 1000 {
-                return Err(format!("--pct-depth must be from 1 to 1000, not {}", args.pct_depth));
-            }
-            if args.pct_steps == Some(0) {
-                return Err("--pct-steps must be at least 1".into());
-            }
-            Strategy::Pct {
-                depth: args.pct_depth,
-                steps: args.pct_steps,
-            }
-        }
-        other => {
-            let valid: Vec<&str> = STRATEGIES.iter().map(|(n, _)| *n).collect();
-            return Err(format!(
-                "unknown strategy {other:?}; valid strategies: {}",
-                valid.join(", ")
-            ));
-        }
-    })
-}
-
 /// Validate the model, bug and parameters.
 fn resolve_model<'r>(
     registry: &'r Registry,
@@ -383,105 +172,33 @@ fn resolve_model<'r>(
         overrides.push((k.trim().to_string(), v.trim().to_string()));
     }
     let params = Params::resolve(info.name, &info.params, &overrides)?;
+    // What the run reports (header, JSON, saved schedule) is what it runs.
+    let params = model.effective_params(&params, bug);
     Ok((model, params, bug))
 }
 
-fn config_from(args: &RunArgs, strategy: &Strategy) -> Result<Config, String> {
-    let mut c = Config::default();
-    if args.max_steps == 0 || args.max_steps > 100_000_000 {
-        return Err(format!(
-            "--max-steps must be from 1 to 100000000, not {}",
-            args.max_steps
-        ));
-    }
-    c.max_steps = args.max_steps;
-    c.max_delays = args.max_delays;
-    if let Some(t) = args.time_limit {
-        if !(t > 0.0 && t <= 1e7) {
-            return Err(format!("--time-limit must be a positive number of seconds, not {t}"));
-        }
-        c.time_limit = Some(Duration::from_secs_f64(t));
-    }
-    if args.max_states == Some(0) {
-        return Err("--max-states must be at least 1".into());
-    }
-    c.max_states = args.max_states;
-    if args.max_schedules == Some(0) {
-        return Err("--max-schedules must be at least 1".into());
-    }
-    c.max_schedules = args.max_schedules;
-    let total_mb = (mcheck_checker::config::total_memory().unwrap_or(1 << 40) >> 20) as u64;
-    if let Some(mb) = args.max_memory_mb {
-        if mb < 16 || mb > total_mb {
-            return Err(format!(
-                "--max-memory-mb must be from 16 to {total_mb} (this machine's memory), not {mb}"
-            ));
-        }
-        c.max_memory = (mb as usize) << 20;
-    }
-    if let Some(mb) = args.cache_mb {
-        if mb == 0 || (mb as usize) << 20 > c.max_memory {
-            return Err(format!(
-                "--cache-mb must be from 1 to the memory budget ({} MiB), not {mb}",
-                c.max_memory >> 20
-            ));
-        }
-        c.cache_bytes = Some((mb as usize) << 20);
-    }
-    c.seed = args.seed;
-    c.threads = match args.threads {
-        Some(0) => return Err("-j/--threads must be at least 1".into()),
-        Some(t) if t > 4096 => return Err(format!("-j/--threads must be at most 4096, not {t}")),
-        Some(t) => t,
-        None if strategy.is_exhaustive() => 1,
-        None => 0,
-    };
-    if let Some(s) = &args.shard {
-        c.shard = Some(parse_shard(s)?);
-    }
-    c.deadlock = args.deadlock;
-    c.progress = if args.quiet {
-        Progress::Off
-    } else if std::io::stderr().is_terminal() {
-        Progress::Live
-    } else {
-        Progress::Every(Duration::from_secs(10))
-    };
-    Ok(c)
+/// Whether `name` is one of the explorers `model` accepts.
+fn known_explorer(info: &ModelInfo, name: &str) -> bool {
+    mcheck_explorers::BUILTIN.iter().any(|e| e.name == name) || info.explorers.iter().any(|e| e.name == name)
 }
 
-/// Parse `K/N` with K < N.
-pub fn parse_shard(s: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("--shard takes K/N with 0 <= K < N (for example 0/4), not {s:?}");
-    let (k, n) = s.split_once('/').ok_or_else(bad)?;
-    let k: u32 = k.trim().parse().map_err(|_| bad())?;
-    let n: u32 = n.trim().parse().map_err(|_| bad())?;
-    if n == 0 || k >= n {
-        return Err(bad());
-    }
-    Ok((k, n))
-}
-
-/// Install the Ctrl-C handler: the first interrupt stops the search (which
-/// still reports), a second one exits at once.
-fn install_interrupt(stop: &StopFlag) {
-    let stop = stop.clone();
-    let _ = ctrlc::set_handler(move || {
-        if stop.is_raised() {
-            eprintln!("\nmcheck: interrupted twice, exiting");
-            std::process::exit(130);
-        }
-        eprintln!("\nmcheck: interrupted; finishing the report (press Ctrl-C again to exit at once)");
-        stop.raise();
-    });
-}
-
-fn run(registry: &Registry, args: &RunArgs) -> Result<u8, String> {
+fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, String> {
+    settings::check_applicable(args.strategy, matches)?;
     let (model, params, bug) = resolve_model(registry, &args.model, args.bug.as_deref(), &args.set)?;
-    let strategy = parse_strategy(args)?;
-    let config = config_from(args, &strategy)?;
-    install_interrupt(&config.stop);
+    let strategy = args.strategy();
+    let mut config = settings::run_config(args)?;
+    if let Some(path) = &args.save {
+        output::check_writable("--save", path)?;
+    }
+    config.stop = signals::stop_flag();
     let info = model.info();
+    // An unknown explorer is reported by the search, before any header.
+    if !args.json && known_explorer(&info, &args.explorer) {
+        let explorer = strategy.uses_explorer().then_some(args.explorer.as_str());
+        let seed = settings::applies("seed", args.strategy).then_some(args.seed);
+        let line = printing::header(&info, &params, bug, strategy.name(), explorer, seed);
+        println!("{line}");
+    }
     // The explorer is validated even for strategies that do not use it, so
     // that a typo is never silently ignored.
     let mut report = model.check(&params, bug, &strategy, &args.explorer, &config)?;
@@ -489,8 +206,12 @@ fn run(registry: &Registry, args: &RunArgs) -> Result<u8, String> {
         if let Some(schedule) = &report.schedule {
             let shrunk = model.shrink(&params, schedule, DEFAULT_SHRINK_ATTEMPTS)?;
             report.notes.push(format!(
-                "shrunk the counterexample from {} delays and {} steps to {} delays and {} steps ({} replays)",
-                shrunk.before.0, shrunk.before.1, shrunk.after.0, shrunk.after.1, shrunk.attempts
+                "shrunk the counterexample from {} and {} to {} and {} ({})",
+                render::count_of(shrunk.before.0 as u64, "delay"),
+                render::count_of(shrunk.before.1 as u64, "step"),
+                render::count_of(shrunk.after.0 as u64, "delay"),
+                render::count_of(shrunk.after.1 as u64, "step"),
+                render::count_of(shrunk.attempts, "replay")
             ));
             if let Some(f) = report.violation.as_mut() {
                 f.violation = shrunk.violation.clone();
@@ -499,71 +220,26 @@ fn run(registry: &Registry, args: &RunArgs) -> Result<u8, String> {
             report.schedule = Some(shrunk.schedule);
         }
     }
-    if let (Some(path), Some(schedule)) = (&args.save, &report.schedule) {
-        let text = serde_json::to_string_pretty(schedule).expect("schedule serializes");
-        std::fs::write(path, text + "\n").map_err(|e| format!("cannot write --save file {path:?}: {e}"))?;
-    }
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report_json(info.name, &params, bug, &report)).expect("json")
-        );
-    } else {
-        print_report(model, &params, bug, &report, args)?;
-    }
-    Ok(if report.is_violation() { 1 } else { 0 })
-}
-
-/// The `run --json` object.
-pub fn report_json(model: &str, params: &Params, bug: Option<u32>, report: &Report) -> Value {
-    let mut v = serde_json::to_value(report).expect("report serializes");
-    let obj = v.as_object_mut().expect("report is an object");
-    obj.insert("schema_version".into(), json!(SCHEMA_VERSION));
-    obj.insert("model".into(), json!(model));
-    obj.insert("bug".into(), json!(bug));
-    obj.insert("params".into(), json!(params.0));
-    obj.insert(
-        "schedule".into(),
-        json!(report.schedule.as_ref().map(Schedule::to_text)),
-    );
-    obj.insert("bounded_by".into(), json!(report.bounded_by.map(|b| b.as_str())));
-    v
-}
-
-fn print_report(
-    model: &dyn DynModel,
-    params: &Params,
-    bug: Option<u32>,
-    report: &Report,
-    args: &RunArgs,
-) -> Result<(), String> {
-    let info = model.info();
-    let what = match bug {
-        Some(b) => format!(
-            "{} bug {b} ({})",
-            info.name,
-            info.bugs.iter().find(|x| x.id == b).map(|x| x.name).unwrap_or("?")
-        ),
-        None => info.name.to_string(),
-    };
-    let how = match &report.explorer {
-        Some(e) => format!("{} with {e}", report.strategy),
-        None => report.strategy.clone(),
-    };
-    println!("mcheck: {what} [{params}], {how}, seed {}", report.seed);
-    if let (Some(found), Some(schedule)) = (&report.violation, &report.schedule) {
-        println!("\nVIOLATION at step {}: {}", found.step, found.violation);
-        let replayed = model.replay(params, schedule, true)?;
-        println!("\nTrace:");
-        print!("{}", render::text_trace(&replayed.execution, args.verbose));
-        println!("\nSchedule (paste into `mcheck replay`):\n  {}", schedule.to_text());
-        if let Some(path) = &args.save {
-            println!("Saved to {path}; replay with: mcheck replay {path}");
+    // A failure to save loses nothing else: the report is printed in full
+    // and the warning comes last.
+    let saved = match (&args.save, &report.schedule) {
+        (Some(path), Some(schedule)) => {
+            let text = serde_json::to_string_pretty(schedule).expect("schedule serializes") + "\n";
+            Some(output::write_file("--save", path, &text).map(|()| path.as_str()))
         }
+        _ => None,
+    };
+    if args.json {
+        let v = report_json(info.name, &params, bug, &report);
+        println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+    } else {
+        let path = saved.as_ref().and_then(|s| s.as_ref().ok().copied());
+        printing::print_text_report(model, &params, &report, path, args.verbose)?;
     }
-    println!();
-    println!("{}", render::summary(report));
-    Ok(())
+    if let Some(Err(warning)) = saved {
+        eprintln!("mcheck: warning: {warning}");
+    }
+    Ok(exit_status(report.is_violation(), &config.stop))
 }
 
 /// Read a schedule given as its text form, JSON, or a file holding either;
@@ -692,18 +368,6 @@ fn shrink_cmd(
 }
 
 fn table_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
-    if !(t.budget_s > 0.0 && t.budget_s <= 86_400.0) {
-        return Err(format!(
-            "--budget-s must be from 0 to 86400 seconds, not {}",
-            t.budget_s
-        ));
-    }
-    if t.runs == 0 || t.runs > 1000 {
-        return Err(format!("--runs must be from 1 to 1000, not {}", t.runs));
-    }
-    if t.max_states == 0 || t.max_schedules == 0 {
-        return Err("--max-states and --max-schedules must be at least 1".into());
-    }
     let args = crate::table::TableArgs {
         budget: Duration::from_secs_f64(t.budget_s),
         max_states: t.max_states,
@@ -711,10 +375,22 @@ fn table_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
         runs: t.runs,
         models: t.models.clone(),
         bugs: t.bugs.clone(),
-        threads: t.threads,
+        threads: t.threads.unwrap_or(0),
         progress: !t.quiet,
+        stop: signals::stop_flag(),
     };
-    let rows = crate::table::build(registry, &args)?;
+    // Markdown rows are printed as they are done, under a heading printed
+    // with the first one.
+    let mut head = false;
+    let rows = crate::table::build(registry, &args, |row| {
+        if !t.json {
+            if !std::mem::replace(&mut head, true) {
+                print!("{}", crate::table::markdown_head());
+            }
+            print!("{}", crate::table::markdown_row(row));
+        }
+    })?;
+    let interrupted = args.stop.is_raised();
     if t.json {
         let v = json!({
             "schema_version": SCHEMA_VERSION,
@@ -722,10 +398,20 @@ fn table_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
             "runs": t.runs,
             "columns": crate::table::columns().iter().map(|c| c.name).collect::<Vec<_>>(),
             "rows": rows,
+            "interrupted": interrupted,
         });
         println!("{}", serde_json::to_string_pretty(&v).expect("json"));
     } else {
-        print!("{}", crate::table::markdown(&rows, &args));
+        if !head {
+            print!("{}", crate::table::markdown_head());
+        }
+        print!("{}", crate::table::markdown_tail(&rows, &args));
+        if interrupted {
+            println!(
+                "\nInterrupted: {} done, the row in progress and the rest not run.",
+                render::count_of(rows.len() as u64, "row")
+            );
+        }
     }
-    Ok(0)
+    Ok(exit_status(false, &args.stop))
 }

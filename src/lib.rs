@@ -10,9 +10,14 @@
 //! ```
 #![deny(missing_docs)]
 
+mod args;
 pub mod cli;
+mod output;
+mod printing;
 pub mod registry;
 pub mod render;
+mod settings;
+mod signals;
 pub mod table;
 
 pub use cli::main_with;

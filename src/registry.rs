@@ -23,6 +23,8 @@ pub struct Replayed {
 pub trait DynModel: Send + Sync {
     /// Name, params, bugs, explorers.
     fn info(&self) -> ModelInfo;
+    /// [`Model::effective_params`]: the parameters a run with `bug` uses.
+    fn effective_params(&self, params: &Params, bug: Option<u32>) -> Params;
     /// Run `strategy` on the model built from `params` and `bug`.
     fn check(
         &self,
@@ -80,6 +82,10 @@ fn digest_of<M: Model>(m: &M, program: &M::Program, params: &Params, bug: Option
 impl<M: Model> DynModel for M {
     fn info(&self) -> ModelInfo {
         Model::info(self)
+    }
+
+    fn effective_params(&self, params: &Params, bug: Option<u32>) -> Params {
+        Model::effective_params(self, params, bug)
     }
 
     fn check(

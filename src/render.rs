@@ -1,5 +1,6 @@
 //! Rendering of reports and traces for people (text) and machines (JSON).
 
+use mcheck_checker::report::{BoundedBy, Stratum};
 use mcheck_checker::search::exec::{End, Execution};
 use mcheck_checker::search::progress::{human, rate};
 use mcheck_checker::{Outcome, Report, Schedule, StepTrace};
@@ -25,7 +26,11 @@ pub fn text_trace(ex: &Execution, verbose: bool) -> String {
     }
     match &ex.violation {
         Some(f) => out.push_str(&format!("  !! {} (step {})\n", f.violation, f.step)),
-        None => out.push_str(&format!("  -- {} after {} steps\n", end_text(ex), ex.steps)),
+        None => out.push_str(&format!(
+            "  -- {} after {}\n",
+            end_text(ex),
+            count_of(ex.steps as u64, "step")
+        )),
     }
     out
 }
@@ -86,11 +91,67 @@ pub fn json_trace(ex: &Execution) -> Value {
     })
 }
 
+/// `n` and the noun, singular or plural: "1 delay", "2 delays".
+pub fn count_of(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// What stopped a bounded search, in words.
+pub fn bounded_text(b: BoundedBy) -> &'static str {
+    match b {
+        BoundedBy::Time => "stopped by the time limit",
+        BoundedBy::States => "stopped by --max-states",
+        BoundedBy::Schedules => "stopped by --max-schedules",
+        BoundedBy::Memory => "stopped by the memory budget",
+        BoundedBy::MaxDelays => "stopped at --max-delays with work left",
+        BoundedBy::MaxSteps => "executions were cut at --max-steps",
+        BoundedBy::Interrupted => "interrupted",
+        BoundedBy::Sampling => "sampling covers no state space exhaustively",
+    }
+}
+
+/// Per-bound tables longer than this are folded in the text summary.
+pub const STRATA_SHOWN: usize = 20;
+
+/// The per-bound table; beyond [`STRATA_SHOWN`] rows, the first and last
+/// ones with a line saying how many were folded (`--json` has them all).
+fn strata_table(strata: &[Stratum]) -> String {
+    let mut s = String::from("bound  new states  transitions  deferrals  frontier  seconds\n");
+    let line = |st: &Stratum| {
+        format!(
+            "{:>5}  {:>10}  {:>11}  {:>9}  {:>8}  {:>7.3}\n",
+            st.bound, st.new_states, st.transitions, st.deferrals, st.frontier, st.elapsed_s
+        )
+    };
+    let (head, tail) = (STRATA_SHOWN / 2, STRATA_SHOWN / 2 - 1);
+    if strata.len() <= STRATA_SHOWN {
+        strata.iter().for_each(|st| s.push_str(&line(st)));
+        return s;
+    }
+    strata[..head].iter().for_each(|st| s.push_str(&line(st)));
+    let folded = &strata[head..strata.len() - tail];
+    s.push_str(&format!(
+        "  ... {} folded (bounds {} to {}; --json lists every bound)\n",
+        count_of(folded.len() as u64, "row"),
+        folded[0].bound,
+        folded[folded.len() - 1].bound
+    ));
+    strata[strata.len() - tail..]
+        .iter()
+        .for_each(|st| s.push_str(&line(st)));
+    s
+}
+
 /// The closing summary of a run.
 pub fn summary(r: &Report) -> String {
     let mut s = format!("outcome: {}", r.outcome);
     if let Some(b) = r.bounded_by {
-        s.push_str(&format!(" (by {})", b.as_str()));
+        s.push_str(&format!(" ({})", bounded_text(b)));
     }
     s.push('\n');
     if r.strategy == "ses" || r.strategy == "dfs" || r.strategy == "pb" {
@@ -106,13 +167,7 @@ pub fn summary(r: &Report) -> String {
             r.peak_memory_mb
         ));
         if r.strata.len() > 1 {
-            s.push_str("bound  new states  transitions  deferrals  frontier  seconds\n");
-            for st in &r.strata {
-                s.push_str(&format!(
-                    "{:>5}  {:>10}  {:>11}  {:>9}  {:>8}  {:>7.3}\n",
-                    st.bound, st.new_states, st.transitions, st.deferrals, st.frontier, st.elapsed_s
-                ));
-            }
+            s.push_str(&strata_table(&r.strata));
         }
     } else {
         s.push_str(&format!(
@@ -193,19 +248,29 @@ fn participants(ex: &Execution) -> Vec<String> {
     names
 }
 
-/// A message of the trace: who sent it at which step, and the step that
-/// handled it (None: never delivered).
+/// A message of the trace: who sent it at which step, the step that
+/// handled it (None: never delivered) or that the network dropped it at,
+/// and the steps that handled a duplicate of it.
 struct Delivery {
     from: String,
     to: String,
     text: String,
     sent_at: usize,
     received_at: Option<usize>,
+    lost_at: Option<usize>,
+    duplicated_at: Vec<usize>,
+}
+
+/// The step's note (from the machine runtime) when the network dropped or
+/// duplicated the message it names in `handled`.
+fn network_note(t: &StepTrace, prefix: &str) -> bool {
+    t.notes.iter().any(|n| n.starts_with(prefix))
 }
 
 /// Match every send with the step that handled it: per receiver, the
 /// oldest pending send with the same text (FIFO queues; a deferred message
-/// is matched when it is finally handled).
+/// is matched when it is finally handled). A message the network dropped
+/// is matched with the step that dropped it; a duplicate stays pending.
 fn deliveries(ex: &Execution) -> (Vec<Delivery>, Vec<(usize, String)>) {
     let mut out: Vec<Delivery> = Vec::new();
     let mut unmatched = Vec::new();
@@ -213,8 +278,10 @@ fn deliveries(ex: &Execution) -> (Vec<Delivery>, Vec<(usize, String)>) {
         if let Some(h) = &t.handled {
             let hit = out
                 .iter_mut()
-                .find(|d| d.received_at.is_none() && d.to == t.actor_name && &d.text == h);
+                .find(|d| d.received_at.is_none() && d.lost_at.is_none() && d.to == t.actor_name && &d.text == h);
             match hit {
+                Some(d) if network_note(t, "dropped by the network") => d.lost_at = Some(t.step),
+                Some(d) if network_note(t, "duplicated by the network") => d.duplicated_at.push(t.step),
                 Some(d) => d.received_at = Some(t.step),
                 None => unmatched.push((t.step, h.clone())),
             }
@@ -229,6 +296,8 @@ fn deliveries(ex: &Execution) -> (Vec<Delivery>, Vec<(usize, String)>) {
                 text: m.clone(),
                 sent_at: t.step,
                 received_at: None,
+                lost_at: None,
+                duplicated_at: Vec::new(),
             });
         }
     }
@@ -251,8 +320,9 @@ fn mermaid_text(s: &str, verbose: bool) -> String {
 
 /// The trace as a Mermaid `sequenceDiagram`: one participant per machine,
 /// one arrow per delivered message (drawn when it is handled, labelled
-/// with the step that sent it), notes for choices, creations, halts and
-/// the violation.
+/// with the step that sent it; a crossed arrow "lost: ..." when the network
+/// dropped it, a dotted one "duplicate of ..." when it delivered a
+/// duplicate), notes for choices, creations, halts and the violation.
 pub fn mermaid(ex: &Execution, verbose: bool) -> String {
     let names = participants(ex);
     let alias = |n: &str| format!("P{}", names.iter().position(|x| x == n).unwrap_or(0));
@@ -264,9 +334,18 @@ pub fn mermaid(ex: &Execution, verbose: bool) -> String {
     for t in &ex.trace {
         let me = alias(&t.actor_name);
         let mut delivered = false;
-        for d in dels.iter().filter(|d| d.received_at == Some(t.step)) {
+        for d in &dels {
+            let (arrow, what, verb) = if d.received_at == Some(t.step) {
+                ("->>", "", "handled")
+            } else if d.lost_at == Some(t.step) {
+                ("-x", "lost: ", "dropped")
+            } else if d.duplicated_at.contains(&t.step) {
+                ("-->>", "duplicate of ", "handled")
+            } else {
+                continue;
+            };
             out.push_str(&format!(
-                "    {}->>{}: {} (sent at {}, handled at {})\n",
+                "    {}{arrow}{}: {what}{} (sent at {}, {verb} at {})\n",
                 alias(&d.from),
                 me,
                 mermaid_text(&d.text, verbose),
@@ -337,7 +416,9 @@ fn dot_text(s: &str, verbose: bool) -> String {
 
 /// The trace as Graphviz DOT: one lane (cluster) per machine with a node
 /// per step, and an edge per delivered message from the sending step to the
-/// handling step.
+/// handling step (red and dotted, "lost: ...", to the step where the
+/// network dropped it; dashed, "duplicate of ...", to a step that handled a
+/// duplicate).
 pub fn dot(ex: &Execution, verbose: bool) -> String {
     let names = participants(ex);
     let (dels, _) = deliveries(ex);
@@ -373,11 +454,18 @@ pub fn dot(ex: &Execution, verbose: bool) -> String {
         out.push_str("    }\n");
     }
     for d in &dels {
-        if let Some(r) = d.received_at {
+        let received = d.received_at.map(|r| (r, "", "color=blue"));
+        let lost = d
+            .lost_at
+            .map(|l| (l, "lost: ", "color=red, style=dotted, arrowhead=tee"));
+        let duplicated = d
+            .duplicated_at
+            .iter()
+            .map(|&r| (r, "duplicate of ", "color=blue, style=dashed"));
+        for (to, what, style) in received.into_iter().chain(lost).chain(duplicated) {
             out.push_str(&format!(
-                "    s{} -> s{} [label=\"{}\", color=blue];\n",
+                "    s{} -> s{to} [label=\"{what}{}\", {style}];\n",
                 d.sent_at,
-                r,
                 dot_text(&d.text, verbose)
             ));
         }
@@ -393,4 +481,118 @@ pub fn dot(ex: &Execution, verbose: bool) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count_of(0u64, "delay"), "0 delays");
+        assert_eq!(count_of(1u64, "delay"), "1 delay");
+        assert_eq!(count_of(2u32, "step"), "2 steps");
+    }
+
+    fn report_with_strata(n: u32) -> Report {
+        let mut r = Report::new("ses", Some("rtc"), 0, 1);
+        r.bounded_by = Some(BoundedBy::Interrupted);
+        r.strata = (0..n)
+            .map(|bound| Stratum {
+                bound,
+                new_states: 1000 + u64::from(bound),
+                ..Stratum::default()
+            })
+            .collect();
+        r
+    }
+
+    /// The bounds listed in a summary's per-bound table.
+    fn listed_bounds(summary: &str) -> Vec<u32> {
+        summary
+            .lines()
+            .skip_while(|l| !l.starts_with("bound  new states"))
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn per_bound_table_folds_beyond_twenty_rows() {
+        let s = summary(&report_with_strata(20));
+        assert_eq!(listed_bounds(&s), (0..20).collect::<Vec<_>>());
+        assert!(!s.contains("folded"), "{s}");
+        let s = summary(&report_with_strata(50));
+        let want: Vec<u32> = (0..10).chain(41..50).collect();
+        assert_eq!(listed_bounds(&s), want, "{s}");
+        assert!(
+            s.contains("  ... 31 rows folded (bounds 10 to 40; --json lists every bound)\n"),
+            "{s}"
+        );
+        let s = summary(&report_with_strata(21));
+        assert!(s.contains("... 2 rows folded (bounds 10 to 11;"), "{s}");
+    }
+
+    #[test]
+    fn bounded_outcome_reads_as_words() {
+        let s = summary(&report_with_strata(2));
+        assert!(s.starts_with("outcome: bounded (interrupted)\n"), "{s}");
+        let mut r = report_with_strata(2);
+        r.bounded_by = Some(BoundedBy::Time);
+        assert!(summary(&r).starts_with("outcome: bounded (stopped by the time limit)\n"));
+    }
+}
+
+#[cfg(test)]
+mod network_tests {
+    use super::*;
+
+    fn step(step: usize, actor: &str, handled: Option<&str>, notes: &[&str], sent: &[&str]) -> StepTrace {
+        StepTrace {
+            step,
+            actor_name: actor.into(),
+            handled: handled.map(String::from),
+            notes: notes.iter().map(|n| n.to_string()).collect(),
+            sent: sent.iter().map(|m| ("receiver1".to_string(), m.to_string())).collect(),
+            ..StepTrace::default()
+        }
+    }
+
+    /// A drop and a duplicate by the network: a crossed "lost" arrow, a
+    /// dotted "duplicate of" arrow, and the real delivery after the duplicate.
+    #[test]
+    fn drops_and_duplicates_are_drawn() {
+        let dup = "duplicated by the network (stays pending; duplicate 1 of at most 1)";
+        let ex = Execution {
+            steps: 4,
+            end: End::Terminal,
+            violation: None,
+            trace: vec![
+                step(0, "sender0", Some("Go"), &[], &["A", "B"]),
+                step(1, "receiver1", Some("A"), &["dropped by the network"], &[]),
+                step(2, "receiver1", Some("B"), &[dup], &[]),
+                step(3, "receiver1", Some("B"), &[], &[]),
+            ],
+            trail: vec![],
+            error: None,
+        };
+        let m = mermaid(&ex, false);
+        assert!(m.contains("    P0-xP1: lost: A (sent at 0, dropped at 1)\n"), "{m}");
+        assert!(
+            m.contains("    P0-->>P1: duplicate of B (sent at 0, handled at 2)\n"),
+            "{m}"
+        );
+        assert!(m.contains("    P0->>P1: B (sent at 0, handled at 3)\n"), "{m}");
+        assert_eq!(m.matches("->>").count(), 2, "{m}");
+        let d = dot(&ex, false);
+        assert!(
+            d.contains("    s0 -> s1 [label=\"lost: A\", color=red, style=dotted, arrowhead=tee];\n"),
+            "{d}"
+        );
+        assert!(
+            d.contains("    s0 -> s2 [label=\"duplicate of B\", color=blue, style=dashed];\n"),
+            "{d}"
+        );
+        assert!(d.contains("    s0 -> s3 [label=\"B\", color=blue];\n"), "{d}");
+    }
 }

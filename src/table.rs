@@ -4,8 +4,9 @@
 //! median over several seeds), each cell under the same budget.
 
 use crate::registry::{DynModel, Registry};
+use mcheck_checker::report::BoundedBy;
 use mcheck_checker::search::{Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH};
-use mcheck_checker::{Config, Params, Progress};
+use mcheck_checker::{Config, Params, Progress, StopFlag};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -73,6 +74,9 @@ pub struct TableArgs {
     pub threads: usize,
     /// Progress on stderr.
     pub progress: bool,
+    /// Raised to interrupt the table: the row in progress is dropped, the
+    /// finished ones are kept.
+    pub stop: StopFlag,
 }
 
 /// One cell: found or not, and the medians.
@@ -91,6 +95,9 @@ pub struct Cell {
     pub runs: u64,
     /// Seconds spent on the cell.
     pub seconds: f64,
+    /// The first error of a run of the cell (the cell is then not found,
+    /// for a reason other than the budget).
+    pub error: Option<String>,
 }
 
 /// One row.
@@ -115,7 +122,7 @@ fn median(mut v: Vec<Option<u64>>) -> Option<u64> {
     // Not found counts as infinitely many; the median is found only when
     // more than half the runs found the bug.
     v.sort_by_key(|x| x.unwrap_or(u64::MAX));
-    v[(v.len() - 1) / 2]
+    v.get(v.len().saturating_sub(1) / 2).copied().flatten()
 }
 
 fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args: &TableArgs) -> Cell {
@@ -123,6 +130,7 @@ fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args:
     let start = std::time::Instant::now();
     let mut counts = Vec::new();
     let mut steps = Vec::new();
+    let mut error = None;
     for seed in 0..runs {
         let config = Config {
             time_limit: Some(args.budget),
@@ -131,6 +139,7 @@ fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args:
             seed,
             threads: if col.exhaustive { 1 } else { args.threads },
             progress: Progress::Off,
+            stop: args.stop.clone(),
             ..Config::default()
         };
         let r = model.check(params, Some(bug), &col.strategy, col.explorer, &config);
@@ -139,7 +148,12 @@ fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args:
                 let c = if col.exhaustive { r.states } else { r.schedules };
                 (Some(c), Some(r.steps.max(r.transitions)))
             }
-            _ => (None, None),
+            Ok(r) if r.bounded_by == Some(BoundedBy::Interrupted) => break,
+            Ok(_) => (None, None),
+            Err(e) => {
+                error.get_or_insert(e);
+                (None, None)
+            }
         };
         counts.push(count);
         steps.push(step);
@@ -149,10 +163,11 @@ fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args:
     Cell {
         found: count.is_some(),
         count,
-        steps: count.and(median(steps)),
+        steps: count.and_then(|_| median(steps)),
         found_runs,
         runs,
         seconds: start.elapsed().as_secs_f64(),
+        error,
     }
 }
 
@@ -163,8 +178,10 @@ fn best(row: &Row, cols: &[Column], pick: impl Fn(&Column) -> bool) -> Option<u6
         .min()
 }
 
-/// Build the table.
-pub fn build(registry: &Registry, args: &TableArgs) -> Result<Vec<Row>, String> {
+/// Build the table, handing each row to `on_row` as soon as it is done.
+/// When `args.stop` is raised the row in progress is dropped and the rows
+/// done so far are returned.
+pub fn build(registry: &Registry, args: &TableArgs, mut on_row: impl FnMut(&Row)) -> Result<Vec<Row>, String> {
     let known: Vec<String> = registry.models().map(|m| m.info().name.to_string()).collect();
     for m in &args.models {
         if !known.contains(m) {
@@ -196,14 +213,18 @@ pub fn build(registry: &Registry, args: &TableArgs) -> Result<Vec<Row>, String> 
             };
             for col in &cols {
                 let cell = run_cell(model, &params, b.id, col, args);
+                if args.stop.is_raised() {
+                    return Ok(rows);
+                }
                 if args.progress {
+                    let result = match (&cell.error, cell.count) {
+                        (Some(e), _) => format!("error: {e}"),
+                        (None, Some(c)) => c.to_string(),
+                        (None, None) => "not found".to_string(),
+                    };
                     eprintln!(
-                        "table: {} bug {} {:<8} {} ({:.1}s)",
-                        info.name,
-                        b.id,
-                        col.name,
-                        cell.count.map_or("not found".to_string(), |c| c.to_string()),
-                        cell.seconds
+                        "table: {} bug {} {:<8} {result} ({:.1}s)",
+                        info.name, b.id, col.name, cell.seconds
                     );
                 }
                 row.cells.insert(col.name.to_string(), cell);
@@ -220,6 +241,7 @@ pub fn build(registry: &Registry, args: &TableArgs) -> Result<Vec<Row>, String> 
                 best(&row, &cols, |c| c.delaying && !c.exhaustive),
                 best(&row, &cols, |c| !c.delaying && !c.exhaustive),
             );
+            on_row(&row);
             rows.push(row);
         }
     }
@@ -229,8 +251,18 @@ pub fn build(registry: &Registry, args: &TableArgs) -> Result<Vec<Row>, String> 
     Ok(rows)
 }
 
-/// The table as Markdown, with the ratios under it.
+/// The table as Markdown, with the ratios under it: [`markdown_head`],
+/// a [`markdown_row`] per row, [`markdown_tail`].
 pub fn markdown(rows: &[Row], args: &TableArgs) -> String {
+    let mut out = markdown_head();
+    for r in rows {
+        out.push_str(&markdown_row(r));
+    }
+    out + &markdown_tail(rows, args)
+}
+
+/// The Markdown table's heading lines.
+pub fn markdown_head() -> String {
     let cols = columns();
     let mut out = String::from("| model | bug |");
     for c in &cols {
@@ -241,51 +273,88 @@ pub fn markdown(rows: &[Row], args: &TableArgs) -> String {
         out.push_str("---:|");
     }
     out.push('\n');
-    for r in rows {
-        out.push_str(&format!("| {} | {} {} |", r.model, r.bug, r.name));
-        for c in &cols {
-            let cell = &r.cells[c.name];
-            let text = match cell.count {
-                Some(n) if cell.runs > 1 => format!("{n} ({}/{})", cell.found_runs, cell.runs),
-                Some(n) => n.to_string(),
-                None => "-".to_string(),
-            };
-            out.push_str(&format!(" {text} |"));
-        }
-        out.push('\n');
+    out
+}
+
+/// One row of the Markdown table: a count, `-` (not found within the
+/// budget) or `error` (a run of the cell failed; see [`markdown_tail`]).
+pub fn markdown_row(r: &Row) -> String {
+    let mut out = format!("| {} | {} {} |", r.model, r.bug, r.name);
+    for c in &columns() {
+        let cell = &r.cells[c.name];
+        let text = match cell.count {
+            _ if cell.error.is_some() => "error".to_string(),
+            Some(n) if cell.runs > 1 => format!("{n} ({}/{})", cell.found_runs, cell.runs),
+            Some(n) => n.to_string(),
+            None => "-".to_string(),
+        };
+        out.push_str(&format!(" {text} |"));
     }
-    out.push_str(&format!(
-        "\nExhaustive columns (PB, SES-*): distinct states before the bug; sampling columns: schedules before the bug, median over {} seeds (runs that found it / runs). `-`: not found within {} s, {} states or {} schedules.\n\n",
-        args.runs,
+    out.push('\n');
+    out
+}
+
+/// What follows the rows: the legend, the errors, the ratios.
+pub fn markdown_tail(rows: &[Row], args: &TableArgs) -> String {
+    let mut out = format!(
+        "\nExhaustive columns (PB, SES-*): distinct states before the bug; sampling columns: schedules before the bug, median over {} (runs that found it / runs). `-`: not found within {} s, {} states or {} schedules.\n\n",
+        crate::render::count_of(args.runs, "seed"),
         args.budget.as_secs_f64(),
         args.max_states,
         args.max_schedules
-    ));
+    );
+    let errors: Vec<String> = rows
+        .iter()
+        .flat_map(|r| {
+            r.cells.iter().filter_map(|(col, cell)| {
+                Some(format!(
+                    "error: {} bug {} {col}: {}\n",
+                    r.model,
+                    r.bug,
+                    cell.error.as_ref()?
+                ))
+            })
+        })
+        .collect();
+    if !errors.is_empty() {
+        out.push_str("`error`: a run of the cell failed:\n");
+        out.extend(errors);
+        out.push('\n');
+    }
     out.push_str(
         "Advantage of the best delaying technique over the best baseline (the baseline's count divided by the delaying technique's): above 1x the delaying technique needed that many times fewer states or schedules; below 1x the baseline won.\n\n",
     );
     out.push_str(
         "| model | bug | best SES vs PB (states) | best SS vs best of RS/IRS/PCT (schedules) |\n|---|---|---:|---:|\n",
     );
-    // Two significant digits down to 0.01x, so that a loss reads as one.
-    let fmt = |x: Option<f64>| {
-        x.map_or("-".to_string(), |v| match v {
-            v if v >= 10.0 => format!("{v:.0}x"),
-            v if v >= 1.0 => format!("{v:.1}x"),
-            v if v >= 0.1 => format!("{v:.2}x"),
-            v => format!("{v:.3}x"),
-        })
-    };
     for r in rows {
         out.push_str(&format!(
             "| {} | {} | {} | {} |\n",
             r.model,
             r.bug,
-            fmt(r.ses_vs_pb),
-            fmt(r.ss_vs_random)
+            ratio_text(r.ses_vs_pb),
+            ratio_text(r.ss_vs_random)
         ));
     }
     out
+}
+
+/// A ratio with two significant digits (`-` when absent): 12x, 3.4x,
+/// 0.56x, 0.0012x.
+pub fn ratio_text(x: Option<f64>) -> String {
+    let Some(v) = x else {
+        return "-".to_string();
+    };
+    if v >= 10.0 {
+        return format!("{v:.0}x");
+    }
+    if v <= 0.0 || !v.is_finite() {
+        return format!("{v}x");
+    }
+    // Decimals so that two significant digits show: 1 for [1, 10), 2 for
+    // [0.1, 1), 3 for [0.01, 0.1), ...
+    let decimals = (1 - v.log10().floor() as i32).max(1) as usize;
+    format!("{v:.decimals$}x")
 }
 
 /// The stratified-sampling columns, with the default c1 and c2.
@@ -303,4 +372,96 @@ fn sampling_columns() -> Vec<Column> {
             randomized: true,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_keep_two_significant_digits() {
+        let cases = [
+            (None, "-"),
+            (Some(250.0), "250x"),
+            (Some(12.4), "12x"),
+            (Some(3.45), "3.5x"),
+            (Some(1.0), "1.0x"),
+            (Some(0.5), "0.50x"),
+            (Some(0.123), "0.12x"),
+            (Some(0.0123), "0.012x"),
+            (Some(0.000_43), "0.00043x"),
+            (Some(0.0), "0x"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(ratio_text(x), want, "{x:?}");
+        }
+    }
+
+    fn cell(count: Option<u64>, error: Option<&str>) -> Cell {
+        Cell {
+            found: count.is_some(),
+            count,
+            steps: count,
+            found_runs: u64::from(count.is_some()),
+            runs: 1,
+            seconds: 0.5,
+            error: error.map(str::to_string),
+        }
+    }
+
+    /// A cell whose run failed reads `error` (and the error is listed under
+    /// the table), one that ran out of budget `-`.
+    #[test]
+    fn failed_cells_differ_from_cells_that_did_not_find_the_bug() {
+        let cols = columns();
+        let mut row = Row {
+            model: "m".into(),
+            bug: 1,
+            name: "b".into(),
+            cells: Default::default(),
+            ses_vs_pb: None,
+            ss_vs_random: None,
+        };
+        for (i, c) in cols.iter().enumerate() {
+            let cell = match i {
+                0 => cell(None, Some("unknown explorer \"zz\"")),
+                1 => cell(None, None),
+                _ => cell(Some(i as u64), None),
+            };
+            row.cells.insert(c.name.to_string(), cell);
+        }
+        let line = markdown_row(&row);
+        let fields: Vec<&str> = line.trim_end().split('|').map(str::trim).collect();
+        assert_eq!(&fields[..5], ["", "m", "1 b", "error", "-"], "{line}");
+        assert_eq!(fields[5], "2", "{line}");
+        let args = TableArgs {
+            budget: std::time::Duration::from_secs(1),
+            max_states: 10,
+            max_schedules: 10,
+            runs: 1,
+            models: vec![],
+            bugs: vec![],
+            threads: 1,
+            progress: false,
+            stop: StopFlag::new(),
+        };
+        let tail = markdown_tail(std::slice::from_ref(&row), &args);
+        assert!(
+            tail.contains("\nerror: m bug 1 PB: unknown explorer \"zz\"\n"),
+            "{tail}"
+        );
+        assert_eq!(tail.matches("error: ").count(), 1, "{tail}");
+        assert!(tail.contains("median over 1 seed (runs"), "{tail}");
+        row.cells.values_mut().for_each(|c| c.error = None);
+        let tail = markdown_tail(std::slice::from_ref(&row), &args);
+        assert!(!tail.contains("error"), "{tail}");
+    }
+
+    #[test]
+    fn median_counts_not_found_as_infinite() {
+        assert_eq!(median(vec![Some(5), None, Some(3)]), Some(5));
+        assert_eq!(median(vec![None, None, Some(3)]), None);
+        assert_eq!(median(vec![Some(7)]), Some(7));
+        assert_eq!(median(vec![]), None);
+    }
 }

@@ -35,6 +35,59 @@ pub struct BugSpec {
     pub description: &'static str,
 }
 
+/// A model's seeded bugs as an enum, one variant per bug, with the one
+/// table that gives each variant its `--bug` number, name and description.
+///
+/// Models gate their faulty code on variants (`cfg.bug == Some(Bug::NoResend)`),
+/// list [`SeededBug::specs`] in [`ModelInfo::bugs`], and turn the number
+/// [`Model::build`] receives into a variant with [`SeededBug::from_build`].
+///
+/// # Contract
+///
+/// Every variant appears exactly once in [`SeededBug::TABLE`], with ids
+/// `1..=n` in order.
+pub trait SeededBug: Copy + Eq + fmt::Debug + Send + Sync + 'static {
+    /// Every bug with its spec (whose `id` is its `--bug` number), in id
+    /// order.
+    const TABLE: &'static [(Self, BugSpec)];
+
+    /// The bug numbered `id`, if there is one.
+    fn from_id(id: u32) -> Option<Self> {
+        Self::TABLE.iter().find(|(_, s)| s.id == id).map(|(b, _)| *b)
+    }
+
+    /// Its spec (number, name, description).
+    fn spec(self) -> &'static BugSpec {
+        match Self::TABLE.iter().find(|(b, _)| *b == self) {
+            Some((_, s)) => s,
+            None => panic!("mcheck bug: seeded bug {self:?} is missing from its table"),
+        }
+    }
+
+    /// Its `--bug` number.
+    fn id(self) -> u32 {
+        self.spec().id
+    }
+
+    /// The list [`ModelInfo::bugs`] shows.
+    fn specs() -> Vec<BugSpec> {
+        Self::TABLE.iter().map(|(_, s)| s.clone()).collect()
+    }
+
+    /// The bug number that [`Model::build`] received (already checked
+    /// against [`SeededBug::specs`]) as a variant. Panics on a number that
+    /// is not in the table: that is a bug in the caller.
+    fn from_build(bug: Option<u32>) -> Option<Self> {
+        bug.map(|id| match Self::from_id(id) {
+            Some(b) => b,
+            None => panic!(
+                "mcheck bug: seeded bug {id} was not checked; valid bugs: 1 to {}",
+                Self::TABLE.len()
+            ),
+        })
+    }
+}
+
 /// A model-specific explorer (for example chain replication's custom one).
 #[derive(Clone, Debug, Serialize)]
 pub struct ExplorerSpec {
@@ -81,10 +134,25 @@ impl Params {
         self.get(name) as usize
     }
 
+    /// Set `name` to `value`. Panics if the model has no such parameter
+    /// (a bug in the model, as for [`Params::get`]).
+    pub fn set(&mut self, name: &str, value: u64) {
+        match self.0.get_mut(name) {
+            Some(v) => *v = value,
+            None => panic!("mcheck bug: parameter {name:?} was not resolved"),
+        }
+    }
+
+    /// The defaults of `specs`: the one place a model's default parameters
+    /// come from (a model's own `Default` configuration is built from them).
+    pub fn defaults(specs: &[ParamSpec]) -> Params {
+        Params(specs.iter().map(|p| (p.name.to_string(), p.default)).collect())
+    }
+
     /// Defaults of `specs` overridden by `overrides` (`name=value` pairs).
     /// Errors name the bad parameter or value and the valid ones.
     pub fn resolve(model: &str, specs: &[ParamSpec], overrides: &[(String, String)]) -> Result<Params, String> {
-        let mut map: BTreeMap<String, u64> = specs.iter().map(|p| (p.name.to_string(), p.default)).collect();
+        let Params(mut map) = Params::defaults(specs);
         for (k, v) in overrides {
             let Some(spec) = specs.iter().find(|p| p.name == k) else {
                 let valid: Vec<&str> = specs.iter().map(|p| p.name).collect();
@@ -112,17 +180,6 @@ impl Params {
             map.insert(k.clone(), value);
         }
         Ok(Params(map))
-    }
-
-    /// The parameters that differ from their defaults, as `name=value` pairs.
-    pub fn non_default(&self, specs: &[ParamSpec]) -> Vec<(String, u64)> {
-        specs
-            .iter()
-            .filter_map(|s| {
-                let v = self.get(s.name);
-                (v != s.default).then(|| (s.name.to_string(), v))
-            })
-            .collect()
     }
 }
 
@@ -154,7 +211,29 @@ pub trait Model: Send + Sync + 'static {
     /// Build the program for `params` (already validated against
     /// `info().params`) with seeded bug `bug` switched on (`None`: the
     /// correct version). `bug` has been checked against `info().bugs`.
+    /// The program runs with [`Model::effective_params`]`(params, bug)`.
     fn build(&self, params: &Params, bug: Option<u32>) -> Self::Program;
+
+    /// The parameters a program built from `params` (validated) with `bug`
+    /// (validated) actually runs with: a model whose bug needs a larger
+    /// configuration, or that clamps one parameter to another, says so
+    /// here, so that what a run reports (its header, its JSON, its saved
+    /// schedule) is what it ran. Default: `params` unchanged.
+    ///
+    /// # Contract
+    ///
+    /// * `build(&effective_params(p, b), b)` is the same program as
+    ///   `build(p, b)` (a model applies this mapping inside `build` too, so
+    ///   a schedule saved with either replays);
+    /// * it is idempotent: mapping the mapped parameters changes nothing;
+    /// * every value stays within its [`ParamSpec`]'s range.
+    ///
+    /// Whoever resolves parameters for a run (the CLI, a library entry
+    /// point) calls it after [`Params::resolve`] and uses the result
+    /// everywhere.
+    fn effective_params(&self, params: &Params, _bug: Option<u32>) -> Params {
+        params.clone()
+    }
 
     /// Build the model-specific explorer named `name` (one of
     /// `info().explorers`), or `None`.

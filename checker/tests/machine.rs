@@ -2,7 +2,7 @@
 //! choices mid-handler, create, halt, monitors, invariants, deadlock and
 //! caught panics, step by step with exact states and counts.
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Receive, Setup, World};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup, World};
 use mcheck_checker::search;
 use mcheck_checker::{ActorId, Config, Enabled, Event, Outcome, Program, StepTrace, ViolationKind};
 
@@ -114,10 +114,10 @@ impl MachineModel for Proto {
         }
     }
 
-    fn observe(&self, mon: &mut u32, v: &u32) -> Result<(), (&'static str, String)> {
+    fn observe(&self, mon: &mut u32, v: &u32) -> Result<(), MonitorError> {
         *mon += 1;
         if self.monitor_hates_1 && *v == 1 {
-            return Err(("hates-one", "1 was announced".into()));
+            return Err(MonitorError::new("hates-one", "1 was announced"));
         }
         Ok(())
     }

@@ -7,6 +7,8 @@
 //! Each keeps the soundness contract of [`Explorer`]; the tests check it
 //! with [`mcheck_checker::explorer::check_contract`].
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![deny(missing_debug_implementations)]
 
 mod any;
 mod prr;

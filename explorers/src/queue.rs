@@ -316,50 +316,78 @@ mod tests {
         assert_eq!(q.next(&ids(&[7])), ActorId(7));
     }
 
-    /// The same operations on a queue of `n` actors with ids `i * step`.
-    fn exercise(n: u32, step: u32) -> ActorQueue {
+    /// The same operations on a queue of the actors `ids` (at least 4,
+    /// distinct), against the order they must give; returns the queue.
+    fn exercise(ids: &[u32]) -> ActorQueue {
+        let n = ids.len();
+        let all: Vec<ActorId> = ids.iter().map(|&i| ActorId(i)).collect();
         let mut q = ActorQueue::new();
-        for i in (0..n).rev() {
-            q.push_front(ActorId(i * step));
+        for &a in all.iter().rev() {
+            q.push_front(a);
         }
-        assert_eq!(q.len(), n as usize);
-        assert_eq!(q.to_vec()[..3], ids(&[0, step, 2 * step])[..]);
-        let en = ids(&[2 * step, 9 * step, 19 * step]);
-        assert_eq!(q.next(&en), ActorId(2 * step));
-        q.delay_first_enabled(&en);
-        assert_eq!(q.next(&en), ActorId(9 * step));
-        q.delay_first_enabled(&en);
-        assert_eq!(q.next(&en), ActorId(19 * step));
-        q.delay_first_enabled(&en);
-        let tail = ids(&[2 * step, 9 * step, 19 * step]);
-        assert_eq!(q.to_vec()[n as usize - 3..], tail[..]);
-        assert_eq!(q.get(n as usize - 1), Some(ActorId(19 * step)));
-        assert_eq!(q.get(n as usize), None);
+        assert_eq!(q.to_vec(), all);
+        // Enabled: the second, the middle and the last actor, sorted by id.
+        let picks = [all[1], all[n / 2], all[n - 1]];
+        let mut en = picks.to_vec();
+        en.sort();
+        for &p in &picks {
+            assert_eq!(q.next(&en), p);
+            assert_eq!(q.first_enabled(&en).and_then(|i| q.get(i)), Some(p));
+            q.delay_first_enabled(&en);
+        }
+        // Three delays moved the three to the end, the rest kept its order.
+        let mut want: Vec<ActorId> = all.iter().copied().filter(|a| !picks.contains(a)).collect();
+        want.extend(picks);
+        assert_eq!(q.to_vec(), want);
+        assert_eq!(q.get(n - 1), Some(all[n - 1]));
+        assert_eq!(q.get(n), None);
+        // An enabled actor the queue never heard of: the lowest enabled id.
+        let stranger = ActorId(ids.iter().max().unwrap() + 1);
+        assert_eq!(q.next(&[stranger]), stranger);
         q
     }
 
     #[test]
-    fn long_queues_and_large_ids_behave_the_same() {
-        // Inline (20 actors, ids below 256, some above the bitmask's 64),
-        // and on the heap by length (30 actors) and by id (ids up to 570).
-        for (n, step) in [(20, 7), (30, 7), (20, 30)] {
-            let mut q = exercise(n, step);
-            let inline = matches!(q.0, Repr::Inline { .. });
-            assert_eq!(
-                inline,
-                n <= INLINE as u32 && (n - 1) * step < INLINE_IDS,
-                "{n} x {step}"
-            );
+    fn every_form_behaves_the_same_at_its_boundaries() {
+        let step = |n: u32, step: u32, from: u32| (0..n).map(|i| from + i * step).collect::<Vec<u32>>();
+        // (ids, inline?): inline with ids above the bitmask's 64, up to the
+        // largest inline id 255 and the largest inline length 15; on the
+        // heap by id (256) and by length (16).
+        let cases = [
+            (step(15, 17, 0), true),
+            (step(15, 1, 241), true),
+            (step(4, 1, 252), true),
+            (step(4, 1, 253), false),
+            (step(15, 1, 242), false),
+            (step(16, 1, 0), false),
+            (step(30, 7, 0), false),
+            (step(20, 30, 0), false),
+        ];
+        for (ids, inline) in cases {
+            let mut q = exercise(&ids);
+            assert_eq!(matches!(q.0, Repr::Inline { .. }), inline, "{ids:?}");
             let mut r = ActorQueue::new();
             for a in q.iter() {
                 r.push_back(a);
             }
             assert_eq!(q, r);
-            q.remove(ActorId(0));
-            assert_eq!(q.len(), n as usize - 1);
+            q.remove(ActorId(ids[0]));
+            assert_eq!(q.len(), ids.len() - 1);
             assert_ne!(q, r);
-            assert_eq!(q.position(ActorId(0)), None);
+            assert_eq!(q.position(ActorId(ids[0])), None);
         }
+        // Crossing the boundary: id 256 moves an inline queue to the heap,
+        // in place, and the order is kept.
+        let mut q = ActorQueue::new();
+        for i in [255, 64, 0] {
+            q.push_back(ActorId(i));
+        }
+        assert!(matches!(q.0, Repr::Inline { .. }));
+        q.insert(1, ActorId(256));
+        assert!(matches!(q.0, Repr::Heap(_)));
+        assert_eq!(q.to_vec(), ids(&[255, 256, 64, 0]));
+        assert_eq!(q.next(&ids(&[0, 64, 256])), ActorId(256));
+        assert_eq!(q.position(ActorId(256)), Some(1));
         // An inline queue and a heap one with the same actors are equal.
         let mut heap = ActorQueue(Repr::Heap(Box::default()));
         let mut inline = ActorQueue::new();

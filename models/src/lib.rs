@@ -1,5 +1,7 @@
 //! Protocol models for mcheck, each with seeded bugs.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![deny(missing_debug_implementations)]
 
 pub mod chain;
 pub mod lostupdate;

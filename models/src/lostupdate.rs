@@ -12,12 +12,49 @@
 //! value, one increment is lost. Run to completion without delays runs the
 //! clients one after the other, so it takes a delay to find it.
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup};
+use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 
 /// The model (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LostUpdate;
+
+/// The seeded bugs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bug {
+    /// `blind-write`: a plain write instead of a compare-and-swap.
+    BlindWrite,
+}
+
+impl SeededBug for Bug {
+    const TABLE: &'static [(Bug, BugSpec)] = &[(
+        Bug::BlindWrite,
+        BugSpec {
+            id: 1,
+            name: "blind-write",
+            description: "the client writes the incremented value with a plain write instead of a compare-and-swap, so two clients that read the same value lose one increment",
+        },
+    )];
+}
+
+/// The parameters and their defaults (the only place they are written).
+pub const PARAMS: [ParamSpec; 2] = [
+    ParamSpec {
+        name: "clients",
+        default: 3,
+        min: 1,
+        max: 6,
+        description: "number of clients",
+    },
+    ParamSpec {
+        name: "increments",
+        default: 3,
+        min: 1,
+        max: 5,
+        description: "increments per client",
+    },
+];
 
 /// One configuration of the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,34 +64,52 @@ pub struct Cfg {
     /// Increments per client.
     pub increments: u8,
     /// The seeded bug switched on, if any.
-    pub bug: Option<u32>,
+    pub bug: Option<Bug>,
+}
+
+impl Cfg {
+    /// The configuration for `params` (resolved against [`PARAMS`]).
+    pub fn new(params: &Params, bug: Option<Bug>) -> Cfg {
+        Cfg {
+            clients: params.get("clients") as u8,
+            increments: params.get("increments") as u8,
+            bug,
+        }
+    }
 }
 
 impl Default for Cfg {
     fn default() -> Self {
-        Cfg {
-            clients: 3,
-            increments: 3,
-            bug: None,
-        }
+        Cfg::new(&Params::defaults(&PARAMS), None)
     }
+}
+
+/// The server's id.
+const SERVER: MachineId = MachineId(0);
+
+/// The server and its counter.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Server {
+    /// The counter.
+    pub value: u8,
+}
+
+/// A client.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Client {
+    /// Increments still to do.
+    pub left: u8,
+    /// Waiting for a reply.
+    pub busy: bool,
 }
 
 /// The machines.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Machine {
-    /// The server and its counter.
-    Server {
-        /// The counter.
-        value: u8,
-    },
+    /// The server.
+    Server(Server),
     /// A client.
-    Client {
-        /// Increments still to do.
-        left: u8,
-        /// Waiting for a reply.
-        busy: bool,
-    },
+    Client(Client),
 }
 
 /// The messages.
@@ -78,7 +133,7 @@ pub enum Msg {
         /// The value to write.
         new: u8,
     },
-    /// Client to server: set the counter (bug 1).
+    /// Client to server: set the counter (bug [`Bug::BlindWrite`]).
     Write {
         /// The client.
         from: MachineId,
@@ -105,6 +160,61 @@ pub struct Monitor {
     done: u8,
 }
 
+impl Server {
+    fn handle(&mut self, msg: &Msg, ctx: &mut Ctx<Cfg>) {
+        match *msg {
+            Msg::Read { from } => ctx.send(from, Msg::Value(self.value)),
+            Msg::Cas { from, old, new } => {
+                let ok = self.value == old;
+                if ok {
+                    self.value = new;
+                    ctx.announce(Note::Set(new));
+                }
+                ctx.send(from, Msg::Written(ok));
+            }
+            Msg::Write { from, new } => {
+                self.value = new;
+                ctx.announce(Note::Set(new));
+                ctx.send(from, Msg::Written(true));
+            }
+            _ => ctx.assert(false, || format!("server cannot handle {msg:?}")),
+        }
+    }
+}
+
+impl Client {
+    fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
+        let me = ctx.me();
+        match *msg {
+            Msg::Go => {
+                self.busy = true;
+                ctx.send(SERVER, Msg::Read { from: me });
+            }
+            Msg::Value(v) => {
+                let new = v.wrapping_add(1);
+                if cfg.bug == Some(Bug::BlindWrite) {
+                    ctx.send(SERVER, Msg::Write { from: me, new });
+                } else {
+                    ctx.send(SERVER, Msg::Cas { from: me, old: v, new });
+                }
+            }
+            Msg::Written(ok) => {
+                if ok {
+                    self.left -= 1;
+                }
+                if self.left == 0 {
+                    self.busy = false;
+                    ctx.announce(Note::Done);
+                    ctx.halt();
+                } else {
+                    ctx.send(SERVER, Msg::Read { from: me });
+                }
+            }
+            _ => ctx.assert(false, || format!("client cannot handle {msg:?}")),
+        }
+    }
+}
+
 impl MachineModel for Cfg {
     type Machine = Machine;
     type Msg = Msg;
@@ -112,77 +222,38 @@ impl MachineModel for Cfg {
     type Monitor = Monitor;
 
     fn setup(&self, setup: &mut Setup<Self>) {
-        setup.create(Machine::Server { value: 0 });
+        setup.create(Machine::Server(Server { value: 0 }));
         for _ in 0..self.clients {
-            let c = setup.create(Machine::Client {
+            let c = setup.create(Machine::Client(Client {
                 left: self.increments,
                 busy: false,
-            });
+            }));
             setup.send(c, Msg::Go);
         }
     }
 
     fn kind(&self, m: &Machine) -> &'static str {
         match m {
-            Machine::Server { .. } => "server",
-            Machine::Client { .. } => "client",
+            Machine::Server(_) => "server",
+            Machine::Client(_) => "client",
         }
     }
 
     fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
-        const SERVER: MachineId = MachineId(0);
-        let me = ctx.me();
-        match (m, msg) {
-            (Machine::Server { value }, Msg::Read { from }) => ctx.send(*from, Msg::Value(*value)),
-            (Machine::Server { value }, Msg::Cas { from, old, new }) => {
-                let ok = *value == *old;
-                if ok {
-                    *value = *new;
-                    ctx.announce(Note::Set(*new));
-                }
-                ctx.send(*from, Msg::Written(ok));
-            }
-            (Machine::Server { value }, Msg::Write { from, new }) => {
-                *value = *new;
-                ctx.announce(Note::Set(*new));
-                ctx.send(*from, Msg::Written(true));
-            }
-            (Machine::Client { busy, .. }, Msg::Go) => {
-                *busy = true;
-                ctx.send(SERVER, Msg::Read { from: me });
-            }
-            (Machine::Client { .. }, Msg::Value(v)) => {
-                let new = v.wrapping_add(1);
-                if self.bug == Some(1) {
-                    ctx.send(SERVER, Msg::Write { from: me, new });
-                } else {
-                    ctx.send(SERVER, Msg::Cas { from: me, old: *v, new });
-                }
-            }
-            (Machine::Client { left, busy }, Msg::Written(ok)) => {
-                if *ok {
-                    *left -= 1;
-                }
-                if *left == 0 {
-                    *busy = false;
-                    ctx.announce(Note::Done);
-                    ctx.halt();
-                } else {
-                    ctx.send(SERVER, Msg::Read { from: me });
-                }
-            }
-            (m, msg) => ctx.assert(false, || format!("{} cannot handle {msg:?}", self.kind(m))),
+        match m {
+            Machine::Server(server) => server.handle(msg, ctx),
+            Machine::Client(client) => client.handle(self, msg, ctx),
         }
     }
 
-    fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), (&'static str, String)> {
+    fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {
         match note {
             Note::Set(v) => mon.value = *v,
             Note::Done => mon.done += 1,
         }
         let total = self.clients * self.increments;
         if mon.done == self.clients && mon.value != total {
-            return Err((
+            return Err(MonitorError::new(
                 "counter",
                 format!(
                     "all {} clients are done but the counter is {} instead of {total}: an increment was lost",
@@ -201,37 +272,14 @@ impl Model for LostUpdate {
         ModelInfo {
             name: "lostupdate",
             description: "clients increment a shared counter through a server with read then compare-and-swap",
-            params: vec![
-                ParamSpec {
-                    name: "clients",
-                    default: 3,
-                    min: 1,
-                    max: 6,
-                    description: "number of clients",
-                },
-                ParamSpec {
-                    name: "increments",
-                    default: 3,
-                    min: 1,
-                    max: 5,
-                    description: "increments per client",
-                },
-            ],
-            bugs: vec![BugSpec {
-                id: 1,
-                name: "blind-write",
-                description: "the client writes the incremented value with a plain write instead of a compare-and-swap, so two clients that read the same value lose one increment",
-            }],
+            params: PARAMS.to_vec(),
+            bugs: Bug::specs(),
             explorers: vec![],
             notes: "",
         }
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
-        Machines(Cfg {
-            clients: params.get("clients") as u8,
-            increments: params.get("increments") as u8,
-            bug,
-        })
+        Machines(Cfg::new(params, Bug::from_build(bug)))
     }
 }

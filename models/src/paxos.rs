@@ -39,21 +39,87 @@
 //!
 //! Seeded bugs (each needs a message to overtake another, so the zero-delay
 //! run-to-completion execution does not find it):
-//! 1. `stale-promise`: the proposer counts promises without checking their
+//! 1. `stale-promise` ([`Bug::StalePromise`]): the proposer counts promises without checking their
 //!    ballot, so after it restarts phase 1, late promises of its earlier
 //!    round (which predate values accepted since) complete its new majority.
-//! 2. `accept-below-promise`: the acceptor compares an `Accept` with the
+//! 2. `accept-below-promise` ([`Bug::AcceptBelowPromise`]): the acceptor compares an `Accept` with the
 //!    ballot it last accepted instead of the ballot it promised.
-//! 3. `first-value`: the proposer adopts the value of the first promise that
+//! 3. `first-value` ([`Bug::FirstValue`]): the proposer adopts the value of the first promise that
 //!    reports an accepted proposal instead of the highest-numbered one.
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup};
+use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 use std::fmt;
 
 /// The model (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Paxos;
+
+/// The seeded bugs (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bug {
+    /// The proposer counts a promise of an earlier ballot.
+    StalePromise,
+    /// The acceptor checks an Accept against its last accepted ballot.
+    AcceptBelowPromise,
+    /// The proposer adopts the first reported value, not the highest-numbered.
+    FirstValue,
+}
+
+impl SeededBug for Bug {
+    const TABLE: &'static [(Bug, BugSpec)] = &[
+    (
+        Bug::StalePromise,
+        BugSpec {
+            id: 1,
+            name: "stale-promise",
+            description: "the proposer counts a Promise without checking that its ballot is the current one: proposer 0 times out in round 1 and sends Prepare(b2.0) to its next quorum, while Promise(b1.0) replies are still in flight; proposer 1 meanwhile gets v1 chosen in b1.1; the stale promises (which predate that acceptance) and one fresh promise make a majority that reports nothing accepted, so proposer 0 proposes its own v0 in b2.0 above the chosen b1.1",
+        },
+    ),
+    (
+        Bug::AcceptBelowPromise,
+        BugSpec {
+            id: 2,
+            name: "accept-below-promise",
+            description: "the acceptor checks an Accept against the ballot it last accepted instead of the ballot it promised: when proposer 0's Accept(b1.0, v0) is overtaken at the acceptor shared by both quorums by proposer 1's higher Prepare(b1.1), the acceptor promises b1.1 (reporting nothing accepted) and then still accepts v0, so v0 is chosen in b1.0 while proposer 1, whose promises reported nothing, proposes v1 in the higher b1.1",
+        },
+    ),
+    (
+        Bug::FirstValue,
+        BugSpec {
+            id: 3,
+            name: "first-value",
+            description: "the proposer adopts the value of the first Promise that reports an accepted proposal instead of the highest-numbered one: proposer 0's Accept(b1.0, v0) reaches one acceptor of its quorum while the other has already promised proposer 1's higher b1.1 and refuses; proposer 0 retries in round 2 with a quorum holding that minority acceptance (b1.0, v0) and an acceptance of (b1.1, v1), hears from the old one first and re-proposes v0 in b2.0, so v0 is chosen in b2.0 while v1 is (or becomes) chosen in b1.1",
+        },
+    ),
+    ];
+}
+
+/// The parameters and their defaults (the only place they are written).
+pub const PARAMS: [ParamSpec; 3] = [
+    ParamSpec {
+        name: "acceptors",
+        default: 3,
+        min: 1,
+        max: 5,
+        description: "number of acceptors (a majority is acceptors/2+1)",
+    },
+    ParamSpec {
+        name: "proposers",
+        default: 2,
+        min: 1,
+        max: 3,
+        description: "number of proposers, each proposing its own value",
+    },
+    ParamSpec {
+        name: "retries",
+        default: 1,
+        min: 0,
+        max: 3,
+        description: "times each proposer may give up (nack or timeout) and start a higher round",
+    },
+];
 
 /// One configuration of the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,21 +131,26 @@ pub struct Cfg {
     /// How many times each proposer may give up and start a new round.
     pub retries: u8,
     /// The seeded bug switched on, if any.
-    pub bug: Option<u32>,
+    pub bug: Option<Bug>,
 }
 
 impl Default for Cfg {
     fn default() -> Self {
-        Cfg {
-            acceptors: 3,
-            proposers: 2,
-            retries: 1,
-            bug: None,
-        }
+        Cfg::new(&Params::defaults(&PARAMS), None)
     }
 }
 
 impl Cfg {
+    /// The configuration for `params` (resolved against [`PARAMS`]).
+    pub fn new(params: &Params, bug: Option<Bug>) -> Cfg {
+        Cfg {
+            acceptors: params.get("acceptors") as u8,
+            proposers: params.get("proposers") as u8,
+            retries: params.get("retries") as u8,
+            bug,
+        }
+    }
+
     /// Size of a majority of acceptors.
     pub fn majority(&self) -> u32 {
         u32::from(self.acceptors) / 2 + 1
@@ -98,6 +169,13 @@ impl Cfg {
 
     fn proposer(&self, pid: u8) -> MachineId {
         MachineId(u32::from(self.acceptors) + u32::from(pid))
+    }
+
+    /// Send `msg` to every acceptor of `quorum` (a bit mask), lowest first.
+    fn to_quorum(&self, quorum: u8, msg: Msg, ctx: &mut Ctx<Self>) {
+        for a in (0..self.acceptors).filter(|a| quorum & (1 << a) != 0) {
+            ctx.send(MachineId(u32::from(a)), msg.clone());
+        }
     }
 }
 
@@ -141,32 +219,40 @@ pub enum Phase {
     Stopped,
 }
 
+/// An acceptor.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Acceptor {
+    /// The highest ballot promised.
+    pub promised: Option<Ballot>,
+    /// The last proposal accepted.
+    pub accepted: Option<(Ballot, Value)>,
+}
+
+/// A proposer, which is also the learner of its own ballots.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Proposer {
+    /// Its index (and the value it wants).
+    pub pid: u8,
+    /// The current round.
+    pub round: u8,
+    /// Where it is in the round.
+    pub phase: Phase,
+    /// Acceptors (bit mask) that promised (phase 1) or accepted (phase 2)
+    /// the current ballot.
+    pub acks: u8,
+    /// The highest-numbered accepted proposal reported by the promises.
+    pub best: Option<(Ballot, Value)>,
+    /// Restarts left.
+    pub retries: u8,
+}
+
 /// The machines.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Machine {
     /// An acceptor.
-    Acceptor {
-        /// The highest ballot promised.
-        promised: Option<Ballot>,
-        /// The last proposal accepted.
-        accepted: Option<(Ballot, Value)>,
-    },
+    Acceptor(Acceptor),
     /// A proposer.
-    Proposer {
-        /// Its index (and the value it wants).
-        pid: u8,
-        /// The current round.
-        round: u8,
-        /// Where it is in the round.
-        phase: Phase,
-        /// Acceptors (bit mask) that promised (phase 1) or accepted (phase 2)
-        /// the current ballot.
-        acks: u8,
-        /// The highest-numbered accepted proposal reported by the promises.
-        best: Option<(Ballot, Value)>,
-        /// Restarts left.
-        retries: u8,
-    },
+    Proposer(Proposer),
 }
 
 /// The messages.
@@ -220,10 +306,10 @@ pub struct Monitor {
     chosen: Option<(Ballot, Value)>,
 }
 
-fn p2b(chosen: (Ballot, Value), proposal: (Ballot, Value)) -> Result<(), (&'static str, String)> {
+fn p2b(chosen: (Ballot, Value), proposal: (Ballot, Value)) -> Result<(), MonitorError> {
     let ((cb, cv), (pb, pv)) = (chosen, proposal);
     if pb > cb && pv != cv {
-        return Err((
+        return Err(MonitorError::new(
             "p2b",
             format!("{cv:?} was chosen in {cb:?} but the higher ballot {pb:?} proposes {pv:?}"),
         ));
@@ -231,159 +317,132 @@ fn p2b(chosen: (Ballot, Value), proposal: (Ballot, Value)) -> Result<(), (&'stat
     Ok(())
 }
 
-impl Cfg {
-    fn start_round(&self, m: &mut Machine, ctx: &mut Ctx<Self>) {
-        if let Machine::Proposer {
-            pid,
-            round,
-            phase,
-            acks,
-            best,
-            retries,
-        } = m
-        {
-            *round += 1;
-            *phase = Phase::Preparing;
-            *acks = 0;
-            *best = None;
-            let b = Ballot {
-                round: *round,
-                pid: *pid,
-            };
-            let quorum = self.quorum(b);
-            for a in (0..self.acceptors).filter(|a| quorum & (1 << a) != 0) {
-                ctx.send(MachineId(u32::from(a)), Msg::Prepare(b));
-            }
-            if *retries > 0 {
-                ctx.send(ctx.me(), Msg::Timeout(*round));
-            }
-        }
-    }
-
-    /// Gives up on the current round: starts the next one if retries are
-    /// left, stops otherwise.
-    fn give_up(&self, m: &mut Machine, ctx: &mut Ctx<Self>) {
-        if let Machine::Proposer { phase, retries, .. } = m {
-            if *retries == 0 {
-                *phase = Phase::Stopped;
-                ctx.halt();
-                return;
-            }
-            *retries -= 1;
-        }
-        self.start_round(m, ctx);
-    }
-
-    fn acceptor(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
-        let Machine::Acceptor { promised, accepted } = m else {
-            return;
-        };
+impl Acceptor {
+    fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
         let acc = ctx.me().0 as u8;
-        match msg {
+        match *msg {
             Msg::Prepare(b) => {
-                let to = self.proposer(b.pid);
-                if promised.is_none_or(|p| *b > p) {
-                    *promised = Some(*b);
-                    ctx.send(
-                        to,
-                        Msg::Promise {
-                            b: *b,
-                            acc,
-                            last: *accepted,
-                        },
-                    );
+                let to = cfg.proposer(b.pid);
+                if self.promised.is_none_or(|p| b > p) {
+                    self.promised = Some(b);
+                    let last = self.accepted;
+                    ctx.send(to, Msg::Promise { b, acc, last });
                 } else {
-                    ctx.send(to, Msg::Nack(*b));
+                    ctx.send(to, Msg::Nack(b));
                 }
             }
             Msg::Accept(b, v) => {
-                let to = self.proposer(b.pid);
-                let ok = if self.bug == Some(2) {
-                    accepted.is_none_or(|(a, _)| *b >= a)
+                let to = cfg.proposer(b.pid);
+                let ok = if cfg.bug == Some(Bug::AcceptBelowPromise) {
+                    self.accepted.is_none_or(|(a, _)| b >= a)
                 } else {
-                    promised.is_none_or(|p| *b >= p)
+                    self.promised.is_none_or(|p| b >= p)
                 };
                 if ok {
-                    if promised.is_none_or(|p| *b > p) {
-                        *promised = Some(*b);
+                    if self.promised.is_none_or(|p| b > p) {
+                        self.promised = Some(b);
                     }
-                    *accepted = Some((*b, *v));
-                    ctx.announce(Note::Accepted(*b, *v, acc));
-                    ctx.send(to, Msg::Accepted { b: *b, acc });
+                    self.accepted = Some((b, v));
+                    ctx.announce(Note::Accepted(b, v, acc));
+                    ctx.send(to, Msg::Accepted { b, acc });
                 } else {
-                    ctx.send(to, Msg::Nack(*b));
+                    ctx.send(to, Msg::Nack(b));
                 }
             }
             _ => ctx.assert(false, || format!("acceptor cannot handle {msg:?}")),
         }
     }
+}
 
-    fn proposer_step(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
-        let Machine::Proposer {
-            pid,
-            round,
-            phase,
-            acks,
-            best,
-            retries,
-        } = m
-        else {
+impl Proposer {
+    /// The ballot of the current round.
+    fn ballot(&self) -> Ballot {
+        Ballot {
+            round: self.round,
+            pid: self.pid,
+        }
+    }
+
+    /// Start the next round: phase 1 to its quorum, and the round's timer
+    /// if a retry is left.
+    fn start_round(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
+        self.round += 1;
+        self.phase = Phase::Preparing;
+        self.acks = 0;
+        self.best = None;
+        let b = self.ballot();
+        cfg.to_quorum(cfg.quorum(b), Msg::Prepare(b), ctx);
+        if self.retries > 0 {
+            ctx.send(ctx.me(), Msg::Timeout(self.round));
+        }
+    }
+
+    /// Gives up on the current round: starts the next one if retries are
+    /// left, stops otherwise.
+    fn give_up(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
+        if self.retries == 0 {
+            self.phase = Phase::Stopped;
+            ctx.halt();
             return;
-        };
-        let current = Ballot {
-            round: *round,
-            pid: *pid,
-        };
-        match msg {
-            Msg::Go => self.start_round(m, ctx),
-            Msg::Promise { b, acc, last } => {
-                let fresh = self.bug == Some(1) || *b == current;
-                if *phase != Phase::Preparing || !fresh || *acks & (1 << acc) != 0 {
-                    return;
-                }
-                *acks |= 1 << acc;
-                if let Some((lb, lv)) = last {
-                    let adopt = match best {
-                        None => true,
-                        Some((bb, _)) => self.bug != Some(3) && *lb > *bb,
-                    };
-                    if adopt {
-                        *best = Some((*lb, *lv));
-                    }
-                }
-                if acks.count_ones() >= self.majority() {
-                    let v = best.map_or(Value(*pid), |(_, v)| v);
-                    let quorum = *acks;
-                    *phase = Phase::Accepting;
-                    *acks = 0;
-                    *best = Some((current, v));
-                    ctx.announce(Note::Proposed(current, v));
-                    for a in (0..self.acceptors).filter(|a| quorum & (1 << a) != 0) {
-                        ctx.send(MachineId(u32::from(a)), Msg::Accept(current, v));
-                    }
-                }
+        }
+        self.retries -= 1;
+        self.start_round(cfg, ctx);
+    }
+
+    /// A promise from acceptor `acc` for ballot `b`, reporting `last`.
+    fn promised(&mut self, cfg: &Cfg, b: Ballot, acc: u8, last: Option<(Ballot, Value)>, ctx: &mut Ctx<Cfg>) {
+        let current = self.ballot();
+        let fresh = cfg.bug == Some(Bug::StalePromise) || b == current;
+        if self.phase != Phase::Preparing || !fresh || self.acks & (1 << acc) != 0 {
+            return;
+        }
+        self.acks |= 1 << acc;
+        if let Some((lb, lv)) = last {
+            let adopt = match self.best {
+                None => true,
+                Some((bb, _)) => cfg.bug != Some(Bug::FirstValue) && lb > bb,
+            };
+            if adopt {
+                self.best = Some((lb, lv));
             }
+        }
+        if self.acks.count_ones() >= cfg.majority() {
+            let v = self.best.map_or(Value(self.pid), |(_, v)| v);
+            let quorum = self.acks;
+            self.phase = Phase::Accepting;
+            self.acks = 0;
+            self.best = Some((current, v));
+            ctx.announce(Note::Proposed(current, v));
+            cfg.to_quorum(quorum, Msg::Accept(current, v), ctx);
+        }
+    }
+
+    fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
+        let current = self.ballot();
+        match *msg {
+            Msg::Go => self.start_round(cfg, ctx),
+            Msg::Promise { b, acc, last } => self.promised(cfg, b, acc, last, ctx),
             Msg::Accepted { b, acc } => {
-                if *phase != Phase::Accepting || *b != current {
+                if self.phase != Phase::Accepting || b != current {
                     return;
                 }
-                *acks |= 1 << acc;
-                if acks.count_ones() >= self.majority() {
-                    *phase = Phase::Decided;
-                    if let Some((_, v)) = *best {
+                self.acks |= 1 << acc;
+                if self.acks.count_ones() >= cfg.majority() {
+                    self.phase = Phase::Decided;
+                    if let Some((_, v)) = self.best {
                         ctx.announce(Note::Decided(current, v));
                     }
                     ctx.halt();
                 }
             }
             Msg::Nack(b) => {
-                if *b == current && matches!(phase, Phase::Preparing | Phase::Accepting) {
-                    self.give_up(m, ctx);
+                if b == current && matches!(self.phase, Phase::Preparing | Phase::Accepting) {
+                    self.give_up(cfg, ctx);
                 }
             }
             Msg::Timeout(r) => {
-                if *r == *round && *retries > 0 && *phase == Phase::Preparing && ctx.choose_bool("give up") {
-                    self.give_up(m, ctx);
+                if r == self.round && self.retries > 0 && self.phase == Phase::Preparing && ctx.choose_bool("give up") {
+                    self.give_up(cfg, ctx);
                 }
             }
             Msg::Prepare(_) | Msg::Accept(..) => ctx.assert(false, || format!("proposer cannot handle {msg:?}")),
@@ -399,46 +458,46 @@ impl MachineModel for Cfg {
 
     fn setup(&self, setup: &mut Setup<Self>) {
         for _ in 0..self.acceptors {
-            setup.create(Machine::Acceptor {
+            setup.create(Machine::Acceptor(Acceptor {
                 promised: None,
                 accepted: None,
-            });
+            }));
         }
         for pid in 0..self.proposers {
-            let p = setup.create(Machine::Proposer {
+            let p = setup.create(Machine::Proposer(Proposer {
                 pid,
                 round: 0,
                 phase: Phase::Init,
                 acks: 0,
                 best: None,
                 retries: self.retries,
-            });
+            }));
             setup.send(p, Msg::Go);
         }
     }
 
     fn kind(&self, m: &Machine) -> &'static str {
         match m {
-            Machine::Acceptor { .. } => "acceptor",
-            Machine::Proposer { .. } => "proposer",
+            Machine::Acceptor(_) => "acceptor",
+            Machine::Proposer(_) => "proposer",
         }
     }
 
     fn state_name(&self, m: &Machine) -> Option<String> {
         match m {
-            Machine::Proposer { phase, round, .. } => Some(format!("{phase:?}@{round}")),
-            Machine::Acceptor { .. } => None,
+            Machine::Proposer(p) => Some(format!("{:?}@{}", p.phase, p.round)),
+            Machine::Acceptor(_) => None,
         }
     }
 
     fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
         match m {
-            Machine::Acceptor { .. } => self.acceptor(m, msg, ctx),
-            Machine::Proposer { .. } => self.proposer_step(m, msg, ctx),
+            Machine::Acceptor(a) => a.handle(self, msg, ctx),
+            Machine::Proposer(p) => p.handle(self, msg, ctx),
         }
     }
 
-    fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), (&'static str, String)> {
+    fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {
         let chosen = match note {
             Note::Proposed(b, v) => {
                 if let Err(i) = mon.proposals.binary_search(&(*b, *v)) {
@@ -468,7 +527,10 @@ impl MachineModel for Cfg {
             return Ok(());
         };
         match mon.chosen {
-            Some((cb, cv)) if cv != v => Err(("agreement", format!("{cv:?} was chosen in {cb:?} and {v:?} in {b:?}"))),
+            Some((cb, cv)) if cv != v => Err(MonitorError::new(
+                "agreement",
+                format!("{cv:?} was chosen in {cb:?} and {v:?} in {b:?}"),
+            )),
             Some((cb, _)) if cb <= b => Ok(()),
             _ => {
                 mon.chosen = Some((b, v));
@@ -484,58 +546,16 @@ impl Model for Paxos {
     fn info(&self) -> ModelInfo {
         ModelInfo {
             name: "paxos",
-            description: "single-decree Paxos: acceptors and competing proposers that time out and retry with higher ballots",
-            params: vec![
-                ParamSpec {
-                    name: "acceptors",
-                    default: 3,
-                    min: 1,
-                    max: 5,
-                    description: "number of acceptors (a majority is acceptors/2+1)",
-                },
-                ParamSpec {
-                    name: "proposers",
-                    default: 2,
-                    min: 1,
-                    max: 3,
-                    description: "number of proposers, each proposing its own value",
-                },
-                ParamSpec {
-                    name: "retries",
-                    default: 1,
-                    min: 0,
-                    max: 3,
-                    description: "times each proposer may give up (nack or timeout) and start a higher round",
-                },
-            ],
-            bugs: vec![
-                BugSpec {
-                    id: 1,
-                    name: "stale-promise",
-                    description: "the proposer counts a Promise without checking that its ballot is the current one: proposer 0 times out in round 1 and sends Prepare(b2.0) to its next quorum, while Promise(b1.0) replies are still in flight; proposer 1 meanwhile gets v1 chosen in b1.1; the stale promises (which predate that acceptance) and one fresh promise make a majority that reports nothing accepted, so proposer 0 proposes its own v0 in b2.0 above the chosen b1.1",
-                },
-                BugSpec {
-                    id: 2,
-                    name: "accept-below-promise",
-                    description: "the acceptor checks an Accept against the ballot it last accepted instead of the ballot it promised: when proposer 0's Accept(b1.0, v0) is overtaken at the acceptor shared by both quorums by proposer 1's higher Prepare(b1.1), the acceptor promises b1.1 (reporting nothing accepted) and then still accepts v0, so v0 is chosen in b1.0 while proposer 1, whose promises reported nothing, proposes v1 in the higher b1.1",
-                },
-                BugSpec {
-                    id: 3,
-                    name: "first-value",
-                    description: "the proposer adopts the value of the first Promise that reports an accepted proposal instead of the highest-numbered one: proposer 0's Accept(b1.0, v0) reaches one acceptor of its quorum while the other has already promised proposer 1's higher b1.1 and refuses; proposer 0 retries in round 2 with a quorum holding that minority acceptance (b1.0, v0) and an acceptance of (b1.1, v1), hears from the old one first and re-proposes v0 in b2.0, so v0 is chosen in b2.0 while v1 is (or becomes) chosen in b1.1",
-                },
-            ],
+            description:
+                "single-decree Paxos: acceptors and competing proposers that time out and retry with higher ballots",
+            params: PARAMS.to_vec(),
+            bugs: Bug::specs(),
             explorers: vec![],
             notes: "",
         }
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
-        Machines(Cfg {
-            acceptors: params.get("acceptors") as u8,
-            proposers: params.get("proposers") as u8,
-            retries: params.get("retries") as u8,
-            bug,
-        })
+        Machines(Cfg::new(params, Bug::from_build(bug)))
     }
 }

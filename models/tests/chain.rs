@@ -6,10 +6,9 @@ mod common;
 use common::bfs;
 
 use mcheck_checker::search::{self, exec};
-use mcheck_checker::{Config, Explorer, Model, Outcome, Params, Report, Schedule};
+use mcheck_checker::{Config, Explorer, Model, Outcome, Report, Schedule};
 use mcheck_explorers::builtin;
 use mcheck_models::chain::{Chain, ChainExplorer};
-use std::time::Instant;
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <Chain as Model>::Program {
     common::program(&Chain, set, bug)
@@ -145,18 +144,6 @@ fn the_custom_explorer_finds_the_double_failure_first() {
 }
 
 #[test]
-fn bugs_raise_their_parameters() {
-    let params = Params::resolve("chain", &Chain.info().params, &[]).unwrap();
-    assert_eq!(Chain.build(&params, Some(5)).0.failures, 2);
-    assert_eq!(Chain.build(&params, Some(7)).0.servers, 4);
-    let cfg = Chain.build(&params, None).0;
-    assert_eq!(
-        (cfg.servers, cfg.failures, cfg.clients, cfg.keys, cfg.heartbeats),
-        (3, 1, 1, 2, 1)
-    );
-}
-
-#[test]
 fn the_model_offers_its_explorer() {
     let info = Chain.info();
     assert_eq!(info.explorers.len(), 1);
@@ -166,64 +153,4 @@ fn the_model_offers_its_explorer() {
     assert_eq!(e.name(), "chain-custom");
     assert!(Chain.explorer("rr").is_none());
     mcheck_checker::explorer::check_contract(|_| Chain.explorer("chain-custom").unwrap(), 3, 200).unwrap();
-}
-
-/// The figures for the report (default configuration, run with
-/// `cargo test --release -p mcheck-models --test chain figures -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn figures() {
-    let p = program(&[], None);
-    let t = Instant::now();
-    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
-    println!(
-        "correct: {:?} states {} transitions {} in {:.2}s",
-        r.outcome,
-        r.states,
-        r.transitions,
-        t.elapsed().as_secs_f64()
-    );
-    if let Some(f) = &r.violation {
-        println!("  {:?}", f.violation);
-    }
-    for bug in 1..=7u32 {
-        let p = program(&[], Some(bug));
-        let mut row = format!("bug {bug}:");
-        for name in ["rr", "rtc", "prr", "chain-custom"] {
-            let cfg = Config {
-                max_states: Some(3_000_000),
-                ..Config::default()
-            };
-            let t = Instant::now();
-            let r = if name == "chain-custom" {
-                search::ses(&p, ChainExplorer::new(), &cfg).unwrap()
-            } else {
-                search::ses(&p, builtin(name).unwrap(), &cfg).unwrap()
-            };
-            let what = r
-                .violation
-                .as_ref()
-                .map(|f| {
-                    format!(
-                        "{:?}/{}",
-                        f.violation.kind,
-                        f.violation.machine.clone().unwrap_or_default()
-                    )
-                })
-                .unwrap_or("-".into());
-            row += &format!(
-                " {name}={} d{} {what} ({:.1}s)",
-                r.states,
-                r.max_delays,
-                t.elapsed().as_secs_f64()
-            );
-        }
-        let zero = Config {
-            max_delays: Some(0),
-            ..Config::default()
-        };
-        let z = search::ses(&p, builtin("rtc").unwrap(), &zero).unwrap();
-        row += &format!(" zero-rtc={:?}", z.outcome);
-        println!("{row}");
-    }
 }

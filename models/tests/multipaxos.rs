@@ -4,7 +4,7 @@
 mod common;
 use common::bfs;
 
-use mcheck_checker::machine::MachineModel;
+use mcheck_checker::machine::{MachineModel, MonitorError};
 use mcheck_checker::search;
 use mcheck_checker::{Config, Model, Outcome, ViolationKind};
 use mcheck_explorers::builtin;
@@ -12,56 +12,6 @@ use mcheck_models::multipaxos::{Cfg, Monitor, MultiPaxos, Note};
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <MultiPaxos as Model>::Program {
     common::program(&MultiPaxos, set, bug)
-}
-
-/// Figures for the report (release): `cargo test --release --test multipaxos -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn figures() {
-    let t = std::time::Instant::now();
-    let p = program(&[], None);
-    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
-    println!(
-        "correct rtc: {:?} states {} transitions {} in {:.2?}",
-        r.outcome,
-        r.states,
-        r.transitions,
-        t.elapsed()
-    );
-    let dl = Config {
-        deadlock: true,
-        ..Config::default()
-    };
-    let r = search::ses(&p, builtin("rtc").unwrap(), &dl).unwrap();
-    println!(
-        "correct rtc, deadlock detection: {:?} {:?}",
-        r.outcome,
-        r.violation.map(|f| f.violation)
-    );
-    for bug in 1..=3 {
-        for name in ["rr", "rtc", "prr"] {
-            let t = std::time::Instant::now();
-            let p = program(&[], Some(bug));
-            let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
-            let what = r
-                .violation
-                .as_ref()
-                .map(|f| format!("{:?} {:?}", f.violation.kind, f.violation.machine));
-            println!(
-                "bug {bug} {name}: {:?} states {} delays {} {what:?} in {:.2?}",
-                r.outcome,
-                r.states,
-                r.max_delays,
-                t.elapsed()
-            );
-            let zero = Config {
-                max_delays: Some(0),
-                ..Config::default()
-            };
-            let z = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
-            println!("   zero-delay {name}: {:?}", z.outcome);
-        }
-    }
 }
 
 #[test]
@@ -145,7 +95,10 @@ fn the_monitors_check_validity_and_agreement() {
     let mut mon = Monitor::default();
     let chosen = |slot, value, by| Note::Chosen { slot, value, by };
     let err = cfg.observe(&mut mon, &chosen(0, 1, 0)).unwrap_err();
-    assert_eq!(err.0, "validity");
+    assert_eq!(
+        err,
+        MonitorError::new("validity", "node0 learned value 1 in slot 0, which no client proposed")
+    );
     let mut mon = Monitor::default();
     assert!(cfg.observe(&mut mon, &Note::Proposed(1)).is_ok());
     assert!(cfg.observe(&mut mon, &Note::Proposed(2)).is_ok());
@@ -155,9 +108,6 @@ fn the_monitors_check_validity_and_agreement() {
     let err = cfg.observe(&mut mon, &chosen(0, 2, 1)).unwrap_err();
     assert_eq!(
         err,
-        (
-            "agreement",
-            "node1 learned value 2 in slot 0, where value 1 was chosen".to_string()
-        )
+        MonitorError::new("agreement", "node1 learned value 2 in slot 0, where value 1 was chosen")
     );
 }

@@ -8,7 +8,6 @@ use mcheck_checker::search::{self, exec};
 use mcheck_checker::{Config, Model, Outcome, ViolationKind};
 use mcheck_explorers::builtin;
 use mcheck_models::paxos::{Ballot, Cfg, Paxos};
-use std::time::Instant;
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <Paxos as Model>::Program {
     common::program(&Paxos, set, bug)
@@ -94,70 +93,83 @@ fn bug3_first_value() {
     check_bug(3, "rr", 104, 1, "agreement");
 }
 
-/// Figures for the report (run with `--release -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn figures() {
-    let p = program(&[], None);
-    let t = Instant::now();
-    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
-    println!(
-        "correct: {:?} states={} transitions={} {:.2}s",
-        r.outcome,
-        r.states,
-        r.transitions,
-        t.elapsed().as_secs_f64()
-    );
-    for bug in 1..=3 {
-        for name in ["rr", "rtc", "prr"] {
-            let p = program(&[], Some(bug));
-            let t = Instant::now();
-            let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
-            let v = r
-                .violation
-                .as_ref()
-                .map(|f| format!("{:?} {:?}", f.violation.kind, f.violation.machine));
-            println!(
-                "bug {bug} {name}: {:?} states={} delays={} {:.2}s {:?}",
-                r.outcome,
-                r.states,
-                r.max_delays,
-                t.elapsed().as_secs_f64(),
-                v
-            );
-            let zero = Config {
-                max_delays: Some(0),
-                ..Config::default()
-            };
-            let z = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
-            println!("   zero-delay {name}: {:?} states={}", z.outcome, z.states);
-        }
-    }
-}
+/// A bug, the explorer, the counterexample's steps, the violation's
+/// message, and the steps (actor, message handled) that make the race, in
+/// order.
+type Race = (
+    u32,
+    &'static str,
+    usize,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
 
-/// Prints the counterexample of every bug (run with `-- --ignored --nocapture`).
+/// The counterexample of each bug, replayed with its trace, shows the race
+/// its description tells.
 #[test]
-#[ignore]
-fn traces() {
-    for (bug, explorer) in [(1, "prr"), (2, "rr"), (3, "rr")] {
+fn each_counterexample_shows_the_race_its_bug_describes() {
+    let cases: [Race; 3] = [
+        (
+            1,
+            "prr",
+            20,
+            "v1 was chosen in b1.1 but the higher ballot b2.0 proposes v0",
+            // Proposer 0 gives up on round 1, then two stale promises of
+            // b1.0 complete its b2.0 majority.
+            &[
+                ("proposer4", "Accepted { b: b1.1, acc: 2 }"),
+                ("proposer3", "Timeout(1)"),
+                ("proposer3", "Promise { b: b1.0, acc: 1, last: None }"),
+                ("proposer3", "Promise { b: b1.0, acc: 0, last: None }"),
+            ],
+        ),
+        (
+            2,
+            "rr",
+            19,
+            "v0 was chosen in b1.0 but the higher ballot b1.1 proposes v1",
+            // The shared acceptor promises b1.1 and then still accepts b1.0.
+            &[
+                ("acceptor1", "Prepare(b1.1)"),
+                ("proposer4", "Promise { b: b1.1, acc: 1, last: None }"),
+                ("acceptor1", "Accept(b1.0, v0)"),
+            ],
+        ),
+        (
+            3,
+            "rr",
+            29,
+            "v0 was chosen in b2.0 and v1 in b1.1",
+            // Refused, proposer 0 retries and adopts the first reported
+            // value, not the highest-numbered one.
+            &[
+                ("acceptor1", "Accept(b1.0, v0)"),
+                ("proposer3", "Nack(b1.0)"),
+                ("proposer3", "Promise { b: b2.0, acc: 0, last: Some((b1.0, v0)) }"),
+                ("proposer3", "Promise { b: b2.0, acc: 2, last: Some((b1.1, v1)) }"),
+                ("acceptor1", "Accept(b1.1, v1)"),
+            ],
+        ),
+    ];
+    for (bug, explorer, steps, message, race) in cases {
         let p = program(&[], Some(bug));
         let r = search::ses(&p, builtin(explorer).unwrap(), &Config::default()).unwrap();
         let schedule = r.schedule.unwrap();
         let prepared = exec::prepare_explorer(&p, builtin(explorer).unwrap(), schedule.explorer_seed);
         let ex = exec::replay(&p, Some(prepared), &schedule, true).unwrap();
-        println!(
-            "== bug {bug} ({explorer}): {:?}",
-            ex.violation.map(|f| f.violation.message)
-        );
-        for t in &ex.trace {
-            println!(
-                "{:>3} {:<10} {:<45} {:?} sent={:?} {:?}",
-                t.step,
-                t.actor_name,
-                t.handled.clone().unwrap_or_default(),
-                t.choices,
-                t.sent,
-                t.announced
+        assert_eq!(ex.violation.unwrap().violation.message, message, "bug {bug}");
+        assert_eq!(ex.trace.len(), steps, "bug {bug}");
+        let handled: Vec<(&str, &str)> = ex
+            .trace
+            .iter()
+            .map(|t| (t.actor_name.as_str(), t.handled.as_deref().unwrap_or("")))
+            .collect();
+        // The race's steps occur in this order (a subsequence of the trace).
+        let mut rest = handled.iter();
+        for step in race {
+            assert!(
+                rest.any(|h| h == step),
+                "bug {bug}: {step:?} missing or out of order in {handled:?}"
             );
         }
     }

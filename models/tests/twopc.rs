@@ -93,29 +93,3 @@ fn each_bug_is_found_by_every_explorer() {
         }
     }
 }
-
-/// Release numbers for the report: `cargo test --release --test twopc -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn report_numbers() {
-    let p = program(&[], None);
-    let t = std::time::Instant::now();
-    let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
-    println!(
-        "correct: {:?} {} states in {:.2}s",
-        r.outcome,
-        r.states,
-        t.elapsed().as_secs_f64()
-    );
-    for (bug, ..) in FOUND {
-        let p = program(&[], Some(bug));
-        let row: Vec<String> = ["rr", "rtc", "prr"]
-            .iter()
-            .map(|name| {
-                let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
-                format!("{name} {} (d{})", r.states, r.max_delays)
-            })
-            .collect();
-        println!("bug {bug}: {}", row.join(", "));
-    }
-}

@@ -48,7 +48,8 @@ impl<'a, M: MachineModel + ?Sized> Ctx<'a, M> {
         self.me
     }
 
-    /// Send `msg` to `to` (appended to its FIFO queue; dropped if `to` has
+    /// Send `msg` to `to` (appended to its FIFO queue, or put in flight
+    /// unordered as [`MachineModel::delivery`] says; dropped if `to` has
     /// halted by then).
     pub fn send(&mut self, to: MachineId, msg: M::Msg) {
         self.sent.push((to, msg));

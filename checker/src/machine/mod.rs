@@ -1,5 +1,5 @@
-//! The machine runtime: P-style state machines with FIFO input queues
-//! (DESIGN §6).
+//! The machine runtime: P-style state machines with input queues and a
+//! network model (ARCHITECTURE.md §6).
 //!
 //! A model implements [`MachineModel`]: its own machine type (usually an
 //! enum with one variant per role), its message type, its monitors, and a
@@ -22,26 +22,80 @@
 //!   buffers its effects until it completes, so handlers must be
 //!   deterministic functions of the machine, the message and the choices;
 //!   the pending choice is part of the state;
-//! * sends to a halted machine are dropped (as in P);
-//! * a machine blocked on deferred messages (or [`MachineModel::waiting`])
+//! * [`MachineModel::delivery`] says, per message, how the network
+//!   delivers it (ARCHITECTURE.md §6): FIFO per receiver (the default), or
+//!   **unordered** (any pending one may come next), **lossy** (it may be
+//!   dropped) and **duplicating** (delivered and kept pending, a bounded
+//!   number of times). A machine's step then has alternatives, so every
+//!   explorer and strategy explores the network's choices unchanged: its
+//!   *candidates* are the oldest FIFO message it does not defer and every
+//!   distinct unordered message in flight to it that it does not defer
+//!   (identical copies are one candidate); for each candidate, in that
+//!   order, the alternatives are deliver it, drop it (if lossy), deliver it
+//!   and keep it pending (while its duplicate budget lasts). Alternative 0
+//!   is "deliver the FIFO candidate" when there is one, else "deliver the
+//!   first unordered message in the canonical order". A deferred message
+//!   is never a candidate; an ignored one is dequeued when delivered; an
+//!   unhandled one is a violation when delivered (not when dropped);
+//! * unordered messages in flight are a multiset: kept in a canonical order
+//!   (by receiver, then a fixed fingerprint of the message) with a count per
+//!   distinct (receiver, message, duplicates made), so that two executions
+//!   that leave the same messages in flight in a different send order
+//!   reach the same state. [`World::unordered`] and [`World::in_flight`]
+//!   show them to invariants;
+//! * sends to a halted machine are dropped (as in P), and halting drops
+//!   what was in flight to the machine;
+//! * a machine blocked on deferred messages, FIFO or unordered, (or [`MachineModel::waiting`])
 //!   when nothing is enabled is a **deadlock** (reported when deadlock
 //!   detection is on);
 //! * a panic inside a handler, a monitor or an invariant is caught and
 //!   reported as a violation of kind `panic`.
 //!
-//! What is hashed: machines, queues, monitor state and the pending choice.
+//! What is hashed: machines, queues, the unordered messages in flight (with
+//! the duplicates made), monitor state and the pending choice.
 //! Nothing else is kept in the state.
 
 mod ctx;
+mod delivery;
+mod network;
 mod program;
 mod world;
 
 pub use ctx::{Ctx, Setup};
+pub use delivery::Delivery;
 pub use program::{install_quiet_panic_hook, Machines};
-pub use world::{MachineId, Pending, Slot, World};
+pub use world::{InFlight, MachineId, Pending, Slot, World};
 
-use std::fmt::Debug;
+use std::fmt::{self, Debug};
 use std::hash::Hash;
+
+/// A monitor violation: the monitor that saw it (reported as the
+/// violation's machine) and what it saw, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MonitorError {
+    /// The monitor's name (`"agreement"`).
+    pub monitor: &'static str,
+    /// What went wrong, naming the machines and values involved.
+    pub message: String,
+}
+
+impl MonitorError {
+    /// Monitor `monitor` reports `message`.
+    pub fn new(monitor: &'static str, message: impl Into<String>) -> Self {
+        MonitorError {
+            monitor,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for MonitorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "monitor {}: {}", self.monitor, self.message)
+    }
+}
+
+impl std::error::Error for MonitorError {}
 
 /// What a machine in its current state does with a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,19 +152,28 @@ pub trait MachineModel: Send + Sync {
         Receive::Handle
     }
 
+    /// How the network delivers `msg` (per message type, or the same for
+    /// every message of the model). Default: [`Delivery::FIFO`]. Must be a
+    /// pure function of the message: it is asked when the message is sent
+    /// (FIFO queue or unordered multiset) and again at each step that may
+    /// take it (how many alternatives it gives).
+    fn delivery(&self, _msg: &Self::Msg) -> Delivery {
+        Delivery::FIFO
+    }
+
     /// Handle `msg` (which `receive` said to handle).
     fn handle(&self, machine: &mut Self::Machine, msg: &Self::Msg, ctx: &mut Ctx<Self>);
 
-    /// Monitors: observe an announcement synchronously; `Err((monitor,
-    /// message))` is a monitor violation.
-    fn observe(&self, _monitor: &mut Self::Monitor, _event: &Self::Announce) -> Result<(), (&'static str, String)> {
+    /// Monitors: observe an announcement synchronously; an error is a
+    /// monitor violation.
+    fn observe(&self, _monitor: &mut Self::Monitor, _event: &Self::Announce) -> Result<(), MonitorError> {
         Ok(())
     }
 
     /// A global safety invariant checked after every step, over the whole
-    /// state; `Err((monitor, message))` is a monitor violation. Default:
-    /// none. Keep it cheap: it runs once per transition.
-    fn invariant(&self, _world: &World<Self>) -> Result<(), (&'static str, String)> {
+    /// state; an error is a monitor violation. Default: none. Keep it
+    /// cheap: it runs once per transition.
+    fn invariant(&self, _world: &World<Self>) -> Result<(), MonitorError> {
         Ok(())
     }
 

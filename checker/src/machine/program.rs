@@ -1,6 +1,7 @@
 //! A [`MachineModel`] as a [`Program`].
 
 use super::ctx::{Ctx, Setup};
+use super::delivery::Action;
 use super::world::{MachineId, Pending, Slot, World};
 use super::{MachineModel, Receive};
 use crate::program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
@@ -8,9 +9,10 @@ use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A machine model as a program: the actors are the machines, a machine is
-/// enabled when it has a message it does not defer (one alternative), or
-/// when it is suspended at a choice among n (then it is the only enabled
-/// actor, with n alternatives).
+/// enabled when it has a message it does not defer (one alternative per way
+/// the network can deliver, drop or duplicate each candidate message; one in
+/// FIFO models), or when it is suspended at a choice among n (then it is the
+/// only enabled actor, with n alternatives).
 #[derive(Clone, Debug, Default)]
 pub struct Machines<M>(pub M);
 
@@ -69,9 +71,9 @@ impl<M: MachineModel> Machines<M> {
         Violation::new(kind, self.name_of(s, id), message)
     }
 
-    /// The oldest message of `id` that it does not defer: index in the
+    /// The oldest FIFO message of `id` that it does not defer: index in the
     /// buffer and what it does with it.
-    fn dequeuable(&self, s: &World<M>, id: MachineId) -> Option<(usize, Receive)> {
+    pub(crate) fn dequeuable(&self, s: &World<M>, id: MachineId) -> Option<(usize, Receive)> {
         let (lo, hi) = s.range(id);
         let machine = &s.slots[id.0 as usize].machine;
         (lo..hi).find_map(|i| match self.0.receive(machine, &s.queue[i].1) {
@@ -105,15 +107,23 @@ impl<M: MachineModel> Machines<M> {
                 return Err(self.violation(ViolationKind::Assertion, s, id, message));
             }
             None => {
-                let Some((i, receive)) = self.dequeuable(s, id) else {
-                    let message = "mcheck bug: stepped with no message to handle".to_string();
+                let Some((candidate, action)) = self.pick(s, id, alt) else {
+                    let message = format!("mcheck bug: stepped with no message to handle (alternative {alt})");
                     return Err(self.violation(ViolationKind::Assertion, s, id, message));
                 };
-                let (_, msg) = s.queue.remove(i);
+                let msg = self.take(s, id, candidate, action);
                 if let Some(t) = trace.as_deref_mut() {
                     t.handled = Some(format!("{msg:?}"));
                     t.state_before = self.0.state_name(&s.slots[id.0 as usize].machine);
+                    t.notes.extend(self.network_notes(s, id, candidate, action));
                 }
+                if action == Action::Drop {
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.state_after = t.state_before.clone();
+                    }
+                    return self.check_invariant(s, id);
+                }
+                let receive = candidate.receive;
                 match receive {
                     Receive::Handle => (msg, SmallVec::new()),
                     Receive::Ignore => {
@@ -211,7 +221,7 @@ impl<M: MachineModel> Machines<M> {
                 t.sent.push((self.name_of(s, to), text));
             }
             if !halted {
-                s.enqueue(to, msg);
+                self.post(s, to, msg);
                 events.push(Event::Sent {
                     from: actor,
                     to: ActorId(to.0),
@@ -225,7 +235,7 @@ impl<M: MachineModel> Machines<M> {
             let monitor = &mut s.monitor;
             match guarded(|| self.0.observe(monitor, a)) {
                 Ok(Ok(())) => {}
-                Ok(Err((name, message))) => return Err(Violation::new(ViolationKind::Monitor, name, message)),
+                Ok(Err(e)) => return Err(Violation::new(ViolationKind::Monitor, e.monitor, e.message)),
                 Err(payload) => {
                     let message = format!("monitor panicked: {}", panic_message(payload.as_ref()));
                     return Err(self.violation(ViolationKind::Panic, s, id, message));
@@ -250,7 +260,7 @@ impl<M: MachineModel> Machines<M> {
     fn check_invariant(&self, s: &World<M>, id: MachineId) -> Result<(), Violation> {
         match guarded(|| self.0.invariant(s)) {
             Ok(Ok(())) => Ok(()),
-            Ok(Err((name, message))) => Err(Violation::new(ViolationKind::Monitor, name, message)),
+            Ok(Err(e)) => Err(Violation::new(ViolationKind::Monitor, e.monitor, e.message)),
             Err(payload) => {
                 let message = format!("invariant panicked: {}", panic_message(payload.as_ref()));
                 Err(self.violation(ViolationKind::Panic, s, id, message))
@@ -278,10 +288,11 @@ impl<M: MachineModel> Program for Machines<M> {
             queue: Vec::new(),
             monitor: setup.monitor,
             pending: None,
+            net: None,
         };
         for (to, msg) in setup.sent {
             if (to.0 as usize) < w.slots.len() {
-                w.enqueue(to, msg);
+                self.post(&mut w, to, msg);
             }
         }
         w
@@ -305,20 +316,38 @@ impl<M: MachineModel> Program for Machines<M> {
             });
             return;
         }
+        if s.live_net().is_some() {
+            for id in 0..s.slots.len() as u32 {
+                if s.slots[id as usize].halted {
+                    continue;
+                }
+                let alternatives = self.alternatives(s, MachineId(id));
+                if alternatives > 0 {
+                    out.push(Enabled {
+                        actor: ActorId(id),
+                        alternatives,
+                    });
+                }
+            }
+            return;
+        }
+        // Only FIFO messages, none duplicated yet: one pass over the buffer.
         let mut i = 0;
         while i < s.queue.len() {
             let to = s.queue[i].0;
             let machine = &s.slots[to.0 as usize].machine;
             let mut end = i;
-            let mut ready = false;
+            let mut first = None;
             while end < s.queue.len() && s.queue[end].0 == to {
-                ready = ready || self.0.receive(machine, &s.queue[end].1) != Receive::Defer;
+                if first.is_none() && self.0.receive(machine, &s.queue[end].1) != Receive::Defer {
+                    first = Some(end);
+                }
                 end += 1;
             }
-            if ready {
+            if let Some(f) = first {
                 out.push(Enabled {
                     actor: ActorId(to.0),
-                    alternatives: 1,
+                    alternatives: self.0.delivery(&s.queue[f].1).alternatives(0),
                 });
             }
             i = end;
@@ -342,9 +371,10 @@ impl<M: MachineModel> Program for Machines<M> {
 
     fn deadlock(&self, s: &World<M>) -> Option<Violation> {
         for (id, m) in s.live() {
-            let inbox = s.inbox(id);
-            if !inbox.is_empty() {
-                let msgs: Vec<String> = inbox.iter().map(|(_, m)| format!("{m:?}")).collect();
+            let (inbox, unordered) = (s.inbox(id), s.unordered_to(id));
+            if !inbox.is_empty() || !unordered.is_empty() {
+                let fifo = inbox.iter().map(|(_, m)| format!("{m:?}"));
+                let msgs: Vec<String> = fifo.chain(unordered.iter().map(|f| format!("{:?}", f.msg()))).collect();
                 let message = format!("blocked: its queue holds only deferred messages [{}]", msgs.join(", "));
                 return Some(self.violation(ViolationKind::Deadlock, s, id, message));
             }

@@ -1,8 +1,11 @@
-//! The state of a machine program: machines, one flat message buffer,
-//! monitors and the pending choice.
+//! The state of a machine program: machines, one flat FIFO message buffer,
+//! the multiset of unordered messages in flight, monitors and the pending
+//! choice.
 
 use super::MachineModel;
 use smallvec::SmallVec;
+use std::cmp::Ordering;
+use std::collections::hash_map::DefaultHasher;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -44,16 +47,196 @@ pub struct Pending<Msg> {
     pub n: u32,
 }
 
+/// Identical copies of an unordered message in flight to one receiver
+/// (ARCHITECTURE.md §6): the network may deliver any of them next.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InFlight<Msg> {
+    pub(crate) to: MachineId,
+    /// A fixed fingerprint of `msg` (the canonical order's key).
+    pub(crate) fp: u64,
+    pub(crate) msg: Msg,
+    pub(crate) duplicated: u8,
+    pub(crate) count: u32,
+}
+
+impl<Msg> InFlight<Msg> {
+    /// The receiver.
+    pub fn to(&self) -> MachineId {
+        self.to
+    }
+
+    /// The message.
+    pub fn msg(&self) -> &Msg {
+        &self.msg
+    }
+
+    /// How many identical copies are in flight (at least 1).
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// How many duplicates the network already made of each of these
+    /// copies (it keeps a message pending at most
+    /// [`super::Delivery::duplicates`] times).
+    pub fn duplicated(&self) -> u8 {
+        self.duplicated
+    }
+
+    fn key(&self) -> (MachineId, u64, u8) {
+        (self.to, self.fp, self.duplicated)
+    }
+}
+
+/// A fixed fingerprint of a message: the same in every run of one build
+/// (SipHash with zero keys), unlike the search's seeded hashers.
+fn fingerprint<T: Hash + ?Sized>(t: &T) -> u64 {
+    let mut h = DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+/// What the network holds besides the FIFO buffer: the unordered messages
+/// as a canonical multiset, and the duplicates already made of FIFO
+/// messages. A [`World`] holds none (`None`, one word) while both are
+/// empty, as always in FIFO models.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Net<Msg> {
+    /// Sorted by receiver, fingerprint, duplicates made (ties between
+    /// distinct messages of equal fingerprint by their `Debug` text); one
+    /// entry per distinct (receiver, message, duplicates made).
+    pub(crate) flights: Vec<InFlight<Msg>>,
+    /// (receiver, position in its FIFO inbox, duplicates made), sorted;
+    /// only for messages duplicated at least once.
+    pub(crate) fifo_dups: Vec<(MachineId, u32, u8)>,
+}
+
+impl<Msg> Default for Net<Msg> {
+    fn default() -> Self {
+        Net {
+            flights: Vec::new(),
+            fifo_dups: Vec::new(),
+        }
+    }
+}
+
+impl<Msg: Eq + Hash + fmt::Debug> Net<Msg> {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.flights.is_empty() && self.fifo_dups.is_empty()
+    }
+
+    /// Index range of `id`'s unordered messages in `flights`.
+    pub(crate) fn range(&self, id: MachineId) -> (usize, usize) {
+        let lo = self.flights.partition_point(|f| f.to < id);
+        let hi = lo + self.flights[lo..].partition_point(|f| f.to == id);
+        (lo, hi)
+    }
+
+    /// Add one copy of `msg` to `to`, already duplicated `duplicated` times.
+    pub(crate) fn insert(&mut self, to: MachineId, msg: Msg, duplicated: u8) {
+        let key = (to, fingerprint(&msg), duplicated);
+        let mut at = self.flights.partition_point(|f| f.key() < key);
+        let mut text: Option<String> = None;
+        while at < self.flights.len() && self.flights[at].key() == key {
+            let f = &mut self.flights[at];
+            if f.msg == msg {
+                f.count += 1;
+                return;
+            }
+            // A fingerprint collision between distinct messages: order them
+            // by their text so that the order stays canonical.
+            let mine = text.get_or_insert_with(|| format!("{msg:?}"));
+            if format!("{:?}", f.msg).as_str().cmp(mine.as_str()) == Ordering::Greater {
+                break;
+            }
+            at += 1;
+        }
+        self.flights.insert(
+            at,
+            InFlight {
+                to,
+                fp: key.1,
+                msg,
+                duplicated,
+                count: 1,
+            },
+        );
+    }
+
+    /// Take one copy out of entry `j`: its message and duplicates made.
+    pub(crate) fn take(&mut self, j: usize) -> (Msg, u8)
+    where
+        Msg: Clone,
+    {
+        let f = &mut self.flights[j];
+        if f.count > 1 {
+            f.count -= 1;
+            (f.msg.clone(), f.duplicated)
+        } else {
+            let f = self.flights.remove(j);
+            (f.msg, f.duplicated)
+        }
+    }
+
+    fn fifo_dup_index(&self, id: MachineId, pos: u32) -> Result<usize, usize> {
+        self.fifo_dups.binary_search_by(|&(to, p, _)| (to, p).cmp(&(id, pos)))
+    }
+
+    /// Duplicates made of the FIFO message at `pos` in `id`'s inbox.
+    #[inline]
+    pub(crate) fn fifo_duplicated(&self, id: MachineId, pos: u32) -> u8 {
+        if self.fifo_dups.is_empty() {
+            return 0;
+        }
+        self.fifo_dup_index(id, pos).map_or(0, |k| self.fifo_dups[k].2)
+    }
+
+    /// One more duplicate made of the FIFO message at `pos` in `id`'s inbox.
+    pub(crate) fn fifo_duplicate(&mut self, id: MachineId, pos: u32) {
+        match self.fifo_dup_index(id, pos) {
+            Ok(k) => self.fifo_dups[k].2 += 1,
+            Err(k) => self.fifo_dups.insert(k, (id, pos, 1)),
+        }
+    }
+
+    /// The FIFO message at `pos` in `id`'s inbox left it: forget its
+    /// duplicates and shift the later positions of `id`.
+    #[inline]
+    pub(crate) fn fifo_removed(&mut self, id: MachineId, pos: u32) {
+        if self.fifo_dups.is_empty() {
+            return;
+        }
+        self.fifo_dups.retain(|&(to, p, _)| !(to == id && p == pos));
+        for (to, p, _) in &mut self.fifo_dups {
+            if *to == id && *p > pos {
+                *p -= 1;
+            }
+        }
+    }
+
+    /// Forget everything in flight to `id` (it halted).
+    pub(crate) fn clear(&mut self, id: MachineId) {
+        let (lo, hi) = self.range(id);
+        self.flights.drain(lo..hi);
+        self.fifo_dups.retain(|(to, _, _)| *to != id);
+    }
+}
+
 /// The whole state of a [`super::Machines`] program.
 ///
-/// Messages live in one flat buffer sorted by receiver, each receiver's in
-/// arrival order (its FIFO queue): one allocation for all queues, and a
-/// derived hash that is one pass.
+/// FIFO messages live in one flat buffer sorted by receiver, each
+/// receiver's in arrival order (its FIFO queue): one allocation for all
+/// queues, and a derived hash that is one pass. Unordered messages live in
+/// a second buffer, usually empty, kept as a canonical multiset (sorted,
+/// with a count per distinct message) so that the order in which they were
+/// sent is not part of the state.
 pub struct World<M: MachineModel + ?Sized> {
     pub(crate) slots: Vec<Slot<M::Machine>>,
     pub(crate) queue: Vec<(MachineId, M::Msg)>,
     pub(crate) monitor: M::Monitor,
     pub(crate) pending: Option<Pending<M::Msg>>,
+    /// `None` when nothing is in flight unordered and no FIFO message was
+    /// duplicated (kept so by [`World::tidy_net`]).
+    pub(crate) net: Option<Box<Net<M::Msg>>>,
 }
 
 impl<M: MachineModel + ?Sized> World<M> {
@@ -92,6 +275,36 @@ impl<M: MachineModel + ?Sized> World<M> {
         &self.queue
     }
 
+    /// Every unordered message in flight (sent with
+    /// [`super::Delivery::unordered`]), in the canonical order: by receiver,
+    /// then by a fixed fingerprint of the message. Not in [`World::inbox`]
+    /// or [`World::messages`], which hold the FIFO messages.
+    pub fn unordered(&self) -> &[InFlight<M::Msg>] {
+        self.net.as_deref().map_or(&[], |n| &n.flights)
+    }
+
+    /// The unordered messages in flight to `id`.
+    pub fn unordered_to(&self, id: MachineId) -> &[InFlight<M::Msg>] {
+        match self.net.as_deref() {
+            Some(n) => {
+                let (lo, hi) = n.range(id);
+                &n.flights[lo..hi]
+            }
+            None => &[],
+        }
+    }
+
+    /// Every message in flight, FIFO and unordered, once per copy: receiver
+    /// and message (for invariants over everything the network holds).
+    pub fn in_flight(&self) -> impl Iterator<Item = (MachineId, &M::Msg)> {
+        let fifo = self.queue.iter().map(|(to, m)| (*to, m));
+        let unordered = self
+            .unordered()
+            .iter()
+            .flat_map(|f| std::iter::repeat_n((f.to, &f.msg), f.count as usize));
+        fifo.chain(unordered)
+    }
+
     /// The pending choice, if a machine is suspended at one.
     pub fn pending(&self) -> Option<&Pending<M::Msg>> {
         self.pending.as_ref()
@@ -110,10 +323,32 @@ impl<M: MachineModel + ?Sized> World<M> {
         self.queue.insert(at, (to, msg));
     }
 
-    /// Drop every message queued for `id`.
+    /// Drop every message queued or in flight for `id`.
     pub(crate) fn clear_inbox(&mut self, id: MachineId) {
         let (lo, hi) = self.range(id);
         self.queue.drain(lo..hi);
+        if let Some(n) = self.net.as_deref_mut() {
+            n.clear(id);
+            self.tidy_net();
+        }
+    }
+
+    /// The network's unordered messages and FIFO duplicates, if any.
+    pub(crate) fn live_net(&self) -> Option<&Net<M::Msg>> {
+        self.net.as_deref().filter(|n| !n.is_empty())
+    }
+
+    /// The network, created when first needed.
+    pub(crate) fn net_mut(&mut self) -> &mut Net<M::Msg> {
+        self.net.get_or_insert_with(Default::default)
+    }
+
+    /// Free the network when it became empty (so that states without one
+    /// stay one word smaller and cheap to clone).
+    pub(crate) fn tidy_net(&mut self) {
+        if self.net.as_deref().is_some_and(Net::is_empty) {
+            self.net = None;
+        }
     }
 }
 
@@ -124,6 +359,7 @@ impl<M: MachineModel + ?Sized> Clone for World<M> {
             queue: self.queue.clone(),
             monitor: self.monitor.clone(),
             pending: self.pending.clone(),
+            net: self.net.clone(),
         }
     }
 }
@@ -134,6 +370,7 @@ impl<M: MachineModel + ?Sized> PartialEq for World<M> {
             && self.queue == other.queue
             && self.monitor == other.monitor
             && self.pending == other.pending
+            && self.live_net() == other.live_net()
     }
 }
 
@@ -145,6 +382,10 @@ impl<M: MachineModel + ?Sized> Hash for World<M> {
         self.queue.hash(state);
         self.monitor.hash(state);
         self.pending.hash(state);
+        // Not hashed when empty: FIFO models keep their fingerprints.
+        if let Some(n) = self.live_net() {
+            n.hash(state);
+        }
     }
 }
 
@@ -155,6 +396,7 @@ impl<M: MachineModel + ?Sized> fmt::Debug for World<M> {
             .field("queue", &self.queue)
             .field("monitor", &self.monitor)
             .field("pending", &self.pending)
+            .field("net", &self.net)
             .finish()
     }
 }

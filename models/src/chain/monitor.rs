@@ -1,11 +1,128 @@
-//! The two monitors of the chain model, as pure functions so that tests can
-//! feed them bad data directly.
+//! The two monitors of the chain model.
 //!
-//! * **Update propagation** ([`check_history`], [`check_pair`],
-//!   [`check_links`]): checked by `invariant(world)` after every step.
+//! * **Update propagation** ([`propagation`]): the invariant checked over
+//!   the whole world after every step; its parts ([`check_history`],
+//!   [`check_pair`], [`check_links`]) are pure functions so that tests can
+//!   feed them bad data directly.
 //! * **Query consistency** ([`QueryMonitor`]): fed by announcements.
 
-use super::Upd;
+use super::{Cfg, Client, Machine, Msg, Server, Upd};
+use mcheck_checker::machine::{MachineId, World};
+
+/// The update-propagation invariant over `world` (see the module docs of
+/// [`super`]): every live server's history is sorted; every live server of
+/// the master's chain with work across a link to a removed server has a
+/// repair queued; every live client waiting on a removed head or tail has
+/// a notification queued; and every settled link satisfies
+/// [`check_pair`].
+pub(crate) fn propagation(cfg: &Cfg, world: &World<Cfg>) -> Result<(), String> {
+    let name = |id: MachineId| format!("server{}", id.0);
+    let master = match world.machine(cfg.master_id()) {
+        Machine::Master(m) => &m.chain,
+        _ => return Ok(()),
+    };
+    let halted = |id: MachineId| world.slots()[id.0 as usize].halted;
+    for (id, m) in world.live() {
+        let server = match m {
+            Machine::Client(c) => {
+                check_client(world, id, c, master)?;
+                continue;
+            }
+            Machine::Server(s) => s,
+            _ => continue,
+        };
+        check_history(&name(id), &server.hist)?;
+        let inbox = world.inbox(id);
+        if master.contains(&id) {
+            let removed = |x: Option<MachineId>| x.filter(|x| !master.contains(x)).map(name);
+            let queued = |f: fn(&Msg) -> bool| inbox.iter().any(|(_, m)| f(m));
+            let succ_fix = queued(|m| matches!(m, Msg::NewSucc(_) | Msg::BecomeTail));
+            let succ_work = !server.sent.is_empty() || queued(|m| matches!(m, Msg::Query { .. }));
+            check_links(
+                &name(id),
+                "successor",
+                removed(server.succ).as_deref(),
+                succ_fix || !succ_work,
+            )?;
+            let pred_fix = queued(|m| matches!(m, Msg::NewPred(_) | Msg::BecomeHead));
+            let pred_work = queued(|m| matches!(m, Msg::Update { .. }));
+            check_links(
+                &name(id),
+                "predecessor",
+                removed(server.pred).as_deref(),
+                pred_fix || !pred_work,
+            )?;
+        }
+        let Some(b) = server.succ else { continue };
+        if !server.linked || halted(b) {
+            continue;
+        }
+        let Machine::Server(succ) = world.machine(b) else {
+            continue;
+        };
+        if succ.pred != Some(id) {
+            continue;
+        }
+        check_link(world, (id, server), (b, succ))?;
+    }
+    Ok(())
+}
+
+/// A live client does not wait on a head (for an update) or tail (for a
+/// query) that the master removed unless a notification is queued for it.
+fn check_client(world: &World<Cfg>, id: MachineId, c: &Client, master: &[MachineId]) -> Result<(), String> {
+    let (target, side) = if c.op.is_multiple_of(2) {
+        (c.head, "head")
+    } else {
+        (c.tail, "tail")
+    };
+    let told = world
+        .inbox(id)
+        .iter()
+        .any(|(_, m)| matches!(m, Msg::NewHead(_) | Msg::NewTail(_)));
+    if !master.contains(&target) && !told {
+        return Err(format!(
+            "client{} waits on its {side} server{}, which the master removed from the chain, and no notification is on its way",
+            id.0, target.0
+        ));
+    }
+    Ok(())
+}
+
+/// [`check_pair`] for the settled link `a -> b`, with the forwards and
+/// acknowledgements in flight read from the queues.
+fn check_link(
+    world: &World<Cfg>,
+    (a, pred): (MachineId, &Server),
+    (b, succ): (MachineId, &Server),
+) -> Result<(), String> {
+    let in_flight: Vec<u8> = world
+        .inbox(b)
+        .iter()
+        .filter_map(|(_, m)| match m {
+            Msg::Fwd { from, upd } if *from == a => Some(upd.seq),
+            _ => None,
+        })
+        .collect();
+    let acks: Vec<u8> = world
+        .inbox(a)
+        .iter()
+        .filter_map(|(_, m)| match m {
+            Msg::Ack(s) => Some(*s),
+            _ => None,
+        })
+        .collect();
+    check_pair(&Pair {
+        pred_name: &format!("server{}", a.0),
+        succ_name: &format!("server{}", b.0),
+        pred_hist: &pred.hist,
+        pred_sent: &pred.sent,
+        succ_hist: &succ.hist,
+        succ_sent: &succ.sent,
+        in_flight: &in_flight,
+        acks_queued: &acks,
+    })
+}
 
 /// Every history is strictly sorted by sequence number (no duplicate, no
 /// reordering).

@@ -39,7 +39,7 @@ pub fn bfs<P: Program>(p: &P) -> (u64, u64) {
 }
 
 /// Zero-delay SES with RR and with RTC finds none of `bugs` of `model`:
-/// each needs at least one delay (DESIGN §8).
+/// each needs at least one delay (ARCHITECTURE.md §8).
 #[allow(dead_code)]
 pub fn assert_each_bug_needs_a_delay<M: Model>(model: &M, bugs: impl IntoIterator<Item = u32>) {
     let zero = Config {

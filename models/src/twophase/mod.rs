@@ -1,5 +1,5 @@
 //! Lamport's TwoPhase commit specification (`TwoPhase.tla`) as a raw
-//! transition system (DESIGN §2): no machine runtime, no intermediate
+//! transition system (ARCHITECTURE.md §2): no machine runtime, no intermediate
 //! states, so reachable state counts are TLC's (3 resource managers: 288,
 //! 4: 1,568, 5: 8,832, 9: 10,340,352).
 //!
@@ -39,153 +39,21 @@
 //! `TCConsistent` (no RM committed while another is aborted) is checked on
 //! every new state; `TPTypeOK` holds by construction of [`TwoPhaseState`].
 
+use mcheck_checker::model::SeededBug;
 use mcheck_checker::{
     ActorId, ActorInfo, BugSpec, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace, Violation,
     ViolationKind,
 };
 use std::fmt;
 
+mod state;
+
+use state::Layout;
+pub use state::{RmState, TmState, TwoPhaseState};
+
 /// The largest number of resource managers: the state packs into one `u64`
 /// (`4N + 4` bits).
 pub const MAX_RMS: usize = 14;
-
-/// A resource manager's state (`rmState[r]`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum RmState {
-    /// `"working"`.
-    Working,
-    /// `"prepared"`.
-    Prepared,
-    /// `"committed"`.
-    Committed,
-    /// `"aborted"`.
-    Aborted,
-}
-
-impl RmState {
-    fn from_bits(b: u64) -> RmState {
-        match b & 3 {
-            0 => RmState::Working,
-            1 => RmState::Prepared,
-            2 => RmState::Committed,
-            _ => RmState::Aborted,
-        }
-    }
-
-    /// The TLA+ string value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RmState::Working => "working",
-            RmState::Prepared => "prepared",
-            RmState::Committed => "committed",
-            RmState::Aborted => "aborted",
-        }
-    }
-}
-
-/// The transaction manager's state (`tmState`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum TmState {
-    /// `"init"`.
-    Init,
-    /// `"committed"`.
-    Committed,
-    /// `"aborted"`.
-    Aborted,
-}
-
-impl TmState {
-    /// The TLA+ string value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TmState::Init => "init",
-            TmState::Committed => "committed",
-            TmState::Aborted => "aborted",
-        }
-    }
-}
-
-/// One state of the specification, packed into a `u64` for `n` resource
-/// managers (`n` is not stored; the program knows it). Layout, from bit 0:
-/// `rmState` (2 bits per RM, RM 1 first: 0 working, 1 prepared,
-/// 2 committed, 3 aborted), then `tmPrepared` (n bits), then the
-/// `Prepared(r)` messages (n bits), then `tmState` (2 bits: 0 init,
-/// 1 committed, 2 aborted), then the `Commit` and `Abort` message flags.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub struct TwoPhaseState(pub u64);
-
-/// The field offsets of [`TwoPhaseState`] for a given number of RMs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Layout {
-    n: usize,
-    /// Mask of `n` bits.
-    all: u64,
-    tm_prepared: u32,
-    msg_prepared: u32,
-    tm_state: u32,
-    msg_commit: u32,
-    msg_abort: u32,
-}
-
-impl Layout {
-    fn new(n: usize) -> Layout {
-        let n32 = n as u32;
-        Layout {
-            n,
-            all: (1u64 << n) - 1,
-            tm_prepared: 2 * n32,
-            msg_prepared: 3 * n32,
-            tm_state: 4 * n32,
-            msg_commit: 4 * n32 + 2,
-            msg_abort: 4 * n32 + 3,
-        }
-    }
-}
-
-impl TwoPhaseState {
-    fn rm(self, i: usize) -> RmState {
-        RmState::from_bits(self.0 >> (2 * i))
-    }
-
-    fn set_rm(&mut self, i: usize, st: RmState) {
-        let bits = match st {
-            RmState::Working => 0,
-            RmState::Prepared => 1,
-            RmState::Committed => 2,
-            RmState::Aborted => 3,
-        };
-        self.0 = (self.0 & !(3u64 << (2 * i))) | (bits << (2 * i));
-    }
-
-    fn tm(self, l: &Layout) -> TmState {
-        match (self.0 >> l.tm_state) & 3 {
-            0 => TmState::Init,
-            1 => TmState::Committed,
-            _ => TmState::Aborted,
-        }
-    }
-
-    fn set_tm(&mut self, l: &Layout, st: TmState) {
-        let bits = match st {
-            TmState::Init => 0,
-            TmState::Committed => 1,
-            TmState::Aborted => 2,
-        };
-        self.0 = (self.0 & !(3u64 << l.tm_state)) | (bits << l.tm_state);
-    }
-
-    fn tm_prepared(self, l: &Layout) -> u64 {
-        (self.0 >> l.tm_prepared) & l.all
-    }
-
-    fn msg_prepared(self, l: &Layout) -> u64 {
-        (self.0 >> l.msg_prepared) & l.all
-    }
-
-    fn flag(self, bit: u32) -> bool {
-        (self.0 >> bit) & 1 == 1
-    }
-}
 
 /// One action of the specification.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -220,21 +88,50 @@ impl fmt::Display for Action {
     }
 }
 
-/// The seeded bug `tm-commit-early` (id 1).
-pub const BUG_TM_COMMIT_EARLY: u32 = 1;
+/// The seeded bugs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bug {
+    /// `tm-commit-early`: `TMCommit` once one RM is prepared.
+    TmCommitEarly,
+}
+
+impl SeededBug for Bug {
+    const TABLE: &'static [(Bug, BugSpec)] = &[(
+        Bug::TmCommitEarly,
+        BugSpec {
+            id: 1,
+            name: "tm-commit-early",
+            description: "TMCommit is enabled as soon as tmPrepared is non-empty (one RM's Prepared \
+                message received) instead of when it equals RM. The TM then broadcasts Commit while \
+                another RM is still working; that RM may RMChooseToAbort, and once a prepared RM \
+                receives Commit, TCConsistent fails. With 2+ RMs; needs at least one delay under a \
+                run-to-completion explorer, since at delay 0 the TM runs first, when only TMAbort is \
+                enabled.",
+        },
+    )];
+}
+
+/// The parameters and their defaults (the only place they are written).
+pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
+    name: "rms",
+    default: 3,
+    min: 1,
+    max: MAX_RMS as u64,
+    description: "number of resource managers",
+}];
 
 /// The TwoPhase program for a number of RMs, correct or with a seeded bug.
 #[derive(Clone, Debug)]
 pub struct TwoPhaseProgram {
     layout: Layout,
-    bug: Option<u32>,
+    bug: Option<Bug>,
 }
 
 impl TwoPhaseProgram {
     /// The specification with `rms` resource managers (1 to [`MAX_RMS`];
     /// panics outside that range, which `Params::resolve` rules out) and
     /// seeded bug `bug` (`None`: the correct specification).
-    pub fn new(rms: usize, bug: Option<u32>) -> TwoPhaseProgram {
+    pub fn new(rms: usize, bug: Option<Bug>) -> TwoPhaseProgram {
         assert!(
             (1..=MAX_RMS).contains(&rms),
             "twophase takes 1 to {MAX_RMS} resource managers, not {rms}"
@@ -288,7 +185,7 @@ impl TwoPhaseProgram {
             return 0;
         }
         let tm_prepared = s.tm_prepared(l);
-        let commit = if self.bug == Some(BUG_TM_COMMIT_EARLY) {
+        let commit = if self.bug == Some(Bug::TmCommitEarly) {
             tm_prepared != 0
         } else {
             tm_prepared == l.all
@@ -561,29 +458,14 @@ impl Model for TwoPhase {
                 with several enabled actions has one alternative per action. Invariant TCConsistent: no \
                 resource manager is committed while another is aborted. Reachable states match TLC \
                 (rms=3: 288, rms=5: 8,832, rms=9: 10,340,352).",
-            params: vec![ParamSpec {
-                name: "rms",
-                default: 3,
-                min: 1,
-                max: MAX_RMS as u64,
-                description: "number of resource managers",
-            }],
-            bugs: vec![BugSpec {
-                id: BUG_TM_COMMIT_EARLY,
-                name: "tm-commit-early",
-                description: "TMCommit is enabled as soon as tmPrepared is non-empty (one RM's Prepared \
-                    message received) instead of when it equals RM. The TM then broadcasts Commit while \
-                    another RM is still working; that RM may RMChooseToAbort, and once a prepared RM \
-                    receives Commit, TCConsistent fails. With 2+ RMs; needs at least one delay under a \
-                    run-to-completion explorer, since at delay 0 the TM runs first, when only TMAbort is \
-                    enabled.",
-            }],
+            params: PARAMS.to_vec(),
+            bugs: Bug::specs(),
             explorers: vec![],
             notes: "",
         }
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> TwoPhaseProgram {
-        TwoPhaseProgram::new(params.usize("rms"), bug)
+        TwoPhaseProgram::new(params.usize("rms"), Bug::from_build(bug))
     }
 }

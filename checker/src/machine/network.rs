@@ -1,0 +1,169 @@
+//! A machine's candidate messages and the network's alternatives for them
+//! (ARCHITECTURE.md §6): which message a step takes, drops or duplicates.
+
+use super::delivery::{Action, Delivery};
+use super::program::Machines;
+use super::world::{MachineId, World};
+use super::{MachineModel, Receive};
+
+/// Where a candidate message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// Index in the FIFO buffer (`World::queue`).
+    Fifo(usize),
+    /// Index in the unordered multiset (`Net::flights`).
+    Unordered(usize),
+}
+
+/// A message the machine may take next, and what it would do with it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Candidate {
+    pub(crate) source: Source,
+    pub(crate) receive: Receive,
+    pub(crate) delivery: Delivery,
+    /// Duplicates the network already made of it.
+    pub(crate) duplicated: u8,
+}
+
+impl Candidate {
+    fn alternatives(&self) -> u32 {
+        self.delivery.alternatives(self.duplicated)
+    }
+}
+
+impl<M: MachineModel> Machines<M> {
+    /// Visit `id`'s candidates in alternative order until `f` returns
+    /// true: the FIFO candidate (its oldest FIFO message it does not defer)
+    /// if any, then every distinct unordered message in flight to it that
+    /// it does not defer, in the canonical order.
+    pub(crate) fn candidates(&self, s: &World<M>, id: MachineId, mut f: impl FnMut(Candidate) -> bool) {
+        let net = s.net.as_deref();
+        if let Some((i, receive)) = self.dequeuable(s, id) {
+            let duplicated = match net {
+                Some(n) if !n.fifo_dups.is_empty() => n.fifo_duplicated(id, (i - s.range(id).0) as u32),
+                _ => 0,
+            };
+            let c = Candidate {
+                source: Source::Fifo(i),
+                receive,
+                delivery: self.0.delivery(&s.queue[i].1),
+                duplicated,
+            };
+            if f(c) {
+                return;
+            }
+        }
+        let Some(net) = net else {
+            return;
+        };
+        let machine = &s.slots[id.0 as usize].machine;
+        let (lo, hi) = net.range(id);
+        for (j, flight) in net.flights.iter().enumerate().take(hi).skip(lo) {
+            let receive = self.0.receive(machine, &flight.msg);
+            if receive == Receive::Defer {
+                continue;
+            }
+            let c = Candidate {
+                source: Source::Unordered(j),
+                receive,
+                delivery: self.0.delivery(&flight.msg),
+                duplicated: flight.duplicated,
+            };
+            if f(c) {
+                return;
+            }
+        }
+    }
+
+    /// The number of alternatives of `id`'s next step (0: not enabled).
+    pub(crate) fn alternatives(&self, s: &World<M>, id: MachineId) -> u32 {
+        let mut n = 0;
+        self.candidates(s, id, |c| {
+            n += c.alternatives();
+            false
+        });
+        n
+    }
+
+    /// The candidate and action of alternative `alt` of `id`'s step.
+    pub(crate) fn pick(&self, s: &World<M>, id: MachineId, mut alt: u32) -> Option<(Candidate, Action)> {
+        let mut found = None;
+        self.candidates(s, id, |c| {
+            let n = c.alternatives();
+            if alt < n {
+                found = Some((c, c.delivery.action(alt)));
+                return true;
+            }
+            alt -= n;
+            false
+        });
+        found
+    }
+
+    /// Apply the network's part of the step: take the candidate's message
+    /// out of the network (deliver, drop) or keep it pending with one more
+    /// duplicate made; return the message.
+    pub(crate) fn take(&self, s: &mut World<M>, id: MachineId, c: Candidate, action: Action) -> M::Msg {
+        match (c.source, action) {
+            (Source::Fifo(i), Action::Deliver | Action::Drop) => {
+                if s.net.as_deref().is_some_and(|n| !n.fifo_dups.is_empty()) {
+                    let pos = (i - s.range(id).0) as u32;
+                    s.net_mut().fifo_removed(id, pos);
+                    s.tidy_net();
+                }
+                s.queue.remove(i).1
+            }
+            (Source::Fifo(i), Action::Duplicate) => {
+                let pos = (i - s.range(id).0) as u32;
+                s.net_mut().fifo_duplicate(id, pos);
+                s.queue[i].1.clone()
+            }
+            (Source::Unordered(j), Action::Deliver | Action::Drop) => {
+                let msg = s.net_mut().take(j).0;
+                s.tidy_net();
+                msg
+            }
+            (Source::Unordered(j), Action::Duplicate) => {
+                let net = s.net_mut();
+                let (msg, duplicated) = net.take(j);
+                net.insert(id, msg.clone(), duplicated + 1);
+                msg
+            }
+        }
+    }
+
+    /// Put a message sent to a live machine `to` into the network, as its
+    /// delivery says: its FIFO queue or the unordered multiset.
+    pub(crate) fn post(&self, s: &mut World<M>, to: MachineId, msg: M::Msg) {
+        if self.0.delivery(&msg).unordered {
+            s.net_mut().insert(to, msg, 0);
+        } else {
+            s.enqueue(to, msg);
+        }
+    }
+
+    /// The trace notes of the network's part of a step (after `take`).
+    pub(crate) fn network_notes(&self, s: &World<M>, id: MachineId, c: Candidate, action: Action) -> Vec<String> {
+        let mut notes = Vec::new();
+        match action {
+            Action::Deliver => {}
+            Action::Drop => notes.push("dropped by the network".to_string()),
+            Action::Duplicate => notes.push(format!(
+                "duplicated by the network (stays pending; duplicate {} of at most {})",
+                c.duplicated + 1,
+                c.delivery.duplicates
+            )),
+        }
+        if action != Action::Drop && matches!(c.source, Source::Unordered(_)) {
+            let others = s.inbox(id).len() as u32 + s.unordered_to(id).iter().map(|f| f.count).sum::<u32>()
+                - (action == Action::Duplicate) as u32;
+            if others > 0 {
+                notes.push(format!(
+                    "taken out of order ({others} other message{} in flight to it)",
+                    if others == 1 { "" } else { "s" }
+                ));
+            }
+        }
+        notes
+    }
+}

@@ -1,0 +1,399 @@
+//! `multipaxos`: Multi-Paxos with a stable leader, a per-slot log, one
+//! leader change and a client whose updates may reach any node.
+//!
+//! `nodes` nodes each act as proposer, acceptor and learner over a log of
+//! `updates` slots. Ballot `b` (from 1) belongs to node `(b - 1) % nodes`.
+//! Node 0 starts as the leader of ballot 1; as ballot 1 is the lowest,
+//! nothing can have been accepted before it, so node 0 skips phase 1 (the
+//! usual Multi-Paxos start-up). A client sends `updates` requests (values
+//! 1, 2, ...), each to a node of its choice, then retransmits its first
+//! request once (its reply may have been lost); a node that is not the
+//! leader forwards a request to the leader it knows. The leader puts a new
+//! request in the first free slot (a retransmitted one in its old slot,
+//! unless learned) and runs phase 2 for it: it accepts it locally and sends
+//! `Accept(b, slot, v)` to the other acceptors, which answer `Accepted` to
+//! the ballot's leader (the learner of that ballot) or `Nack` when they
+//! have promised a higher ballot. A learner records which acceptors
+//! accepted `(b, slot)` and announces the value chosen when they are a
+//! majority.
+//!
+//! A timer makes node 1 time out once: it takes ballot 2 and runs phase 1
+//! (`Prepare(2)` / `Promise` carrying every slot's accepted `(ballot,
+//! value)`; it promises locally), defers requests meanwhile, then
+//! re-proposes in each slot the value of the highest ballot reported by a
+//! majority and uses the other slots for new requests. A leader that learns
+//! of a higher ballot (a `Prepare`, an `Accept` or a `Nack`) steps down.
+//! Every inbox is FIFO, so acceptors see ballot 1's `Accept`s and ballot
+//! 2's `Prepare` in the same order; the races come from the leaders' local
+//! acceptance and from requests that reach a leader late.
+//!
+//! Monitors: **agreement** (at most one value is chosen per slot, across
+//! all learners) and **validity** (a chosen value was proposed by the
+//! client).
+//!
+//! Seeded bugs (each needs the leader change to race with ballot 1's
+//! phase 2, hence at least one delay under run to completion):
+//!
+//! 1. `stale-nack-unhandled` ([`Bug::StaleNackUnhandled`]): a deposed leader has no handler for `Nack`.
+//! 2. `learner-counts-duplicates` ([`Bug::LearnerCountsDuplicates`]): the learner counts acceptances instead
+//!    of distinct acceptors, so a retransmission makes one acceptor count
+//!    twice.
+//! 3. `takeover-without-phase1` ([`Bug::TakeoverWithoutPhase1`]): the new leader skips phase 1 and trusts
+//!    its own acceptor log to find free slots.
+
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup};
+use mcheck_checker::model::SeededBug;
+use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+
+mod node;
+
+pub use node::{Node, Role};
+
+/// The model (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MultiPaxos;
+
+/// The seeded bugs (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bug {
+    /// A deposed leader has no handler for `Nack`.
+    StaleNackUnhandled,
+    /// The learner counts acceptances, not distinct acceptors.
+    LearnerCountsDuplicates,
+    /// The new leader skips phase 1.
+    TakeoverWithoutPhase1,
+}
+
+impl SeededBug for Bug {
+    const TABLE: &'static [(Bug, BugSpec)] = &[
+    (
+        Bug::StaleNackUnhandled,
+        BugSpec {
+            id: 1,
+            name: "stale-nack-unhandled",
+            description: "a deposed leader has no handler for Nack: node 1 times out and sends Prepare(2) while node 0 (leader of ballot 1) has a client request still queued; node 0 then proposes it, accepting locally and sending Accept(1, slot, v) to nodes 1 and 2, which have promised ballot 2 and answer Nack(1, promised 2); the Prepare(2) already in node 0's inbox makes it step down to follower first, so the stale Nack reaches a follower, which does not handle it (an unhandled event)",
+        },
+    ),
+    (
+        Bug::LearnerCountsDuplicates,
+        BugSpec {
+            id: 2,
+            name: "learner-counts-duplicates",
+            description: "the learner counts acceptances per slot instead of the set of acceptors: node 1 times out and nodes 1 and 2 promise ballot 2 (empty logs) while node 0 still has the client's request v1 and its retransmission queued; node 0 proposes v1 in slot 0 (accepting locally, counted once; nodes 1 and 2 answer Nack), then the retransmitted request makes it re-propose slot 0 and accept locally again, counted a second time, so node 0 announces v1 chosen in slot 0 with a single acceptor; node 1, whose majority never saw v1, puts the next request v2 in slot 0 and gets it chosen (agreement violated)",
+        },
+    ),
+    (
+        Bug::TakeoverWithoutPhase1,
+        BugSpec {
+            id: 3,
+            name: "takeover-without-phase1",
+            description: "the timed-out node takes ballot 2 without running phase 1, trusting its own acceptor log to find the free slots: node 1 times out before node 0's Accept(1, 0, v1) reaches it, so its log shows slot 0 free; node 2 accepts v1, which with node 0's own acceptance is chosen in slot 0, and node 1 (rejecting the late Accept with a Nack) then puts the next request v2 in slot 0 with Accept(2, 0, v2), which the other acceptors take because ballot 2 is higher, so v2 is chosen in slot 0 too (agreement violated)",
+        },
+    ),
+    ];
+}
+
+/// The parameters and their defaults (the only place they are written).
+pub const PARAMS: [ParamSpec; 2] = [
+    ParamSpec {
+        name: "nodes",
+        default: 3,
+        min: 2,
+        max: 5,
+        description: "nodes, each proposer, acceptor and learner",
+    },
+    ParamSpec {
+        name: "updates",
+        default: 2,
+        min: 1,
+        max: 4,
+        description: "client updates, which is also the number of log slots",
+    },
+];
+
+/// One configuration of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cfg {
+    /// Number of nodes (proposer + acceptor + learner each), at least 2.
+    pub nodes: u8,
+    /// Client updates, which is also the number of log slots.
+    pub updates: u8,
+    /// The seeded bug switched on, if any.
+    pub bug: Option<Bug>,
+}
+
+impl Default for Cfg {
+    fn default() -> Self {
+        Cfg::new(&Params::defaults(&PARAMS), None)
+    }
+}
+
+/// The client.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Client {
+    /// The next value to send (values are `1..=updates`).
+    pub next: u8,
+}
+
+/// The machines.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Machine {
+    /// A node.
+    Node(Node),
+    /// The client.
+    Client(Client),
+    /// The timer that makes node 1 time out once.
+    Timer,
+}
+
+/// The messages. Node indices are machine ids (nodes are created first).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Msg {
+    /// Client, timer: act.
+    Go,
+    /// Timer to node 1: the leader looks dead; take over.
+    Timeout,
+    /// Client (or a forwarding node) to a node: put `value` in the log.
+    Request(u8),
+    /// Phase 1a.
+    Prepare {
+        /// The ballot.
+        ballot: u8,
+    },
+    /// Phase 1b: the acceptor `from` promises `ballot` and reports its log.
+    Promise {
+        /// The ballot promised.
+        ballot: u8,
+        /// The acceptor.
+        from: u8,
+        /// Per slot, its accepted `(ballot, value)`.
+        log: Vec<(u8, u8)>,
+    },
+    /// Phase 2a.
+    Accept {
+        /// The ballot.
+        ballot: u8,
+        /// The slot.
+        slot: u8,
+        /// The value.
+        value: u8,
+    },
+    /// Phase 2b, to the ballot's leader (its learner).
+    Accepted {
+        /// The ballot.
+        ballot: u8,
+        /// The slot.
+        slot: u8,
+        /// The value.
+        value: u8,
+        /// The acceptor.
+        from: u8,
+    },
+    /// An acceptor rejects `ballot`: it has promised `promised`.
+    Nack {
+        /// The rejected ballot.
+        ballot: u8,
+        /// The acceptor's promise.
+        promised: u8,
+    },
+}
+
+/// What the monitors observe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// The client proposed this value.
+    Proposed(u8),
+    /// A learner learned that `value` is chosen in `slot`.
+    Chosen {
+        /// The slot.
+        slot: u8,
+        /// The value.
+        value: u8,
+        /// The learner (node index).
+        by: u8,
+    },
+}
+
+/// The monitors' state: the values proposed (a bit per value) and the
+/// value chosen per slot (0: none yet).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Monitor {
+    proposed: u32,
+    chosen: Vec<u8>,
+}
+
+const TIMEOUT_NODE: u8 = 1;
+
+pub(crate) fn id(node: u8) -> MachineId {
+    MachineId(node as u32)
+}
+
+impl Cfg {
+    /// The configuration for `params` (resolved against [`PARAMS`]).
+    pub fn new(params: &Params, bug: Option<Bug>) -> Cfg {
+        Cfg {
+            nodes: params.get("nodes") as u8,
+            updates: params.get("updates") as u8,
+            bug,
+        }
+    }
+
+    pub(crate) fn majority(&self) -> u32 {
+        self.nodes as u32 / 2 + 1
+    }
+
+    /// The node that owns `ballot` (>= 1).
+    pub(crate) fn owner(&self, ballot: u8) -> u8 {
+        (ballot - 1) % self.nodes
+    }
+
+    /// Send `msg` to every node but `me`.
+    pub(crate) fn to_others(&self, me: u8, msg: Msg, ctx: &mut Ctx<Self>) {
+        for n in (0..self.nodes).filter(|&n| n != me) {
+            ctx.send(id(n), msg.clone());
+        }
+    }
+}
+
+impl Client {
+    fn handle(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
+        let to = ctx.choose(cfg.nodes as u32, "target") as u8;
+        if self.next <= cfg.updates {
+            let value = self.next;
+            ctx.announce(Note::Proposed(value));
+            ctx.send(id(to), Msg::Request(value));
+            self.next += 1;
+            ctx.send(ctx.me(), Msg::Go);
+        } else {
+            // No reply came for the first update: retransmit it once.
+            ctx.send(id(to), Msg::Request(1));
+            ctx.halt();
+        }
+    }
+}
+
+impl MachineModel for Cfg {
+    type Machine = Machine;
+    type Msg = Msg;
+    type Announce = Note;
+    type Monitor = Monitor;
+
+    fn setup(&self, setup: &mut Setup<Self>) {
+        let slots = self.updates as usize;
+        for n in 0..self.nodes {
+            let leader = n == 0;
+            setup.create(Machine::Node(Node {
+                role: if leader { Role::Leading } else { Role::Follower },
+                ballot: if leader { 1 } else { 0 },
+                leader: 0,
+                promises: 0,
+                proposals: vec![(0, 0); slots],
+                promised: 0,
+                accepted: vec![(0, 0); slots],
+                votes: vec![(0, 0, 0); slots],
+                learned: vec![0; slots],
+            }));
+        }
+        let client = setup.create(Machine::Client(Client { next: 1 }));
+        setup.send(client, Msg::Go);
+        let timer = setup.create(Machine::Timer);
+        setup.send(timer, Msg::Go);
+        setup.monitor(Monitor {
+            proposed: 0,
+            chosen: vec![0; slots],
+        });
+    }
+
+    fn kind(&self, m: &Machine) -> &'static str {
+        match m {
+            Machine::Node(_) => "node",
+            Machine::Client(_) => "client",
+            Machine::Timer => "timer",
+        }
+    }
+
+    fn state_name(&self, m: &Machine) -> Option<String> {
+        match m {
+            Machine::Node(n) => Some(format!("{:?}", n.role)),
+            _ => None,
+        }
+    }
+
+    fn receive(&self, m: &Machine, msg: &Msg) -> Receive {
+        match (m, msg) {
+            (Machine::Node(n), Msg::Request(_)) if n.role == Role::Preparing => Receive::Defer,
+            (Machine::Node(n), Msg::Nack { .. }) if n.role == Role::Follower => {
+                if self.bug == Some(Bug::StaleNackUnhandled) {
+                    // Only a leader was expected to get rejections.
+                    Receive::Unhandled
+                } else {
+                    Receive::Ignore
+                }
+            }
+            (Machine::Node(_), Msg::Go) => Receive::Unhandled,
+            (Machine::Client(_) | Machine::Timer, Msg::Go) => Receive::Handle,
+            (Machine::Client(_) | Machine::Timer, _) => Receive::Unhandled,
+            _ => Receive::Handle,
+        }
+    }
+
+    fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
+        match m {
+            Machine::Node(node) => node.handle(self, msg, ctx),
+            Machine::Client(client) => client.handle(self, ctx),
+            Machine::Timer => {
+                ctx.send(id(TIMEOUT_NODE), Msg::Timeout);
+                ctx.halt();
+            }
+        }
+    }
+
+    fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {
+        match note {
+            Note::Proposed(v) => mon.proposed |= 1 << v,
+            Note::Chosen { slot, value, by } => {
+                if mon.proposed & (1 << value) == 0 {
+                    return Err(MonitorError::new(
+                        "validity",
+                        format!("node{by} learned value {value} in slot {slot}, which no client proposed"),
+                    ));
+                }
+                let s = *slot as usize;
+                if mon.chosen.len() <= s {
+                    mon.chosen.resize(s + 1, 0);
+                }
+                let chosen = &mut mon.chosen[s];
+                if *chosen != 0 && *chosen != *value {
+                    return Err(MonitorError::new(
+                        "agreement",
+                        format!(
+                            "node{by} learned value {value} in slot {slot}, where value {} was chosen",
+                            *chosen
+                        ),
+                    ));
+                }
+                *chosen = *value;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Model for MultiPaxos {
+    type Program = Machines<Cfg>;
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            name: "multipaxos",
+            description: "Multi-Paxos: a leader runs phase 2 per log slot, one leader change runs phase 1, a client sends updates to any node",
+            params: PARAMS.to_vec(),
+            bugs: Bug::specs(),
+            explorers: vec![],
+            notes: "",
+        }
+    }
+
+    fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
+        Machines(Cfg::new(params, Bug::from_build(bug)))
+    }
+}

@@ -1,0 +1,459 @@
+//! `2pc`: two-phase commit with a coordinator, `participants` participants,
+//! a timer and `clients` clients (after the P `TwoPhaseCommit` example).
+//!
+//! # Machines (ids in creation order)
+//!
+//! * `coordinator0` serializes transactions: a client's `Write` is deferred
+//!   while a transaction is in flight. For each write it opens transaction
+//!   `txn + 1`, starts the timer (`Start`), and sends `Prepare` to every
+//!   participant. A `no` vote or a `Timeout` for the open transaction
+//!   aborts it; the last `yes` vote commits it. The decision cancels the
+//!   timer (`Cancel`), answers the client (`Result`) and is sent to every
+//!   participant (`Commit` / `Abort`). Votes and timeouts carry the
+//!   transaction id; the coordinator ignores those that are not for the
+//!   transaction it is collecting votes for.
+//! * `timer1`: `Start{txn}` arms it and queues itself a `Tick`; on the tick
+//!   it may fire (`Timeout{txn}`, a nondeterministic choice) if it is still
+//!   armed for that transaction. `Cancel` disarms it, but a cancel that
+//!   arrives after the tick fired fails: the `Timeout` is already on its
+//!   way and reaches the coordinator after the decision.
+//! * `participant2..`: on `Prepare` a participant votes yes or no
+//!   (nondeterministically) and, on yes, holds the write as pending. On
+//!   `Commit` it logs the write and applies it to its store asynchronously
+//!   (a self-message `Apply`); reads are deferred while a logged commit is
+//!   unapplied. `Read{key}` is answered with the stored value.
+//! * `client..`: client `c` writes key `c` twice, values 1 and 2; after each
+//!   write's `Result` (committed or aborted) it reads the key back from
+//!   participant 0 or from the last participant (a choice), then halts
+//!   after its second read.
+//!
+//! Default configuration: 2 participants, 1 client (two clients multiply
+//! the state space beyond the one-minute budget of SES with RTC).
+//!
+//! # Monitors
+//!
+//! * `atomicity`: no transaction is both committed by a participant and
+//!   aborted by another (or voted against by one).
+//! * `read-your-writes`: a client that was told its write committed reads
+//!   it back; one told it aborted does not read the value it tried to write.
+//!
+//! # Seeded bugs
+//!
+//! See [`Bug`]; each needs at least one delay to be found: in the
+//! zero-delay run-to-completion schedule the timer's tick comes after the
+//! decision, votes arrive in order and each commit is applied before the
+//! client's read.
+
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup};
+use mcheck_checker::model::SeededBug;
+use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+
+mod roles;
+
+pub use roles::{Client, Coordinator, Participant, Phase, Timer};
+
+/// The coordinator's id.
+pub const COORDINATOR: MachineId = MachineId(0);
+/// The timer's id.
+pub const TIMER: MachineId = MachineId(1);
+/// The largest number of participants.
+pub const MAX_PARTICIPANTS: u8 = 4;
+/// The largest number of clients (keys).
+pub const MAX_CLIENTS: usize = 3;
+/// Writes (each followed by a read) per client.
+pub const ROUNDS: u8 = 2;
+/// The largest transaction id the monitor tracks.
+const MAX_TXNS: usize = MAX_CLIENTS * ROUNDS as usize;
+
+/// The seeded bugs (each needs at least one delay, see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bug {
+    /// The coordinator counts a vote after a timeout aborted the transaction.
+    CommitAfterTimeout,
+    /// A stale timeout aborts a committed transaction.
+    AbortAfterCommit,
+    /// The coordinator counts a vote for an earlier transaction.
+    StaleVote,
+    /// A participant serves a read before applying a logged commit.
+    ReadBeforeApply,
+}
+
+impl SeededBug for Bug {
+    const TABLE: &'static [(Bug, BugSpec)] = &[
+    (
+        Bug::CommitAfterTimeout,
+        BugSpec {
+            id: 1,
+            name: "commit-after-timeout",
+            description: "the coordinator's vote handler checks that a vote is for the current transaction but not that the transaction is still collecting votes: when the timer's Timeout reaches the coordinator between the first and the last yes vote, the coordinator aborts (Abort to every participant, aborted to the client), and the last yes vote, processed afterwards, completes the tally and the coordinator also commits; a participant that applied the Abort then receives Commit for the same transaction",
+        },
+    ),
+    (
+        Bug::AbortAfterCommit,
+        BugSpec {
+            id: 2,
+            name: "abort-after-commit",
+            description: "the coordinator's timeout handler checks the transaction id of the Timeout but not whether the transaction is still undecided: the timer ticks and fires just before the coordinator's Cancel reaches it (the cancel fails), the coordinator has meanwhile committed on the last yes vote, and the stale Timeout, processed before the next transaction starts, makes it send Abort for the committed transaction to participants that already committed it",
+        },
+    ),
+    (
+        Bug::StaleVote,
+        BugSpec {
+            id: 3,
+            name: "stale-vote",
+            description: "the coordinator's vote handler checks that it is collecting votes but not the transaction id of the vote: when one participant votes no the coordinator aborts at once, while the other participant's Prepare is still queued; its yes Vote for the aborted transaction arrives after the client's next Write opened a new transaction, is counted for it, and together with the other yes vote commits a transaction that the first participant votes against",
+        },
+    ),
+    (
+        Bug::ReadBeforeApply,
+        BugSpec {
+            id: 4,
+            name: "read-before-apply",
+            description: "a participant serves a Read while a committed write is logged but not yet applied to its store: the client gets its committed Result and sends its Read before the participant has handled the Commit, so the Read is queued ahead of the participant's own Apply message and returns the old value of the key",
+        },
+    ),
+    ];
+}
+
+/// The parameters and their defaults (the only place they are written).
+pub const PARAMS: [ParamSpec; 2] = [
+    ParamSpec {
+        name: "participants",
+        default: 2,
+        min: 1,
+        max: MAX_PARTICIPANTS as u64,
+        description: "number of participants",
+    },
+    ParamSpec {
+        name: "clients",
+        default: 1,
+        min: 1,
+        max: MAX_CLIENTS as u64,
+        description: "number of clients (each writes its own key twice, reading it back after each write)",
+    },
+];
+
+/// The model (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TwoPc;
+
+/// One configuration of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cfg {
+    /// Number of participants (1..=[`MAX_PARTICIPANTS`]).
+    pub participants: u8,
+    /// Number of clients (1..=[`MAX_CLIENTS`]).
+    pub clients: u8,
+    /// The seeded bug switched on, if any.
+    pub bug: Option<Bug>,
+}
+
+impl Default for Cfg {
+    fn default() -> Self {
+        Cfg::new(&Params::defaults(&PARAMS), None)
+    }
+}
+
+impl Cfg {
+    /// The configuration for `params` (resolved against [`PARAMS`]).
+    pub fn new(params: &Params, bug: Option<Bug>) -> Cfg {
+        Cfg {
+            participants: params.get("participants") as u8,
+            clients: params.get("clients") as u8,
+            bug,
+        }
+    }
+
+    /// The id of participant `i` (0-based).
+    pub fn participant_id(&self, i: u8) -> MachineId {
+        MachineId(2 + u32::from(i))
+    }
+
+    pub(crate) fn all_votes(&self) -> u8 {
+        ((1u16 << self.participants) - 1) as u8
+    }
+
+    /// Send `msg()` to every participant, the last one first (so that
+    /// participant 0 runs first).
+    pub(crate) fn to_participants(&self, ctx: &mut Ctx<Self>, msg: impl Fn() -> Msg) {
+        for i in (0..self.participants).rev() {
+            ctx.send(self.participant_id(i), msg());
+        }
+    }
+}
+
+/// The machines.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Machine {
+    /// The coordinator.
+    Coordinator(Coordinator),
+    /// The timer.
+    Timer(Timer),
+    /// A participant.
+    Participant(Participant),
+    /// A client.
+    Client(Client),
+}
+
+/// The messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Msg {
+    /// Client: start.
+    Go,
+    /// Client to coordinator: write `value` to `key`.
+    Write {
+        /// The client.
+        from: MachineId,
+        /// The key.
+        key: u8,
+        /// The value.
+        value: u8,
+    },
+    /// Coordinator to client: whether the write committed.
+    Result(bool),
+    /// Coordinator to participant: prepare the write.
+    Prepare {
+        /// The transaction.
+        txn: u8,
+        /// The key.
+        key: u8,
+        /// The value.
+        value: u8,
+    },
+    /// Participant to coordinator: its vote.
+    Vote {
+        /// The transaction.
+        txn: u8,
+        /// The participant's index.
+        from: u8,
+        /// Yes (commit) or no (abort).
+        yes: bool,
+    },
+    /// Coordinator to participant: commit the transaction.
+    Commit(u8),
+    /// Coordinator to participant: abort the transaction.
+    Abort(u8),
+    /// Participant to itself: apply a committed write to the store.
+    Apply {
+        /// The key.
+        key: u8,
+        /// The value.
+        value: u8,
+    },
+    /// Client to participant: read a key.
+    Read {
+        /// The client.
+        from: MachineId,
+        /// The key.
+        key: u8,
+    },
+    /// Participant to client: the value read.
+    Value(u8),
+    /// Coordinator to timer: arm for a transaction.
+    Start(u8),
+    /// Coordinator to timer: disarm.
+    Cancel(u8),
+    /// Timer to itself: the moment it may fire.
+    Tick(u8),
+    /// Timer to coordinator: the transaction timed out.
+    Timeout(u8),
+}
+
+/// What the monitors observe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// Participant `p` voted no on `txn`.
+    VotedNo {
+        /// The participant's index.
+        p: u8,
+        /// The transaction.
+        txn: u8,
+    },
+    /// Participant `p` committed (`true`) or aborted `txn`.
+    Decided {
+        /// The participant's index.
+        p: u8,
+        /// The transaction.
+        txn: u8,
+        /// Commit or abort.
+        commit: bool,
+    },
+    /// A client read `got` back after writing `wrote`.
+    ReadBack {
+        /// The client's key.
+        key: u8,
+        /// The value it wrote.
+        wrote: u8,
+        /// Whether it was told the write committed.
+        committed: bool,
+        /// The value read.
+        got: u8,
+    },
+}
+
+/// The atomicity monitor: per transaction, which participants committed
+/// and which aborted or voted no (bit masks).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Monitor {
+    commits: [u8; MAX_TXNS],
+    aborts: [u8; MAX_TXNS],
+}
+
+impl MachineModel for Cfg {
+    type Machine = Machine;
+    type Msg = Msg;
+    type Announce = Note;
+    type Monitor = Monitor;
+
+    fn setup(&self, setup: &mut Setup<Self>) {
+        setup.create(Machine::Coordinator(Coordinator {
+            txn: 0,
+            collecting: false,
+            client: COORDINATOR,
+            votes: 0,
+        }));
+        setup.create(Machine::Timer(Timer { armed: None }));
+        for _ in 0..self.participants {
+            setup.create(Machine::Participant(Participant {
+                pending: None,
+                unapplied: 0,
+                store: [0; MAX_CLIENTS],
+            }));
+        }
+        for key in 0..self.clients {
+            let c = setup.create(Machine::Client(Client {
+                key,
+                round: 0,
+                phase: Phase::Writing,
+            }));
+            setup.send(c, Msg::Go);
+        }
+    }
+
+    fn kind(&self, m: &Machine) -> &'static str {
+        match m {
+            Machine::Coordinator(_) => "coordinator",
+            Machine::Timer(_) => "timer",
+            Machine::Participant(_) => "participant",
+            Machine::Client(_) => "client",
+        }
+    }
+
+    fn state_name(&self, m: &Machine) -> Option<String> {
+        Some(match m {
+            Machine::Coordinator(c) => {
+                format!("{} {}", if c.collecting { "collecting" } else { "idle" }, c.txn)
+            }
+            Machine::Timer(t) => match t.armed {
+                Some(t) => format!("armed {t}"),
+                None => "disarmed".into(),
+            },
+            Machine::Participant(p) => match p.pending {
+                Some((t, _, _)) => format!("prepared {t}"),
+                None => "ready".into(),
+            },
+            Machine::Client(c) => format!("round {} {:?}", c.round, c.phase),
+        })
+    }
+
+    fn receive(&self, m: &Machine, msg: &Msg) -> Receive {
+        match (m, msg) {
+            (Machine::Coordinator(c), Msg::Write { .. }) if c.collecting => Receive::Defer,
+            (Machine::Participant(p), Msg::Read { .. })
+                if p.unapplied > 0 && self.bug != Some(Bug::ReadBeforeApply) =>
+            {
+                Receive::Defer
+            }
+            (
+                Machine::Client(Client {
+                    phase: Phase::Reading { .. },
+                    ..
+                }),
+                Msg::Result(_),
+            ) => Receive::Ignore,
+            (Machine::Coordinator(_), Msg::Write { .. } | Msg::Vote { .. } | Msg::Timeout(_))
+            | (Machine::Timer(_), Msg::Start(_) | Msg::Cancel(_) | Msg::Tick(_))
+            | (
+                Machine::Participant(_),
+                Msg::Prepare { .. } | Msg::Commit(_) | Msg::Abort(_) | Msg::Apply { .. } | Msg::Read { .. },
+            )
+            | (Machine::Client(_), Msg::Go | Msg::Result(_) | Msg::Value(_)) => Receive::Handle,
+            _ => Receive::Unhandled,
+        }
+    }
+
+    fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
+        match m {
+            Machine::Coordinator(c) => c.handle(self, msg, ctx),
+            Machine::Timer(t) => t.handle(msg, ctx),
+            Machine::Participant(p) => p.handle(msg, ctx),
+            Machine::Client(c) => c.handle(self, msg, ctx),
+        }
+    }
+
+    fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {
+        match *note {
+            Note::VotedNo { p, txn } => record(&mut mon.aborts, p, txn),
+            Note::Decided { p, txn, commit } => record(if commit { &mut mon.commits } else { &mut mon.aborts }, p, txn),
+            Note::ReadBack {
+                key,
+                wrote,
+                committed,
+                got,
+            } => {
+                if committed && got != wrote {
+                    return Err(MonitorError::new(
+                        "read-your-writes",
+                        format!("client of key {key} read {got} after its write of {wrote} committed"),
+                    ));
+                }
+                if !committed && got == wrote {
+                    return Err(MonitorError::new(
+                        "read-your-writes",
+                        format!("client of key {key} read {got} back although that write aborted"),
+                    ));
+                }
+                return Ok(());
+            }
+        }
+        for t in 0..MAX_TXNS {
+            let (c, a) = (mon.commits[t], mon.aborts[t]);
+            if c != 0 && a != 0 {
+                return Err(MonitorError::new(
+                    "atomicity",
+                    format!(
+                        "transaction {} committed by participants {c:#b} but aborted or voted against by {a:#b}",
+                        t + 1
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Set participant `p`'s bit for transaction `txn` (ids from 1).
+fn record(masks: &mut [u8; MAX_TXNS], p: u8, txn: u8) {
+    if let Some(m) = usize::from(txn).checked_sub(1).and_then(|i| masks.get_mut(i)) {
+        *m |= 1 << p;
+    }
+}
+
+impl Model for TwoPc {
+    type Program = Machines<Cfg>;
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            name: "2pc",
+            description: "two-phase commit: coordinator, participants voting nondeterministically, a timer whose cancel may fail, clients writing then reading back",
+            params: PARAMS.to_vec(),
+            bugs: Bug::specs(),
+            explorers: vec![],
+            notes: "",
+        }
+    }
+
+    fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
+        Machines(Cfg::new(params, Bug::from_build(bug)))
+    }
+}

@@ -1,0 +1,342 @@
+//! The command line's grammar: every command, flag and value parser. Values
+//! are range-checked here, by clap, so that `run` and `table` share one
+//! validation and every message carries the command's usage.
+
+use clap::builder::{PossibleValue, PossibleValuesParser, RangedU64ValueParser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcheck_checker::search::ss::SsParams;
+use mcheck_checker::search::{Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH, STRATEGIES};
+
+/// Replays a shrink may try by default.
+pub const DEFAULT_SHRINK_ATTEMPTS: u64 = 5000;
+
+/// The most worker threads `-j` accepts.
+pub const MAX_THREADS: u64 = 4096;
+
+/// The longest budget `--time-limit` and `--budget-s` accept, in seconds
+/// (about 115 days).
+pub const MAX_SECONDS: f64 = 1e7;
+
+const EXIT_STATUS: &str = "Exit status: 0 no violation found, 1 violation found, 2 usage or input error, 130 interrupted (SIGINT, SIGTERM or SIGHUP: the report so far is printed).";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mcheck",
+    version,
+    about = "A stateless model checker for asynchronous message-passing programs, with delaying explorers",
+    long_about = None,
+    after_help = EXIT_STATUS
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// List models (with their bugs and parameters), explorers and strategies.
+    List {
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a model.
+    Run(Box<RunArgs>),
+    /// Re-execute a schedule (a text form or a file saved with --save) and print its trace.
+    Replay {
+        /// The schedule: its text form (mcheck1:...) or a file.
+        schedule: String,
+        /// Output format.
+        #[arg(long, default_value = "text", value_parser = PossibleValuesParser::new(["text", "mermaid", "dot", "json"]))]
+        format: String,
+        /// Show long payloads in full.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// The paper's table on the shipped models: every technique on every seeded bug.
+    Table(TableCli),
+    /// Shrink a counterexample: fewer delays, earlier delays, fewer steps; the same bug.
+    Shrink {
+        /// The schedule: its text form (mcheck1:...) or a file.
+        schedule: String,
+        /// Where to save the shrunk schedule (default: FILE.shrunk.json, or none for a text form).
+        #[arg(long, value_name = "FILE")]
+        save: Option<String>,
+        /// At most this many replays.
+        #[arg(long, value_name = "N", default_value_t = DEFAULT_SHRINK_ATTEMPTS, value_parser = at_least_one())]
+        max_attempts: u64,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Settings of `mcheck table`.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct TableCli {
+    /// Time budget per cell (and per seed), in seconds.
+    #[arg(long, alias = "time-limit", value_name = "SECS", default_value_t = 5.0, value_parser = seconds)]
+    pub budget_s: f64,
+    /// Distinct-state cap per exhaustive cell.
+    #[arg(long, value_name = "N", default_value_t = 2_000_000, value_parser = at_least_one())]
+    pub max_states: u64,
+    /// Schedule cap per sampling cell.
+    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = at_least_one())]
+    pub max_schedules: u64,
+    /// Seeds per randomized cell (the median is reported).
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = RangedU64ValueParser::<u64>::new().range(1..=1000))]
+    pub runs: u64,
+    /// Only these models (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub models: Vec<String>,
+    /// Only these bug ids (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub bugs: Vec<u32>,
+    /// Threads for the sampling cells (default: all cores; exhaustive cells run on one).
+    #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
+    pub threads: Option<usize>,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `--strategy`: the names and descriptions of
+/// [`mcheck_checker::search::STRATEGIES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StrategyName {
+    Ses,
+    Ss,
+    Dfs,
+    Pb,
+    Rs,
+    Irs,
+    Pct,
+}
+
+impl StrategyName {
+    /// The name, as `mcheck list` and the reports spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StrategyName::Ses => "ses",
+            StrategyName::Ss => "ss",
+            StrategyName::Dfs => "dfs",
+            StrategyName::Pb => "pb",
+            StrategyName::Rs => "rs",
+            StrategyName::Irs => "irs",
+            StrategyName::Pct => "pct",
+        }
+    }
+}
+
+impl ValueEnum for StrategyName {
+    fn value_variants<'a>() -> &'a [Self] {
+        use StrategyName::*;
+        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let name = self.as_str();
+        let help = STRATEGIES.iter().find(|(n, _)| *n == name).map(|(_, d)| *d);
+        Some(PossibleValue::new(name).help(help.unwrap_or_default()))
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct RunArgs {
+    /// The model (see `mcheck list`).
+    pub model: String,
+    /// Switch on seeded bug N.
+    #[arg(long)]
+    pub bug: Option<String>,
+    /// Override model parameters: `KEY=VALUE`, repeatable or
+    /// comma-separated (`--set clients=2,increments=1`).
+    #[arg(long = "set", value_name = "KEY=VALUE[,KEY=VALUE]")]
+    pub set: Vec<String>,
+    #[arg(short, long, default_value = "rtc", help = explorer_help())]
+    pub explorer: String,
+    /// The search strategy.
+    #[arg(short, long, value_enum, default_value_t = StrategyName::Ses)]
+    pub strategy: StrategyName,
+    /// Stop after this delay bound (ses, ss), preemption bound (pb) or iteration (irs).
+    #[arg(long, value_name = "D")]
+    pub max_delays: Option<u32>,
+    /// Longest execution, in steps.
+    #[arg(long, value_name = "L", default_value_t = mcheck_checker::config::DEFAULT_MAX_STEPS,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..=100_000_000))]
+    pub max_steps: usize,
+    /// Wall-clock budget in seconds (default: none for ses, dfs and pb; 60 for sampling).
+    #[arg(long, value_name = "SECS", value_parser = seconds)]
+    pub time_limit: Option<f64>,
+    /// Stop after this many distinct states (ses, dfs, pb).
+    #[arg(long, value_name = "N", value_parser = at_least_one())]
+    pub max_states: Option<u64>,
+    /// Stop after this many schedules (ss, rs, irs, pct).
+    #[arg(long, value_name = "N", value_parser = at_least_one())]
+    pub max_schedules: Option<u64>,
+    /// Memory budget of the state cache in MiB (ses, dfs, pb; default: grow within --max-memory-mb).
+    #[arg(long, value_name = "MB", value_parser = at_least_one())]
+    pub cache_mb: Option<u64>,
+    /// Memory budget of the whole search in MiB (ses, dfs, pb; default: 3/4 of the machine).
+    #[arg(long, value_name = "MB", value_parser = memory_mb)]
+    pub max_memory_mb: Option<u64>,
+    /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (ses, pb, ss, rs, irs, pct; default: 1 for ses and pb, all cores for sampling).
+    #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
+    pub threads: Option<usize>,
+    /// Run only the samples with index mod N = K (ss, rs, irs, pct).
+    #[arg(long, value_name = "K/N", value_parser = shard)]
+    pub shard: Option<(u32, u32)>,
+    /// Report deadlocks as violations.
+    #[arg(long)]
+    pub deadlock: bool,
+    /// PCT: the bug depth d (d - 1 priority-change points).
+    #[arg(long, value_name = "D", default_value_t = DEFAULT_PCT_DEPTH,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub pct_depth: u32,
+    /// PCT: change points are drawn in [1, K] (default: the length of one execution).
+    #[arg(long, value_name = "K", value_parser = at_least_one())]
+    pub pct_steps: Option<u64>,
+    /// SS: c1 in num_samples(d) = c1 * c2^d.
+    #[arg(long, value_name = "X", default_value_t = SsParams::default().c1, value_parser = |s: &str| number_in(s, 1.0, 1e12))]
+    pub c1: f64,
+    /// SS: c2 in num_samples(d) = c1 * c2^d.
+    #[arg(long, value_name = "Y", default_value_t = SsParams::default().c2, value_parser = |s: &str| number_in(s, 1.0, 1e6))]
+    pub c2: f64,
+    /// IRS: the depth bound added per iteration.
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_IRS_STEP,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub irs_step: usize,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Save the counterexample to this file (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<String>,
+    /// Shrink the counterexample before printing and saving it.
+    #[arg(long)]
+    pub shrink: bool,
+    /// Show long payloads in full.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// No progress on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl RunArgs {
+    /// The chosen strategy with its own settings.
+    pub fn strategy(&self) -> Strategy {
+        match self.strategy {
+            StrategyName::Ses => Strategy::Ses,
+            StrategyName::Dfs => Strategy::Dfs,
+            StrategyName::Pb => Strategy::Pb,
+            StrategyName::Rs => Strategy::Rs,
+            StrategyName::Ss => Strategy::Ss(SsParams {
+                c1: self.c1,
+                c2: self.c2,
+            }),
+            StrategyName::Irs => Strategy::Irs { step: self.irs_step },
+            StrategyName::Pct => Strategy::Pct {
+                depth: self.pct_depth,
+                steps: self.pct_steps,
+            },
+        }
+    }
+}
+
+/// `--explorer`'s help: the built-in explorers (models add their own, so
+/// the value is not a closed list).
+fn explorer_help() -> String {
+    let names: Vec<&str> = mcheck_explorers::BUILTIN.iter().map(|e| e.name).collect();
+    format!(
+        "The delaying explorer (ses, ss): {}, or one of the model's own (see `mcheck list`)",
+        names.join(", ")
+    )
+}
+
+/// A count of at least 1.
+fn at_least_one() -> RangedU64ValueParser<u64> {
+    RangedU64ValueParser::new().range(1..)
+}
+
+/// `-j`: 1 to [`MAX_THREADS`].
+fn threads() -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::new().range(1..=MAX_THREADS)
+}
+
+/// A number from `lo` to `hi`.
+fn number_in(s: &str, lo: f64, hi: f64) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (lo..=hi).contains(&x) => Ok(x),
+        _ => Err(format!("expected a number from {lo} to {hi:e}")),
+    }
+}
+
+/// A duration in seconds: above 0, at most [`MAX_SECONDS`].
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= MAX_SECONDS => Ok(x),
+        _ => Err(format!(
+            "expected a number of seconds above 0 and at most {MAX_SECONDS:e}"
+        )),
+    }
+}
+
+/// `--max-memory-mb`: 16 MiB up to the machine's memory.
+fn memory_mb(s: &str) -> Result<u64, String> {
+    let total = (mcheck_checker::config::total_memory().unwrap_or(1 << 40) >> 20) as u64;
+    match s.trim().parse::<u64>() {
+        Ok(mb) if (16..=total).contains(&mb) => Ok(mb),
+        _ => Err(format!("expected 16 to {total} (this machine's memory in MiB)")),
+    }
+}
+
+/// `--shard K/N` with 0 <= K < N.
+pub fn shard(s: &str) -> Result<(u32, u32), String> {
+    let bad = || "expected K/N with 0 <= K < N (for example 0/4)".to_string();
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let k: u32 = k.trim().parse().map_err(|_| bad())?;
+    let n: u32 = n.trim().parse().map_err(|_| bad())?;
+    if n == 0 || k >= n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--strategy` offers exactly the engine's strategies, each with its
+    /// description, and each name maps to the strategy of that name.
+    #[test]
+    fn strategy_values_are_the_engines_strategies() {
+        let offered: Vec<&str> = StrategyName::value_variants().iter().map(|s| s.as_str()).collect();
+        let engine: Vec<&str> = STRATEGIES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(offered, engine);
+        let cli = Cli::try_parse_from(["mcheck", "run", "m"]).expect("parses");
+        let Command::Run(mut args) = cli.command else {
+            panic!("not run")
+        };
+        for s in StrategyName::value_variants() {
+            let help = s.to_possible_value().and_then(|v| v.get_help().map(|h| h.to_string()));
+            assert!(help.is_some_and(|h| h.len() > 10), "{s:?}");
+            args.strategy = *s;
+            assert_eq!(args.strategy().name(), s.as_str());
+        }
+    }
+
+    #[test]
+    fn shard_takes_k_of_n() {
+        assert_eq!(shard("0/4"), Ok((0, 4)));
+        assert_eq!(shard(" 3 / 4 "), Ok((3, 4)));
+        for bad in ["4/4", "1/0", "a/b", "1", "-1/2", ""] {
+            assert!(shard(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! What `run` prints: a header line before the search starts (so that a
+//! log shows what runs, and an interrupted run what it was), then the
+//! report, as text or as one JSON object.
+
+use crate::registry::DynModel;
+use crate::render;
+use mcheck_checker::{ModelInfo, Params, Report, Schedule};
+use serde_json::{json, Value};
+
+/// The JSON schema version of `run --json` and `list --json`.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What a run checks and how, printed before the search:
+/// `mcheck: lostupdate bug 1 (lost-update) [clients=3, ...], ses with rtc, seed 0`.
+/// The explorer is named only for strategies that follow one, the seed
+/// only for strategies that use it.
+pub fn header(
+    info: &ModelInfo,
+    params: &Params,
+    bug: Option<u32>,
+    strategy: &str,
+    explorer: Option<&str>,
+    seed: Option<u64>,
+) -> String {
+    let what = match bug {
+        Some(b) => format!(
+            "{} bug {b} ({})",
+            info.name,
+            info.bugs.iter().find(|x| x.id == b).map(|x| x.name).unwrap_or("?")
+        ),
+        None => info.name.to_string(),
+    };
+    let mut line = format!("mcheck: {what} [{params}], {strategy}");
+    if let Some(e) = explorer {
+        line.push_str(&format!(" with {e}"));
+    }
+    if let Some(s) = seed {
+        line.push_str(&format!(", seed {s}"));
+    }
+    line
+}
+
+/// The `run --json` object.
+pub fn report_json(model: &str, params: &Params, bug: Option<u32>, report: &Report) -> Value {
+    let mut v = serde_json::to_value(report).expect("report serializes");
+    let obj = v.as_object_mut().expect("report is an object");
+    obj.insert("schema_version".into(), json!(SCHEMA_VERSION));
+    obj.insert("model".into(), json!(model));
+    obj.insert("bug".into(), json!(bug));
+    obj.insert("params".into(), json!(params.0));
+    obj.insert(
+        "schedule".into(),
+        json!(report.schedule.as_ref().map(Schedule::to_text)),
+    );
+    obj.insert("bounded_by".into(), json!(report.bounded_by.map(|b| b.as_str())));
+    v
+}
+
+/// The text report after the header: the violation with its trace and
+/// schedule (and where it was saved), then the summary.
+pub fn print_text_report(
+    model: &dyn DynModel,
+    params: &Params,
+    report: &Report,
+    saved: Option<&str>,
+    verbose: bool,
+) -> Result<(), String> {
+    if let (Some(found), Some(schedule)) = (&report.violation, &report.schedule) {
+        println!("\nVIOLATION at step {}: {}", found.step, found.violation);
+        let replayed = model.replay(params, schedule, true)?;
+        println!("\nTrace:");
+        print!("{}", render::text_trace(&replayed.execution, verbose));
+        println!("\nSchedule (paste into `mcheck replay`):\n  {}", schedule.to_text());
+        if let Some(path) = saved {
+            println!("Saved to {path}; replay with: mcheck replay {path}");
+        }
+    }
+    println!();
+    println!("{}", render::summary(report));
+    Ok(())
+}
