@@ -35,7 +35,7 @@
 //!   persistent state, becomes a follower with commit index 0, and
 //!   re-applies its log as the commit index rises again.
 //!
-//! Delivery: see [`delivery_of`].
+//! Delivery: see [`Cfg::delivery_of`].
 //!
 //! # Monitors
 //!
@@ -50,7 +50,7 @@
 //!
 //! # Seeded bugs
 //!
-//! See [`Bug`] and [`BUGS`].
+//! See [`Bug`] (its [`SeededBug::TABLE`] explains each race).
 
 mod client;
 mod monitor;
@@ -60,7 +60,8 @@ pub use client::{Client, Injector};
 pub use monitor::{check, observe, Committed, Monitor, Verdict};
 pub use server::{Role, Server};
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Setup, World};
+use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, Setup, World};
+use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 use std::fmt;
 
@@ -86,9 +87,8 @@ pub enum Bug {
     VolatileVote,
 }
 
-/// The seeded bugs with their `--bug` numbers, names and races (the one
-/// table both directions of the mapping use).
-pub const BUGS: [(Bug, BugSpec); 5] = [
+impl SeededBug for Bug {
+    const TABLE: &'static [(Bug, BugSpec)] = &[
     (
         Bug::Figure8Commit,
         BugSpec {
@@ -130,51 +130,46 @@ pub const BUGS: [(Bug, BugSpec); 5] = [
         },
     ),
 ];
-
-impl Bug {
-    /// The bug numbered `id` (`--bug id`).
-    pub fn from_id(id: u32) -> Option<Bug> {
-        BUGS.iter().find(|(_, s)| s.id == id).map(|(b, _)| *b)
-    }
-
-    /// Its `--bug` number.
-    pub fn id(self) -> u32 {
-        BUGS.iter().find(|(b, _)| *b == self).map_or(0, |(_, s)| s.id)
-    }
 }
 
-/// Parameter `servers`.
-const SERVERS: ParamSpec = ParamSpec {
-    name: "servers",
-    default: 3,
-    min: 1,
-    max: 5,
-    description: "number of Raft servers (a majority is servers/2+1)",
-};
-/// Parameter `requests`.
-const REQUESTS: ParamSpec = ParamSpec {
-    name: "requests",
-    default: 2,
-    min: 0,
-    max: 60,
-    description: "commands the client submits, one at a time",
-};
-/// Parameter `elections`.
-const ELECTIONS: ParamSpec = ParamSpec {
-    name: "elections",
-    default: 3,
-    min: 0,
-    max: 60,
-    description: "election timeouts the servers share (so terms stay at most 1 + elections)",
-};
-/// Parameter `crashes`.
-const CRASHES: ParamSpec = ParamSpec {
-    name: "crashes",
-    default: 1,
-    min: 0,
-    max: 60,
-    description: "crashes (each followed by a restart) the fault injector may cause",
-};
+/// The parameters and their defaults (the only place they are written).
+pub const PARAMS: [ParamSpec; 5] = [
+    ParamSpec {
+        name: "servers",
+        default: 3,
+        min: 1,
+        max: 5,
+        description: "number of Raft servers (a majority is servers/2+1)",
+    },
+    ParamSpec {
+        name: "requests",
+        default: 1,
+        min: 0,
+        max: 60,
+        description: "commands the client submits, one at a time",
+    },
+    ParamSpec {
+        name: "elections",
+        default: 1,
+        min: 0,
+        max: 60,
+        description: "election timeouts the servers share (so terms stay at most 1 + elections)",
+    },
+    ParamSpec {
+        name: "network",
+        default: 1,
+        min: 0,
+        max: 3,
+        description: "how server-to-server messages travel: 0 FIFO and reliable, 1 unordered, 2 unordered and lossy, 3 unordered, lossy and duplicated once",
+    },
+    ParamSpec {
+        name: "crashes",
+        default: 1,
+        min: 0,
+        max: 60,
+        description: "crashes (each followed by a restart) the fault injector may cause",
+    },
+];
 
 /// One configuration of the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,26 +182,68 @@ pub struct Cfg {
     pub elections: u8,
     /// Crashes the injector may cause.
     pub crashes: u8,
+    /// How server-to-server messages travel (see [`Cfg::delivery_of`]).
+    pub network: u8,
     /// The seeded bug switched on, if any.
     pub bug: Option<Bug>,
 }
 
 impl Default for Cfg {
     fn default() -> Self {
-        Cfg {
-            servers: SERVERS.default as u8,
-            requests: REQUESTS.default as u8,
-            elections: ELECTIONS.default as u8,
-            crashes: CRASHES.default as u8,
-            bug: None,
-        }
+        Cfg::new(&Params::defaults(&PARAMS), None)
     }
 }
 
 impl Cfg {
+    /// The configuration for `params` (resolved against [`PARAMS`]).
+    pub fn new(params: &Params, bug: Option<Bug>) -> Cfg {
+        Cfg {
+            servers: params.get("servers") as u8,
+            requests: params.get("requests") as u8,
+            elections: params.get("elections") as u8,
+            crashes: params.get("crashes") as u8,
+            network: params.get("network") as u8,
+            bug,
+        }
+        .with_room_for(bug)
+    }
+
+    /// Raises the bounds a bug's race needs: the Figure 8 race takes three
+    /// elections, the double vote two.
+    fn with_room_for(mut self, bug: Option<Bug>) -> Cfg {
+        let elections = match bug {
+            Some(Bug::Figure8Commit) => 3,
+            Some(Bug::VolatileVote) => 2,
+            _ => 0,
+        };
+        self.elections = self.elections.max(elections);
+        self
+    }
+
     /// Size of a majority of servers.
     pub fn majority(&self) -> u32 {
         u32::from(self.servers) / 2 + 1
+    }
+
+    /// How a message travels (the one place that says so): server-to-server
+    /// messages as `network` says (0: FIFO and reliable, 1: unordered, 2:
+    /// also lossy, 3: also duplicated once); timers fire at any time
+    /// (unordered, never lost); client traffic, crashes and starts are FIFO
+    /// and reliable.
+    pub fn delivery_of(&self, msg: &Msg) -> Delivery {
+        match msg {
+            Msg::RequestVote { .. } | Msg::Vote { .. } | Msg::Append(_) | Msg::AppendReply { .. } => Delivery {
+                unordered: self.network >= 1,
+                lossy: self.network >= 2,
+                duplicates: u8::from(self.network >= 3),
+            },
+            Msg::Timeout { .. } | Msg::ClientTimeout(_) => Delivery {
+                unordered: true,
+                lossy: false,
+                duplicates: 0,
+            },
+            Msg::Go | Msg::Crash | Msg::Request(_) | Msg::Ack(_) | Msg::Redirect { .. } => Delivery::FIFO,
+        }
     }
 
     /// The client's id.
@@ -306,18 +343,6 @@ pub enum Msg {
         /// The server that refused it.
         from: u8,
     },
-}
-
-/// How a message travels, `(unordered, lossy, duplicates)`: the one place
-/// that says so. Server-to-server messages may be reordered, lost and
-/// delivered twice; timers fire at any time; client traffic, crashes and
-/// starts are FIFO and reliable.
-pub fn delivery_of(msg: &Msg) -> (bool, bool, u8) {
-    match msg {
-        Msg::RequestVote { .. } | Msg::Vote { .. } | Msg::Append(_) | Msg::AppendReply { .. } => (true, true, 1),
-        Msg::Timeout { .. } | Msg::ClientTimeout(_) => (true, false, 0),
-        Msg::Go | Msg::Crash | Msg::Request(_) | Msg::Ack(_) | Msg::Redirect { .. } => (false, false, 0),
-    }
 }
 
 /// What the machines tell the monitors.
@@ -432,6 +457,10 @@ impl MachineModel for Cfg {
         }
     }
 
+    fn delivery(&self, msg: &Msg) -> Delivery {
+        self.delivery_of(msg)
+    }
+
     fn observe(&self, mon: &mut Monitor, note: &Note) -> Verdict {
         observe(mon, note)
     }
@@ -456,20 +485,14 @@ impl Model for Raft {
         ModelInfo {
             name: "raft",
             description: "Raft: servers with persistent term, vote and log and volatile role, commit and next/match indexes, election timeouts as self-messages, a client that retries elsewhere on a redirect or a timeout, a fault injector that crashes and restarts servers, server-to-server messages that may be reordered, lost and duplicated; monitors: election safety, log matching, leader completeness, state machine safety and durability of acknowledged commands",
-            params: vec![SERVERS, REQUESTS, ELECTIONS, CRASHES],
-            bugs: BUGS.iter().map(|(_, s)| s.clone()).collect(),
+            params: PARAMS.to_vec(),
+            bugs: Bug::specs(),
             explorers: vec![],
-            notes: "",
+            notes: "the default configuration is verified by SES with RTC in about a minute (about 4 million states); bug 1 raises elections to 3 and bug 5 to 2 (their races need that many). Exhaustive search does not finish beyond the defaults (2 elections and a crash already give more than 4 million states; network=2 or 3 multiply them again): larger configurations (requests and elections up to 60) are for sampling, e.g. -s ss --set requests=30,elections=10",
         }
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
-        Machines(Cfg {
-            servers: params.get(SERVERS.name) as u8,
-            requests: params.get(REQUESTS.name) as u8,
-            elections: params.get(ELECTIONS.name) as u8,
-            crashes: params.get(CRASHES.name) as u8,
-            bug: bug.and_then(Bug::from_id),
-        })
+        Machines(Cfg::new(params, Bug::from_build(bug)))
     }
 }

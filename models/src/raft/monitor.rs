@@ -3,13 +3,14 @@
 
 use super::server::{Role, Server};
 use super::{Cfg, Entry, Note};
+use mcheck_checker::machine::MonitorError;
 
-/// A monitor's verdict: `Err((monitor, message))` is a violation.
-pub type Verdict = Result<(), (&'static str, String)>;
+/// A monitor's verdict.
+pub type Verdict = Result<(), MonitorError>;
 
 /// The one place a violation is built.
 fn violation(monitor: &'static str, message: String) -> Verdict {
-    Err((monitor, message))
+    Err(MonitorError::new(monitor, message))
 }
 
 /// An entry some leader declared committed.
