@@ -35,7 +35,18 @@
 //!   persistent state, becomes a follower with commit index 0, and
 //!   re-applies its log as the commit index rises again.
 //!
-//! Delivery: see [`Cfg::delivery_of`].
+//! Delivery: see [`Cfg::delivery_of`]; the `network` parameter says how
+//! server-to-server messages travel (by default unordered; up to lossy and
+//! duplicated once).
+//!
+//! # Configurations
+//!
+//! The default (3 servers, 1 request, 1 election, 1 crash, unordered
+//! network) is verified by SES with RTC in about a minute (about 4 million
+//! states), and every bug is found there (bugs 1 and 5 raise `elections`
+//! to what their races need). Exhaustive search does not finish much
+//! beyond it; larger configurations (requests and elections up to 60) are
+//! for sampling, where executions run to hundreds of steps.
 //!
 //! # Monitors
 //!
@@ -94,7 +105,7 @@ impl SeededBug for Bug {
         BugSpec {
             id: 1,
             name: "commit-old-term",
-            description: "the leader commits an index as soon as a majority holds it, whatever the term of its entry (the paper's Figure 8): server0, leader of term 1, appends the client's c1 but its Append is not handled yet; server1 wins term 2 with server2's vote, and the client's retry makes it append c1 in term 2; server0 wins term 3 with server2's vote (its last term 1 beats server2's empty log), replicates its term-1 entry to server2 and commits it by counting two replicas; server1 then wins term 4 with server2's vote (last term 2 beats 1) although it holds (t2 c1) at index 1: leader-completeness names both leaders and the committed entry that server1 will overwrite",
+            description: "the leader commits an index as soon as a majority holds it, whatever the term of its entry (the paper's Figure 8; runs with elections raised to 3): server0, leader of term 1, appends the client's c1 but its Append is not handled yet; server1 wins term 2 with server2's vote, and the client's retry makes it append c1 in term 2; server0 wins term 3 with server2's vote (its last term 1 beats server2's empty log), replicates its term-1 entry to server2 and commits it by counting two replicas; server1 then wins term 4 with server2's vote (last term 2 beats 1) although it holds (t2 c1) at index 1: leader-completeness names both leaders and the committed entry that server1 will overwrite",
         },
     ),
     (
@@ -102,7 +113,7 @@ impl SeededBug for Bug {
         BugSpec {
             id: 2,
             name: "vote-without-log-check",
-            description: "a server grants its vote to any candidate of a new term without comparing their logs: server0 replicates the client's c1 to server1 and commits it, while its Append to server2 is still on its way; server2 times out, asks for votes in term 2 with an empty log, server1 grants it, and server2 becomes a leader that lacks the committed c1 (leader-completeness)",
+            description: "a server grants its vote to any candidate of a new term without comparing their logs: server0 replicates the client's c1 to server2 and commits it while its Append to server1 is still on its way; server1 times out, asks for votes in term 2 with an empty log, server2 grants it, and server1 becomes a leader that lacks the committed c1 (leader-completeness)",
         },
     ),
     (
@@ -110,7 +121,7 @@ impl SeededBug for Bug {
         BugSpec {
             id: 3,
             name: "truncate-on-append",
-            description: "a follower that accepts an Append deletes everything after its previous index before appending, instead of only entries that conflict: the leader's Append carrying c1 alone is delivered (again, or late) after the Append carrying c1 and c2, which the follower acknowledged and the leader counted to commit and acknowledge c2; the stale one truncates c2 away, leaving the acknowledged c2 on a minority (durability)",
+            description: "a follower that accepts an Append deletes everything after its previous index before appending, instead of only the entries that conflict: the new leader's heartbeat (an Append with no entries after index 0) reaches a follower after the leader's later Append carrying c1, which the follower acknowledged and the leader counted to commit and acknowledge c1; the stale heartbeat truncates c1 away, leaving the acknowledged c1 on a minority (durability)",
         },
     ),
     (
@@ -118,7 +129,7 @@ impl SeededBug for Bug {
         BugSpec {
             id: 4,
             name: "match-from-next-index",
-            description: "on a successful AppendReply the leader sets the follower's match index to its own last index instead of the last index of the request the reply answers: a reply to the Append that carried c1 reaches the leader after it appended c2, so the leader counts the follower as holding c2, commits c2 with its own copy only and acknowledges it while no follower has it (durability)",
+            description: "on a successful AppendReply the leader sets the follower's match index from its own log (next index = last index + 1) instead of from the request the reply answers: a follower's reply to server0's first heartbeat (it covered index 0) reaches server0 after it appended the client's c1, so server0 counts the follower as holding c1 and commits c1 with its own copy only; the next leader, elected without c1, lacks a committed entry (leader-completeness; with the acknowledgement received first, durability)",
         },
     ),
     (
@@ -126,7 +137,7 @@ impl SeededBug for Bug {
         BugSpec {
             id: 5,
             name: "volatile-vote",
-            description: "voted-for is not written to stable storage, so a restart forgets the vote: server1 and server2 both time out into term 2; server0 grants server1's RequestVote, crashes and restarts, and then grants server2's as well, so both become leaders of term 2 (election-safety)",
+            description: "voted-for is not written to stable storage, so a restart forgets the vote (runs with elections raised to 2): server1 and server2 both time out into term 2; server0 grants server1's RequestVote, crashes and restarts, and then grants server2's as well, so both become leaders of term 2 (election-safety)",
         },
     ),
 ];
