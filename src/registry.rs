@@ -217,6 +217,7 @@ impl Registry {
             .with(mcheck_models::twopc::TwoPc)
             .with(mcheck_models::chain::Chain)
             .with(mcheck_models::lostupdate::LostUpdate)
+            .with(mcheck_models::raft::Raft)
     }
 
     /// Add a model (a user's own, say).

@@ -7,5 +7,6 @@ pub mod chain;
 pub mod lostupdate;
 pub mod multipaxos;
 pub mod paxos;
+pub mod raft;
 pub mod twopc;
 pub mod twophase;

@@ -1,0 +1,509 @@
+//! `raft`: the Raft consensus protocol (Ongaro and Ousterhout, 2014) with
+//! crashes, elections, a retrying client and seeded bugs that real Raft
+//! implementations have had.
+//!
+//! # Machines (ids in creation order)
+//!
+//! * `server0..` (`servers` of them): persistent state (current term,
+//!   voted-for, log) that survives a crash and volatile state (role, commit
+//!   index, the leader's next and match indexes, the candidate's votes) that
+//!   does not. The cluster starts in term 1 with `server0` its leader (the
+//!   others voted for it), empty logs and its heartbeats (`Append` with
+//!   no entries) on their way. Elections are bounded globally:
+//!   the servers share `elections` election timeouts, one pending at a
+//!   time as a `Timeout` to a server (the first one to `server1`). When a
+//!   server's timeout fires it arms the timer of a server of its choice
+//!   (itself included) while the budget lasts, and, unless it leads, starts
+//!   an election in the next term (`RequestVote` to the others, granted to
+//!   a candidate whose log is at least as up to date by last term then
+//!   length, once per term). So terms stay below `2 + elections` and every
+//!   run terminates. A leader sends `Append` (the entries from the
+//!   follower's next index, with the previous index and term and its commit
+//!   index) on winning an election, on every client request and after a
+//!   refusal (backing up the next index); it commits the highest index
+//!   replicated on a majority whose entry is of its own term, then applies
+//!   and acknowledges it (`Ack` to the client). A follower accepts an
+//!   `Append` whose previous entry it holds, replaces only the entries that
+//!   conflict, and applies up to the leader's commit index.
+//! * `client<servers>`: submits commands `1..=requests` one at a time to the
+//!   server it believes leads (at first `server0`, then the last one it
+//!   used) and tries the next server on a `Redirect` or when its timer (a
+//!   `ClientTimeout` to itself) fires; after `servers` attempts it gives the
+//!   command up and goes on with the next one.
+//! * `injector<servers+1>`: up to `crashes` times, crashes a server of its
+//!   choice, or stops. A crashed server restarts at once: it keeps its
+//!   persistent state, becomes a follower with commit index 0, and
+//!   re-applies its log as the commit index rises again.
+//!
+//! Delivery: see [`Cfg::delivery_of`]; the `network` parameter says how
+//! server-to-server messages travel (by default unordered; up to lossy and
+//! duplicated once).
+//!
+//! # Configurations
+//!
+//! The default (3 servers, 1 request, 1 election, 1 crash, unordered
+//! network) is verified by SES with RTC in about a minute (about 4 million
+//! states), and every bug is found there (bugs 1 and 5 raise `elections`
+//! to what their races need). Exhaustive search does not finish much
+//! beyond it; larger configurations (requests and elections up to 60) are
+//! for sampling, where executions run to hundreds of steps.
+//!
+//! # Monitors
+//!
+//! Raft's safety properties (the paper's Figure 3) and the client's view:
+//! `election-safety` (at most one leader per term), `log-matching` (two
+//! logs with an entry of the same index and term are identical up to it),
+//! `leader-completeness` (a leader holds every entry committed in an
+//! earlier term), `state-machine-safety` (no two servers apply different
+//! commands at one index; no index is committed with two entries) and
+//! `durability` (an acknowledged command is in the logs of a majority, so
+//! no acknowledged command is lost).
+//!
+//! # Seeded bugs
+//!
+//! See [`Bug`] (its [`SeededBug::TABLE`] explains each race).
+
+mod client;
+mod monitor;
+mod server;
+
+pub use client::{Client, Injector};
+pub use monitor::{check, observe, Committed, Monitor, Verdict};
+pub use server::{Role, Server};
+
+use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, Setup, World};
+use mcheck_checker::model::SeededBug;
+use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+use std::fmt;
+
+/// The model (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Raft;
+
+/// The seeded bugs, each a mistake real Raft implementations made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bug {
+    /// The leader commits an entry of an earlier term by counting its
+    /// replicas (the paper's Figure 8).
+    Figure8Commit,
+    /// A server grants its vote without the log up-to-date check.
+    VoteWithoutLogCheck,
+    /// A follower truncates its log after the previous index on every
+    /// `Append`, not only on a conflict.
+    TruncateOnEveryAppend,
+    /// The leader sets a follower's match index from its own log instead of
+    /// from the request the success answers.
+    MatchFromNextIndex,
+    /// Voted-for is kept in volatile state: a restarted server votes again.
+    VolatileVote,
+}
+
+impl SeededBug for Bug {
+    const TABLE: &'static [(Bug, BugSpec)] = &[
+    (
+        Bug::Figure8Commit,
+        BugSpec {
+            id: 1,
+            name: "commit-old-term",
+            description: "the leader commits an index as soon as a majority holds it, whatever the term of its entry (the paper's Figure 8; runs with elections raised to 3): server0, leader of term 1, appends the client's c1 but its Append is not handled yet; server1 wins term 2 with server2's vote, and the client's retry makes it append c1 in term 2; server0 wins term 3 with server2's vote (its last term 1 beats server2's empty log), replicates its term-1 entry to server2 and commits it by counting two replicas; server1 then wins term 4 with server2's vote (last term 2 beats 1) although it holds (t2 c1) at index 1: leader-completeness names both leaders and the committed entry that server1 will overwrite",
+        },
+    ),
+    (
+        Bug::VoteWithoutLogCheck,
+        BugSpec {
+            id: 2,
+            name: "vote-without-log-check",
+            description: "a server grants its vote to any candidate of a new term without comparing their logs: server0 replicates the client's c1 to server2 and commits it while its Append to server1 is still on its way; server1 times out, asks for votes in term 2 with an empty log, server2 grants it, and server1 becomes a leader that lacks the committed c1 (leader-completeness)",
+        },
+    ),
+    (
+        Bug::TruncateOnEveryAppend,
+        BugSpec {
+            id: 3,
+            name: "truncate-on-append",
+            description: "a follower that accepts an Append deletes everything after its previous index before appending, instead of only the entries that conflict: the new leader's heartbeat (an Append with no entries after index 0) reaches a follower after the leader's later Append carrying c1, which the follower acknowledged and the leader counted to commit and acknowledge c1; the stale heartbeat truncates c1 away, leaving the acknowledged c1 on a minority (durability)",
+        },
+    ),
+    (
+        Bug::MatchFromNextIndex,
+        BugSpec {
+            id: 4,
+            name: "match-from-next-index",
+            description: "on a successful AppendReply the leader sets the follower's match index from its own log (next index = last index + 1) instead of from the request the reply answers: a follower's reply to server0's first heartbeat (it covered index 0) reaches server0 after it appended the client's c1, so server0 counts the follower as holding c1 and commits c1 with its own copy only; the next leader, elected without c1, lacks a committed entry (leader-completeness; with the acknowledgement received first, durability)",
+        },
+    ),
+    (
+        Bug::VolatileVote,
+        BugSpec {
+            id: 5,
+            name: "volatile-vote",
+            description: "voted-for is not written to stable storage, so a restart forgets the vote (runs with elections raised to 2): server1 and server2 both time out into term 2; server0 grants server1's RequestVote, crashes and restarts, and then grants server2's as well, so both become leaders of term 2 (election-safety)",
+        },
+    ),
+];
+}
+
+/// The parameters and their defaults (the only place they are written).
+pub const PARAMS: [ParamSpec; 5] = [
+    ParamSpec {
+        name: "servers",
+        default: 3,
+        min: 1,
+        max: 5,
+        description: "number of Raft servers (a majority is servers/2+1)",
+    },
+    ParamSpec {
+        name: "requests",
+        default: 1,
+        min: 0,
+        max: 60,
+        description: "commands the client submits, one at a time",
+    },
+    ParamSpec {
+        name: "elections",
+        default: 1,
+        min: 0,
+        max: 60,
+        description: "election timeouts the servers share (so terms stay at most 1 + elections)",
+    },
+    ParamSpec {
+        name: "network",
+        default: 1,
+        min: 0,
+        max: 3,
+        description: "how server-to-server messages travel: 0 FIFO and reliable, 1 unordered, 2 unordered and lossy, 3 unordered, lossy and duplicated once",
+    },
+    ParamSpec {
+        name: "crashes",
+        default: 1,
+        min: 0,
+        max: 60,
+        description: "crashes (each followed by a restart) the fault injector may cause",
+    },
+];
+
+/// One configuration of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cfg {
+    /// Number of servers.
+    pub servers: u8,
+    /// Commands the client submits.
+    pub requests: u8,
+    /// Election timeouts the servers share.
+    pub elections: u8,
+    /// Crashes the injector may cause.
+    pub crashes: u8,
+    /// How server-to-server messages travel (see [`Cfg::delivery_of`]).
+    pub network: u8,
+    /// The seeded bug switched on, if any.
+    pub bug: Option<Bug>,
+}
+
+impl Default for Cfg {
+    fn default() -> Self {
+        Cfg::new(&Params::defaults(&PARAMS), None)
+    }
+}
+
+impl Cfg {
+    /// The configuration for `params` (resolved against [`PARAMS`]).
+    pub fn new(params: &Params, bug: Option<Bug>) -> Cfg {
+        Cfg {
+            servers: params.get("servers") as u8,
+            requests: params.get("requests") as u8,
+            elections: params.get("elections") as u8,
+            crashes: params.get("crashes") as u8,
+            network: params.get("network") as u8,
+            bug,
+        }
+        .with_room_for(bug)
+    }
+
+    /// Raises the bounds a bug's race needs: the Figure 8 race takes three
+    /// elections, the double vote two.
+    fn with_room_for(mut self, bug: Option<Bug>) -> Cfg {
+        let elections = match bug {
+            Some(Bug::Figure8Commit) => 3,
+            Some(Bug::VolatileVote) => 2,
+            _ => 0,
+        };
+        self.elections = self.elections.max(elections);
+        self
+    }
+
+    /// Size of a majority of servers.
+    pub fn majority(&self) -> u32 {
+        u32::from(self.servers) / 2 + 1
+    }
+
+    /// How a message travels (the one place that says so): server-to-server
+    /// messages as `network` says (0: FIFO and reliable, 1: unordered, 2:
+    /// also lossy, 3: also duplicated once); timers fire at any time
+    /// (unordered, never lost); client traffic, crashes and starts are FIFO
+    /// and reliable.
+    pub fn delivery_of(&self, msg: &Msg) -> Delivery {
+        match msg {
+            Msg::RequestVote { .. } | Msg::Vote { .. } | Msg::Append(_) | Msg::AppendReply { .. } => Delivery {
+                unordered: self.network >= 1,
+                lossy: self.network >= 2,
+                duplicates: u8::from(self.network >= 3),
+            },
+            Msg::Timeout { .. } | Msg::ClientTimeout(_) => Delivery {
+                unordered: true,
+                lossy: false,
+                duplicates: 0,
+            },
+            Msg::Go | Msg::Crash | Msg::Request(_) | Msg::Ack(_) | Msg::Redirect { .. } => Delivery::FIFO,
+        }
+    }
+
+    /// The client's id.
+    pub fn client(&self) -> MachineId {
+        MachineId(u32::from(self.servers))
+    }
+}
+
+/// A log entry: the term it was created in and the client's command.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// The term of the leader that appended it.
+    pub term: u8,
+    /// The command (from 1).
+    pub cmd: u8,
+}
+
+impl fmt::Debug for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "(t{} c{})", self.term, self.cmd)
+    }
+}
+
+/// The AppendEntries request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Append {
+    /// The leader's term.
+    pub term: u8,
+    /// The leader.
+    pub from: u8,
+    /// Index of the entry before `entries`.
+    pub prev_index: u8,
+    /// Its term.
+    pub prev_term: u8,
+    /// The entries from `prev_index + 1` on (none: a heartbeat).
+    pub entries: Vec<Entry>,
+    /// The leader's commit index.
+    pub commit: u8,
+}
+
+/// The messages.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Msg {
+    /// Client and injector: start.
+    Go,
+    /// A server's election timer fired (one of the shared budget).
+    Timeout {
+        /// Timeouts left in the budget after this one.
+        left: u8,
+    },
+    /// Client to itself: its timer for this command fired.
+    ClientTimeout(u8),
+    /// Injector to server: crash and restart.
+    Crash,
+    /// Candidate to server.
+    RequestVote {
+        /// The candidate's term.
+        term: u8,
+        /// The candidate.
+        from: u8,
+        /// Index of its last entry.
+        last_index: u8,
+        /// Term of its last entry.
+        last_term: u8,
+    },
+    /// Server to candidate.
+    Vote {
+        /// The voter's term.
+        term: u8,
+        /// The voter.
+        from: u8,
+        /// Whether it voted for the candidate.
+        granted: bool,
+    },
+    /// Leader to server.
+    Append(Append),
+    /// Server to leader.
+    AppendReply {
+        /// The follower's term.
+        term: u8,
+        /// The follower.
+        from: u8,
+        /// Whether it accepted the request.
+        success: bool,
+        /// On success the last index the request covered; on failure its
+        /// previous index.
+        index: u8,
+    },
+    /// Client to server: a command.
+    Request(u8),
+    /// Leader to client: the command is committed.
+    Ack(u8),
+    /// Non-leader to client: ask someone else.
+    Redirect {
+        /// The command.
+        cmd: u8,
+        /// The server that refused it.
+        from: u8,
+    },
+}
+
+/// What the machines tell the monitors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// A server became the leader of a term.
+    Leader {
+        /// The term.
+        term: u8,
+        /// The server.
+        id: u8,
+    },
+    /// A leader committed an entry.
+    Committed {
+        /// Its index.
+        index: u8,
+        /// The entry.
+        entry: Entry,
+        /// The leader.
+        by: u8,
+        /// The leader's term.
+        term: u8,
+    },
+    /// A server applied a command.
+    Applied {
+        /// The server.
+        server: u8,
+        /// The index.
+        index: u8,
+        /// The command.
+        cmd: u8,
+    },
+    /// The client received the acknowledgement of a command.
+    Acked(u8),
+}
+
+/// The machines.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Machine {
+    /// A Raft server.
+    Server(Server),
+    /// The client.
+    Client(Client),
+    /// The fault injector.
+    Injector(Injector),
+}
+
+impl MachineModel for Cfg {
+    type Machine = Machine;
+    type Msg = Msg;
+    type Announce = Note;
+    type Monitor = Monitor;
+
+    fn setup(&self, setup: &mut Setup<Self>) {
+        let leader = Server::new(self, 0);
+        for to in 1..self.servers {
+            if let Some(heartbeat) = leader.append_for(to) {
+                setup.send(MachineId(u32::from(to)), heartbeat);
+            }
+        }
+        for id in 0..self.servers {
+            setup.create(Machine::Server(Server::new(self, id)));
+        }
+        if self.elections > 0 && self.servers > 1 {
+            setup.send(
+                MachineId(1),
+                Msg::Timeout {
+                    left: self.elections - 1,
+                },
+            );
+        }
+        let client = setup.create(Machine::Client(Client::new()));
+        setup.send(client, Msg::Go);
+        if self.crashes > 0 {
+            let injector = setup.create(Machine::Injector(Injector { left: self.crashes }));
+            setup.send(injector, Msg::Go);
+        }
+        setup.monitor(Monitor {
+            leaders: vec![0, 1],
+            ..Monitor::default()
+        });
+    }
+
+    fn kind(&self, m: &Machine) -> &'static str {
+        match m {
+            Machine::Server(_) => "server",
+            Machine::Client(_) => "client",
+            Machine::Injector(_) => "injector",
+        }
+    }
+
+    fn state_name(&self, m: &Machine) -> Option<String> {
+        match m {
+            Machine::Server(s) => {
+                let role = match s.role {
+                    Role::Follower => "Follower",
+                    Role::Candidate { .. } => "Candidate",
+                    Role::Leader { .. } => "Leader",
+                };
+                Some(format!("{role}@{} log={:?} commit={}", s.term, s.log, s.commit))
+            }
+            Machine::Client(c) => Some(format!("c{} attempt {}", c.cmd, c.attempts)),
+            Machine::Injector(_) => None,
+        }
+    }
+
+    fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
+        match m {
+            Machine::Server(s) => s.handle(self, msg, ctx),
+            Machine::Client(c) => c.handle(self, msg, ctx),
+            Machine::Injector(i) => i.handle(self, msg, ctx),
+        }
+    }
+
+    fn delivery(&self, msg: &Msg) -> Delivery {
+        self.delivery_of(msg)
+    }
+
+    fn observe(&self, mon: &mut Monitor, note: &Note) -> Verdict {
+        observe(mon, note)
+    }
+
+    fn invariant(&self, world: &World<Self>) -> Verdict {
+        let servers: Vec<&Server> = world
+            .slots()
+            .iter()
+            .filter_map(|s| match &s.machine {
+                Machine::Server(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        check(self, &servers, world.monitor())
+    }
+}
+
+impl Model for Raft {
+    type Program = Machines<Cfg>;
+
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            name: "raft",
+            description: "Raft: servers with persistent term, vote and log and volatile role, commit and next/match indexes, election timeouts as self-messages, a client that retries elsewhere on a redirect or a timeout, a fault injector that crashes and restarts servers, server-to-server messages that may be reordered, lost and duplicated; monitors: election safety, log matching, leader completeness, state machine safety and durability of acknowledged commands",
+            params: PARAMS.to_vec(),
+            bugs: Bug::specs(),
+            explorers: vec![],
+            notes: "the default configuration is verified by SES with RTC in about a minute (about 4 million states); bug 1 raises elections to 3 and bug 5 to 2 (their races need that many). Exhaustive search does not finish beyond the defaults (2 elections and a crash already give more than 4 million states; network=2 or 3 multiply them again): larger configurations (requests and elections up to 60) are for sampling, e.g. -s ss --set requests=30,elections=10",
+        }
+    }
+
+    fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
+        Machines(Cfg::new(params, Bug::from_build(bug)))
+    }
+}

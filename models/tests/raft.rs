@@ -1,0 +1,265 @@
+//! The Raft model: exact state counts against the BFS oracle, the bug table
+//! and parameter defaults, every seeded bug found with a delay and
+//! replayed, and each monitor catching a hand-made bad state.
+
+mod common;
+use common::bfs;
+
+use mcheck_checker::model::SeededBug;
+use mcheck_checker::search;
+use mcheck_checker::{Config, Model, Outcome, ViolationKind};
+use mcheck_explorers::builtin;
+use mcheck_models::raft::{check, observe, Bug, Cfg, Entry, Monitor, Note, Raft, Role, Server, PARAMS};
+
+fn program(set: &[(&str, &str)], bug: Option<u32>) -> <Raft as Model>::Program {
+    common::program(&Raft, set, bug)
+}
+
+#[test]
+fn bug_numbers_and_defaults_have_one_source() {
+    let info = Raft.info();
+    assert_eq!(info.bugs.len(), 5);
+    for (i, spec) in info.bugs.iter().enumerate() {
+        assert_eq!(spec.id, i as u32 + 1);
+        let bug = Bug::from_id(spec.id).unwrap();
+        assert_eq!(bug.id(), spec.id);
+        assert_eq!(Bug::TABLE[i].0, bug);
+    }
+    assert_eq!(Bug::from_id(0), None);
+    assert_eq!(Bug::from_id(6), None);
+    let cfg = Cfg::default();
+    let fields = [cfg.servers, cfg.requests, cfg.elections, cfg.network, cfg.crashes];
+    let defaults: Vec<u64> = PARAMS.iter().map(|p| p.default).collect();
+    assert_eq!(defaults, fields.map(u64::from));
+    assert_eq!(defaults, [3, 1, 1, 1, 1]);
+}
+
+#[test]
+fn exact_state_counts() {
+    for (set, states, transitions) in [
+        (
+            &[
+                ("requests", "1"),
+                ("elections", "0"),
+                ("crashes", "0"),
+                ("network", "0"),
+            ][..],
+            655,
+            1678,
+        ),
+        (
+            &[
+                ("requests", "0"),
+                ("elections", "2"),
+                ("crashes", "0"),
+                ("network", "0"),
+            ][..],
+            14342,
+            40079,
+        ),
+        (
+            &[
+                ("requests", "1"),
+                ("elections", "1"),
+                ("crashes", "0"),
+                ("network", "0"),
+            ][..],
+            43434,
+            127168,
+        ),
+        (
+            &[
+                ("servers", "2"),
+                ("requests", "1"),
+                ("elections", "1"),
+                ("crashes", "1"),
+                ("network", "1"),
+            ][..],
+            14456,
+            49580,
+        ),
+        (
+            &[
+                ("servers", "2"),
+                ("requests", "1"),
+                ("elections", "0"),
+                ("crashes", "1"),
+                ("network", "3"),
+            ][..],
+            14800,
+            95727,
+        ),
+    ] {
+        let p = program(set, None);
+        let r = search::dfs(&p, &Config::default()).unwrap();
+        assert_eq!(r.outcome, Outcome::Verified, "{set:?}");
+        assert_eq!(bfs(&p), (states, transitions), "{set:?}");
+        assert_eq!((r.states, r.transitions), (states, transitions), "{set:?}");
+    }
+}
+
+/// Finds `bug` with SES and `explorer` in the default configuration, pins
+/// the states, delays and monitor, checks that zero-delay RR and RTC miss
+/// it, and replays the counterexample through its text form.
+fn check_bug(bug: Bug, explorer: &str, states: u64, delays: u32, monitor: &str) -> String {
+    common::assert_each_bug_needs_a_delay(&Raft, [bug.id()]);
+    let p = program(&[], Some(bug.id()));
+    let r = search::ses(&p, builtin(explorer).unwrap(), &Config::default()).unwrap();
+    assert_eq!(r.outcome, Outcome::Violation, "{bug:?}");
+    let found = r.violation.clone().unwrap();
+    assert_eq!(found.violation.kind, ViolationKind::Monitor, "{bug:?}");
+    assert_eq!(found.violation.machine.as_deref(), Some(monitor), "{bug:?}");
+    assert_eq!((r.states, r.max_delays), (states, delays), "{bug:?}");
+    common::assert_replays(&p, "raft", explorer, &r, delays);
+    found.violation.message
+}
+
+#[test]
+fn bug1_commit_old_term() {
+    let message = check_bug(Bug::Figure8Commit, "rtc", 469320, 7, "leader-completeness");
+    assert_eq!(
+        message,
+        "leader server1 of term 4 lacks the entry (t1 c1) at index 1 that leader server0 committed in term 3; it holds (t2 c1) there"
+    );
+}
+
+#[test]
+fn bug2_vote_without_log_check() {
+    check_bug(Bug::VoteWithoutLogCheck, "rtc", 754, 3, "leader-completeness");
+}
+
+#[test]
+fn bug3_truncate_on_append() {
+    check_bug(Bug::TruncateOnEveryAppend, "rtc", 457, 2, "durability");
+}
+
+#[test]
+fn bug4_match_from_next_index() {
+    check_bug(Bug::MatchFromNextIndex, "rtc", 260, 2, "leader-completeness");
+}
+
+#[test]
+fn bug5_volatile_vote() {
+    check_bug(Bug::VolatileVote, "rtc", 189001, 7, "election-safety");
+}
+
+fn server(id: u8, term: u8, log: &[(u8, u8)], leader: bool) -> Server {
+    let cfg = Cfg::default();
+    let mut s = Server::new(&cfg, id);
+    s.term = term;
+    s.log = log.iter().map(|&(term, cmd)| Entry { term, cmd }).collect();
+    if !leader {
+        s.role = Role::Follower;
+    } else if id != 0 {
+        s.role = Server::new(&cfg, 0).role;
+    }
+    s
+}
+
+fn monitor_of(s: Result<(), mcheck_checker::machine::MonitorError>) -> Option<&'static str> {
+    s.err().map(|e| e.monitor)
+}
+
+#[test]
+fn election_safety_catches_two_leaders_in_a_term() {
+    let mut mon = Monitor::default();
+    assert_eq!(observe(&mut mon, &Note::Leader { term: 2, id: 1 }), Ok(()));
+    assert_eq!(observe(&mut mon, &Note::Leader { term: 3, id: 2 }), Ok(()));
+    let e = observe(&mut mon, &Note::Leader { term: 2, id: 2 }).unwrap_err();
+    assert_eq!(
+        (e.monitor, e.message.as_str()),
+        ("election-safety", "two leaders in term 2: server1 and server2")
+    );
+}
+
+#[test]
+fn state_machine_safety_catches_different_commands_at_an_index() {
+    let mut mon = Monitor::default();
+    let applied = |server, index, cmd| Note::Applied { server, index, cmd };
+    assert_eq!(observe(&mut mon, &applied(0, 1, 1)), Ok(()));
+    assert_eq!(observe(&mut mon, &applied(1, 1, 1)), Ok(()));
+    assert_eq!(observe(&mut mon, &applied(1, 2, 2)), Ok(()));
+    assert_eq!(
+        monitor_of(observe(&mut mon, &applied(2, 2, 3))),
+        Some("state-machine-safety")
+    );
+    let entry = |term, cmd| Entry { term, cmd };
+    let committed = |entry, by, term| Note::Committed {
+        index: 1,
+        entry,
+        by,
+        term,
+    };
+    assert_eq!(observe(&mut mon, &committed(entry(1, 1), 0, 1)), Ok(()));
+    assert_eq!(observe(&mut mon, &committed(entry(1, 1), 1, 2)), Ok(()));
+    assert_eq!(
+        monitor_of(observe(&mut mon, &committed(entry(2, 1), 1, 2))),
+        Some("state-machine-safety")
+    );
+}
+
+#[test]
+fn log_matching_catches_logs_that_agree_on_a_term_but_not_before() {
+    let cfg = Cfg::default();
+    let mon = Monitor::default();
+    let a = server(0, 3, &[(1, 1), (3, 2)], false);
+    let b = server(1, 3, &[(2, 1), (3, 2)], false);
+    let c = server(2, 3, &[(1, 1)], false);
+    assert_eq!(check(&cfg, &[&a, &c], &mon), Ok(()));
+    assert_eq!(check(&cfg, &[&b, &c], &mon), Ok(()));
+    let e = check(&cfg, &[&a, &b, &c], &mon).unwrap_err();
+    assert_eq!(e.monitor, "log-matching");
+    assert!(
+        e.message
+            .starts_with("server0 and server1 both hold a term-3 entry at index 2"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn leader_completeness_catches_a_leader_without_a_committed_entry() {
+    let cfg = Cfg::default();
+    let mut mon = Monitor::default();
+    let e = Entry { term: 1, cmd: 1 };
+    observe(
+        &mut mon,
+        &Note::Committed {
+            index: 1,
+            entry: e,
+            by: 0,
+            term: 3,
+        },
+    )
+    .unwrap();
+    let follower = server(0, 4, &[], false);
+    let same_term = server(1, 3, &[(2, 1)], true);
+    assert_eq!(check(&cfg, &[&follower, &same_term], &mon), Ok(()));
+    let later = server(1, 4, &[(2, 1)], true);
+    let err = check(&cfg, &[&later], &mon).unwrap_err();
+    assert_eq!(err.monitor, "leader-completeness");
+    let holder = server(2, 4, &[(1, 1)], true);
+    assert_eq!(check(&cfg, &[&holder], &mon), Ok(()));
+}
+
+#[test]
+fn durability_catches_an_acknowledged_command_on_a_minority() {
+    let cfg = Cfg::default();
+    let mut mon = Monitor::default();
+    let (a, b, c) = (
+        server(0, 1, &[(1, 1)], false),
+        server(1, 1, &[(1, 1)], false),
+        server(2, 1, &[], false),
+    );
+    assert_eq!(check(&cfg, &[&a, &c, &c], &mon), Ok(()));
+    observe(&mut mon, &Note::Acked(1)).unwrap();
+    assert_eq!(check(&cfg, &[&a, &b, &c], &mon), Ok(()));
+    let e = check(&cfg, &[&a, &c, &c], &mon).unwrap_err();
+    assert_eq!(
+        (e.monitor, e.message.as_str()),
+        (
+            "durability",
+            "acknowledged command c1 is in the log of only 1 of 3 servers (server0): fewer than a majority"
+        )
+    );
+}
