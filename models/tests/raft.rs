@@ -109,7 +109,7 @@ fn check_bug(bug: Bug, explorer: &str, states: u64, delays: u32, monitor: &str) 
     let found = r.violation.clone().unwrap();
     assert_eq!(found.violation.kind, ViolationKind::Monitor, "{bug:?}");
     assert_eq!(found.violation.machine.as_deref(), Some(monitor), "{bug:?}");
-    assert_eq!((r.states, r.max_delays), (states, delays), "{bug:?}");
+    assert_eq!((r.states, r.bound_reached), (states, delays), "{bug:?}");
     common::assert_replays(&p, "raft", explorer, &r, delays);
     found.violation.message
 }

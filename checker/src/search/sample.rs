@@ -1,4 +1,4 @@
-//! One sample of stratified sampling: `DelayBoundedSample(db)` of DESIGN §4,
+//! One sample of stratified sampling: `DelayBoundedSample(db)` of ARCHITECTURE.md §4,
 //! with its own tight execution loop (no allocation per step).
 //!
 //! A sample places its delays one at a time. It runs the program from the

@@ -1,4 +1,4 @@
-//! Stratified sampling (SS, paper §4; DESIGN §4).
+//! Stratified sampling (SS, paper §4; ARCHITECTURE.md §4).
 //!
 //! For delay bound db = 0, 1, 2, ... SS runs `num_samples(db) = ⌈c1 · c2^db⌉`
 //! independent samples, each a random execution with `db` delays placed

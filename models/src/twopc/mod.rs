@@ -422,14 +422,22 @@ impl MachineModel for Cfg {
                 return Err(MonitorError::new(
                     "atomicity",
                     format!(
-                        "transaction {} committed by participants {c:#b} but aborted or voted against by {a:#b}",
-                        t + 1
+                        "transaction {} committed by participant(s) {} but aborted or voted against by participant(s) {} (participant indices, from 0)",
+                        t + 1,
+                        members(c),
+                        members(a)
                     ),
                 ));
             }
         }
         Ok(())
     }
+}
+
+/// The participant indices whose bits are set in `mask`, as `0, 2`.
+fn members(mask: u8) -> String {
+    let ids: Vec<String> = (0..8).filter(|p| mask & (1 << p) != 0).map(|p| p.to_string()).collect();
+    ids.join(", ")
 }
 
 /// Set participant `p`'s bit for transaction `txn` (ids from 1).
