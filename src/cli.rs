@@ -171,7 +171,7 @@ fn resolve_model<'r>(
             .ok_or_else(|| format!("--set takes KEY=VALUE[,KEY=VALUE...], not {kv:?}"))?;
         overrides.push((k.trim().to_string(), v.trim().to_string()));
     }
-    let params = Params::resolve(info.name, &info.params, &overrides)?;
+    let params = Params::resolve(info.name, &info.params, &overrides).map_err(|e| e.to_string())?;
     // What the run reports (header, JSON, saved schedule) is what it runs.
     let params = model.effective_params(&params, bug);
     Ok((model, params, bug))

@@ -15,6 +15,7 @@
 //! }
 //! ```
 #![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
 
 mod args;
 pub mod cli;

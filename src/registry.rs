@@ -7,8 +7,8 @@
 use mcheck_checker::check::{check_model, replay_model, shrink_model};
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
-    BoxedExplorer, Config, Execution, Model, ModelInfo, Params, ParseError, ReplayError, Report, Schedule, SearchError,
-    ShrinkError, Shrunk,
+    Config, Execution, Model, ModelInfo, Params, ParseError, ReplayError, Report, Schedule, SearchError, ShrinkError,
+    Shrunk,
 };
 use mcheck_explorers::AnyExplorer;
 use std::fmt;
@@ -196,6 +196,12 @@ pub struct Registry {
     models: Vec<Box<dyn DynModel>>,
 }
 
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.models().map(|m| m.info().name)).finish()
+    }
+}
+
 impl Default for Registry {
     fn default() -> Self {
         Self::builtin()
@@ -241,7 +247,3 @@ impl Registry {
             })
     }
 }
-
-/// A boxed explorer, for models that offer their own (re-exported for
-/// `Model::explorer` implementations).
-pub type CustomExplorer = BoxedExplorer;

@@ -198,7 +198,7 @@ pub fn build(registry: &Registry, args: &TableArgs, mut on_row: impl FnMut(&Row)
         if !args.models.is_empty() && !args.models.iter().any(|m| m == info.name) {
             continue;
         }
-        let params = Params::resolve(info.name, &info.params, &[])?;
+        let params = Params::resolve(info.name, &info.params, &[]).map_err(|e| e.to_string())?;
         for b in &info.bugs {
             if !args.bugs.is_empty() && !args.bugs.contains(&b.id) {
                 continue;

@@ -7,7 +7,7 @@
 
 use crate::config::Config;
 use crate::explorer::Explorer;
-use crate::model::{Model, ModelInfo, Params};
+use crate::model::{Model, ModelInfo, ParamError, Params};
 use crate::program::Program;
 use crate::replay::{model_digest, replay, ReplayError};
 use crate::report::Report;
@@ -36,7 +36,7 @@ pub fn check_model<M: Model, E: Explorer>(
     config: &Config,
 ) -> Result<Report, SearchError> {
     let info = model.info();
-    let params = resolve(model, &info, params, bug).map_err(SearchError::Input)?;
+    let params = resolve(model, &info, params, bug).map_err(|e| SearchError::Input(e.to_string()))?;
     let program = model.build(&params, bug);
     let mut report = search::run(&program, explorer.clone(), strategy, config)?;
     if let (Some(schedule), Some(found)) = (report.schedule.as_mut(), report.violation.as_ref()) {
@@ -103,8 +103,8 @@ fn program_for<M: Model>(model: &M, schedule: &Schedule) -> Result<M::Program, R
             model: info.name.to_string(),
         });
     }
-    let params = resolve(model, &info, &Params(schedule.params.clone()), schedule.bug)
-        .map_err(|message| ReplayError::NotForModel { message })?;
+    let params =
+        resolve(model, &info, &Params(schedule.params.clone()), schedule.bug).map_err(ReplayError::NotForModel)?;
     Ok(model.build(&params, schedule.bug))
 }
 
@@ -112,14 +112,13 @@ fn program_for<M: Model>(model: &M, schedule: &Schedule) -> Result<M::Program, R
 /// against the model's (`info`; the error names the bad value and the
 /// valid ones), then mapped to what the program runs with
 /// ([`Model::effective_params`]).
-fn resolve<M: Model>(model: &M, info: &ModelInfo, params: &Params, bug: Option<u32>) -> Result<Params, String> {
+fn resolve<M: Model>(model: &M, info: &ModelInfo, params: &Params, bug: Option<u32>) -> Result<Params, ParamError> {
     if let Some(b) = bug {
         if !info.bugs.iter().any(|x| x.id == b) {
-            let valid: Vec<String> = info.bugs.iter().map(|x| format!("{} ({})", x.id, x.name)).collect();
-            return Err(if valid.is_empty() {
-                format!("model {} has no bug {b}; it has no seeded bugs", info.name)
-            } else {
-                format!("model {} has no bug {b}; valid bugs: {}", info.name, valid.join(", "))
+            return Err(ParamError::UnknownBug {
+                model: info.name.to_string(),
+                bug: b,
+                valid: info.bugs.iter().map(|x| format!("{} ({})", x.id, x.name)).collect(),
             });
         }
     }

@@ -27,7 +27,7 @@ pub mod testing;
 pub use check::{check_model, replay_model, shrink_model};
 pub use config::{Config, Progress, StopFlag};
 pub use explorer::{BoxedExplorer, Explorer};
-pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamSpec, Params};
+pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
 pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};
 pub use report::{BoundedBy, Found, Outcome, Report, Stratum};

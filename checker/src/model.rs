@@ -151,37 +151,101 @@ impl Params {
 
     /// Defaults of `specs` overridden by `overrides` (`name=value` pairs).
     /// Errors name the bad parameter or value and the valid ones.
-    pub fn resolve(model: &str, specs: &[ParamSpec], overrides: &[(String, String)]) -> Result<Params, String> {
+    pub fn resolve(model: &str, specs: &[ParamSpec], overrides: &[(String, String)]) -> Result<Params, ParamError> {
         let Params(mut map) = Params::defaults(specs);
         for (k, v) in overrides {
             let Some(spec) = specs.iter().find(|p| p.name == k) else {
-                let valid: Vec<&str> = specs.iter().map(|p| p.name).collect();
-                return Err(if valid.is_empty() {
-                    format!("model {model} has no parameter {k:?}; it takes no parameters")
-                } else {
-                    format!(
-                        "model {model} has no parameter {k:?}; valid parameters: {}",
-                        valid.join(", ")
-                    )
+                return Err(ParamError::UnknownParam {
+                    model: model.to_string(),
+                    name: k.clone(),
+                    valid: specs.iter().map(|p| p.name).collect(),
                 });
             };
-            let value: u64 = v.trim().parse().map_err(|_| {
-                format!(
-                    "parameter {k} of model {model} takes a whole number from {} to {}, not {v:?}",
-                    spec.min, spec.max
-                )
-            })?;
+            let out_of = |value: String| ParamError::BadValue {
+                model: model.to_string(),
+                name: k.clone(),
+                value,
+                min: spec.min,
+                max: spec.max,
+            };
+            let value: u64 = v.trim().parse().map_err(|_| out_of(format!("{v:?}")))?;
             if value < spec.min || value > spec.max {
-                return Err(format!(
-                    "parameter {k} of model {model} must be from {} to {}, not {value}",
-                    spec.min, spec.max
-                ));
+                return Err(out_of(value.to_string()));
             }
             map.insert(k.clone(), value);
         }
         Ok(Params(map))
     }
 }
+
+/// Parameters or a bug number that do not fit a model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamError {
+    /// The model has no parameter `name`.
+    UnknownParam {
+        /// The model's name.
+        model: String,
+        /// The parameter asked for.
+        name: String,
+        /// The model's parameters.
+        valid: Vec<&'static str>,
+    },
+    /// `value` (as given) is not a whole number from `min` to `max`.
+    BadValue {
+        /// The model's name.
+        model: String,
+        /// The parameter.
+        name: String,
+        /// The value as given.
+        value: String,
+        /// The smallest valid value.
+        min: u64,
+        /// The largest valid value.
+        max: u64,
+    },
+    /// The model has no seeded bug `bug`.
+    UnknownBug {
+        /// The model's name.
+        model: String,
+        /// The bug asked for.
+        bug: u32,
+        /// The model's bugs, as `id (name)`.
+        valid: Vec<String>,
+    },
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamError::UnknownParam { model, name, valid } if valid.is_empty() => {
+                write!(f, "model {model} has no parameter {name:?}; it takes no parameters")
+            }
+            ParamError::UnknownParam { model, name, valid } => write!(
+                f,
+                "model {model} has no parameter {name:?}; valid parameters: {}",
+                valid.join(", ")
+            ),
+            ParamError::BadValue {
+                model,
+                name,
+                value,
+                min,
+                max,
+            } => write!(
+                f,
+                "parameter {name} of model {model} takes a whole number from {min} to {max}, not {value}"
+            ),
+            ParamError::UnknownBug { model, bug, valid } if valid.is_empty() => {
+                write!(f, "model {model} has no bug {bug}; it has no seeded bugs")
+            }
+            ParamError::UnknownBug { model, bug, valid } => {
+                write!(f, "model {model} has no bug {bug}; valid bugs: {}", valid.join(", "))
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParamError {}
 
 impl fmt::Display for Params {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

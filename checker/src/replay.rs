@@ -13,6 +13,7 @@
 
 use crate::cache::fingerprint;
 use crate::explorer::{prepare, Explorer};
+use crate::model::ParamError;
 use crate::program::{Program, Violation};
 use crate::report::Found;
 use crate::schedule::{ParseError, PathKind, Schedule, TrailStep};
@@ -195,10 +196,7 @@ pub enum ReplayError {
         model: String,
     },
     /// The schedule's parameters or bug do not fit the model.
-    NotForModel {
-        /// What does not fit, and the valid values.
-        message: String,
-    },
+    NotForModel(ParamError),
     /// The execution left the recorded one at `step`.
     Diverged {
         /// The step (from 0).
@@ -403,7 +401,7 @@ impl fmt::Display for ReplayError {
             ReplayError::WrongModel { schedule, model } => {
                 write!(f, "the schedule is for model {schedule:?}, not {model:?}")
             }
-            ReplayError::NotForModel { message } => f.write_str(message),
+            ReplayError::NotForModel(e) => fmt::Display::fmt(e, f),
             ReplayError::Diverged { step, what, cause } => write!(f, "replay diverged at step {step}: {what}; {cause}"),
             ReplayError::NotReproduced(n) => fmt::Display::fmt(n, f),
         }
