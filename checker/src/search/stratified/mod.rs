@@ -286,7 +286,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     fn start(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
         let s0 = self.program.initial();
         if self.config.use_cache {
-            self.cache.insert(fingerprint(&s0));
+            let key = self.key(fingerprint(&s0), &root);
+            self.cache.insert(key);
         }
         self.report.states = 1;
         self.stratum.new_states = 1;
