@@ -3,7 +3,8 @@
 //! at most d delays reaches. Checked against an oracle written here, a
 //! plain recursive enumeration of every execution with at most 3 delays,
 //! with no cache, on 1,000 random acyclic systems with planted violations
-//! and four explorers (ARCHITECTURE.md §3, §10).
+//! and four explorers, one system in five also on 2 threads
+//! (ARCHITECTURE.md §3, §10).
 
 use mcheck_checker::search::ses;
 use mcheck_checker::testing::{Causal, RandomProgram};
@@ -69,12 +70,21 @@ fn fewest_delays<E: Explorer>(p: &RandomProgram, state: u32, explorer: &E, budge
     best
 }
 
-/// SES on `p` with `explorer` at bound `d`, keyed as `exact` says.
-fn ses_at(p: &RandomProgram, explorer: &AnyExplorer, d: u32, exact: bool, seed: u64) -> mcheck_checker::Report {
+/// SES on `p` with `explorer` at bound `d` on `threads`, keyed as `exact`
+/// says.
+fn ses_at(
+    p: &RandomProgram,
+    explorer: &AnyExplorer,
+    d: u32,
+    exact: bool,
+    seed: u64,
+    threads: usize,
+) -> mcheck_checker::Report {
     let config = Config {
         max_delays: Some(d),
         exact_bound: exact,
         seed,
+        threads,
         max_memory: 1 << 30,
         ..Config::default()
     };
@@ -101,26 +111,30 @@ fn exact_bound_misses_no_violation_within_the_bound() {
         for d in 0..=MAX_D {
             let within = fewest.is_some_and(|m| m <= d);
             reachable += u32::from(within);
-            let r = ses_at(&p, &explorer, d, true, seed);
-            assert_eq!(
-                r.is_violation(),
-                within,
-                "seed {seed}, {} at d = {d}: the oracle's fewest delays are {fewest:?}",
-                explorer.name()
-            );
-            if within {
-                let schedule = r.schedule.as_ref().expect("a violation has a schedule");
+            // One system in five also on 2 threads over the shared cache.
+            let threads: &[usize] = if seed % 5 == 0 { &[1, 2] } else { &[1] };
+            for &t in threads {
+                let r = ses_at(&p, &explorer, d, true, seed, t);
                 assert_eq!(
-                    Some(schedule.delays() as u32),
-                    fewest,
-                    "seed {seed} d {d}: {}",
-                    schedule.to_text()
+                    r.is_violation(),
+                    within,
+                    "seed {seed}, {} at d = {d} on {t} threads: the oracle's fewest delays are {fewest:?}",
+                    explorer.name()
                 );
-                let ex = mcheck_checker::replay(&p, Some(explorer.clone()), schedule, false)
-                    .unwrap_or_else(|e| panic!("seed {seed} d {d}: {e}"));
-                assert_eq!(ex.violation.as_ref(), r.violation.as_ref(), "seed {seed} d {d}");
+                if within {
+                    let schedule = r.schedule.as_ref().expect("a violation has a schedule");
+                    assert_eq!(
+                        Some(schedule.delays() as u32),
+                        fewest,
+                        "seed {seed} d {d}: {}",
+                        schedule.to_text()
+                    );
+                    let ex = mcheck_checker::replay(&p, Some(explorer.clone()), schedule, false)
+                        .unwrap_or_else(|e| panic!("seed {seed} d {d}: {e}"));
+                    assert_eq!(ex.violation.as_ref(), r.violation.as_ref(), "seed {seed} d {d}");
+                }
             }
-            let plain = ses_at(&p, &explorer, d, false, seed);
+            let plain = ses_at(&p, &explorer, d, false, seed, 1);
             if plain.is_violation() {
                 assert!(
                     within,
