@@ -203,3 +203,26 @@ fn exact_bound_needs_a_keyable_explorer() {
     let r = ses(&p, Opaque::default(), &Config::default()).expect("runs");
     assert!(r.is_verified());
 }
+
+/// Explorer state hashes: a clone hashes alike, a delay that reorders
+/// changes the hash, and PRR's hash includes its generator (two PRRs with
+/// the same empty queue and different seeds differ).
+#[test]
+fn state_hashes_tell_explorer_states_apart() {
+    let p = RandomProgram::generate(5, false, false);
+    let ids: Vec<ActorId> = (0..p.actors).map(ActorId).collect();
+    for seed in 0..4u64 {
+        let e = mcheck_checker::explorer::prepare(&p, explorer_for(seed), seed);
+        let h = e.state_hash().expect("keyable");
+        assert_eq!(e.clone().state_hash(), Some(h), "{}", e.name());
+        let mut delayed = e.clone();
+        delayed.delay(&ids);
+        assert_ne!(delayed.state_hash(), Some(h), "{}", e.name());
+    }
+    let (a, b) = (
+        mcheck_explorers::ProbabilisticRoundRobin::new(1),
+        mcheck_explorers::ProbabilisticRoundRobin::new(2),
+    );
+    assert_eq!(a.order(), b.order());
+    assert_ne!(a.state_hash(), b.state_hash());
+}
