@@ -194,6 +194,11 @@ pub(crate) struct RunArgs {
     /// Report deadlocks as violations.
     #[arg(long)]
     pub deadlock: bool,
+    /// Key the state cache by program state and explorer state (ses, pb), so
+    /// that a bound d reached means that no execution with at most d delays
+    /// (preemptions for pb) violates anything; explores more states.
+    #[arg(long)]
+    pub exact_bound: bool,
     /// PCT: the bug depth d (d - 1 priority-change points).
     #[arg(long, value_name = "D", default_value_t = DEFAULT_PCT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=1000))]

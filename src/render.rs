@@ -1,7 +1,7 @@
 //! Rendering of reports and traces for people (text) and machines (JSON).
 
 pub use mcheck_checker::replay::end_text;
-use mcheck_checker::report::{BoundedBy, Stratum};
+use mcheck_checker::report::{BoundedBy, CacheKey, Stratum};
 use mcheck_checker::search::exec::Execution;
 use mcheck_checker::search::{human, rate};
 use mcheck_checker::{Outcome, Report, StepTrace};
@@ -105,6 +105,22 @@ pub fn bounded_text(b: BoundedBy) -> &'static str {
     }
 }
 
+/// What a search stopped at `--max-delays` guarantees, given its cache key
+/// (ARCHITECTURE.md §3), as a line.
+fn bound_guarantee(r: &Report, key: CacheKey) -> String {
+    let d = r.bound_reached;
+    let unit = if r.strategy == "pb" { "preemption" } else { "delay" };
+    let bound = count_of(d, unit);
+    match key {
+        CacheKey::ProgramAndExplorerState => {
+            format!("guarantee: no execution with at most {bound} violates anything (--exact-bound)\n")
+        }
+        CacheKey::ProgramState => format!(
+            "guarantee: every state reached by the explored executions with at most {bound} was checked; executions pruned by the program-state cache may hide a violation within {bound} (use --exact-bound)\n"
+        ),
+    }
+}
+
 /// Per-bound tables longer than this are folded in the text summary.
 pub const STRATA_SHOWN: usize = 20;
 
@@ -144,6 +160,9 @@ pub fn summary(r: &Report) -> String {
         s.push_str(&format!(" ({})", bounded_text(b)));
     }
     s.push('\n');
+    if let (Some(BoundedBy::MaxDelays), Some(key)) = (r.bounded_by, r.cache_key) {
+        s.push_str(&bound_guarantee(r, key));
+    }
     if r.strategy == "ses" || r.strategy == "dfs" || r.strategy == "pb" {
         s.push_str(&format!(
             "states {} ({}), transitions {}, deferrals {}, peak frontier {}, bound {}, {:.2}s, peak memory {:.0} MiB\n",

@@ -38,6 +38,12 @@ const APPLIES: &[Applies] = &[
         why: "the others have no bound to stop at",
     },
     Applies {
+        id: "exact_bound",
+        flag: "--exact-bound",
+        to: &[Ses, Pb],
+        why: "it sets the cache key of the bounded exhaustive searches",
+    },
+    Applies {
         id: "max_states",
         flag: "--max-states",
         to: EXHAUSTIVE,
@@ -150,6 +156,7 @@ pub fn run_config(args: &RunArgs) -> Result<Config, String> {
         seed: args.seed,
         shard: args.shard,
         deadlock: args.deadlock,
+        exact_bound: args.exact_bound,
         progress: progress(args.quiet),
         ..Config::default()
     };

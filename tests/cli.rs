@@ -93,6 +93,51 @@ fn json_violation_save_and_replay() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `chain --bug 7` has a violation 3 delays deep that the program-state
+/// cache prunes at bound 3; `--exact-bound` finds it, and the report says
+/// which guarantee each run gives.
+#[test]
+fn exact_bound_finds_what_the_program_state_cache_prunes() {
+    let base = ["run", "chain", "--bug", "7", "--max-delays", "3", "-q"];
+    let o = mcheck(&base);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("outcome: bounded (stopped at --max-delays with work left)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "executions pruned by the program-state cache may hide a violation within 3 delays (use --exact-bound)"
+        ),
+        "{out}"
+    );
+    let v = json(&mcheck(&[&base[..], &["--json"]].concat()));
+    assert_eq!(
+        (&v["cache_key"], &v["bounded_by"]),
+        (&"program_state".into(), &"max_delays".into())
+    );
+
+    let o = mcheck(&[&base[..], &["--exact-bound", "--json"]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["cache_key"], "program_and_explorer_state");
+    let schedule = v["schedule"].as_str().expect("a schedule").to_string();
+    // Three delays: at steps 14, 1 and 7 after the previous one.
+    assert!(schedule.contains(":d=14.1.7:"), "{schedule}");
+    let r = mcheck(&["replay", &schedule]);
+    assert_eq!(r.status.code(), Some(1), "{}{}", stdout(&r), stderr(&r));
+
+    // A bound reached with the exact key says so.
+    let o = mcheck(&["run", "chain", "--bug", "7", "--max-delays", "2", "--exact-bound", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("guarantee: no execution with at most 2 delays violates anything (--exact-bound)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 #[test]
 fn correct_version_is_verified() {
     let o = mcheck(&["run", "lostupdate", "--json", "-q"]);
@@ -297,6 +342,8 @@ fn inapplicable_flags_are_rejected_naming_their_strategies() {
         ("ses", &["--c1", "10"], "it applies to ss"),
         ("rs", &["--pct-depth", "2"], "it applies to pct"),
         ("ses", &["--irs-step", "3"], "it applies to irs"),
+        ("ss", &["--exact-bound"], "it applies to ses, pb"),
+        ("dfs", &["--exact-bound"], "it applies to ses, pb"),
     ];
     for (strategy, flag, applies) in cases {
         // A model whose search would not end: the check comes first.

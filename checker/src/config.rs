@@ -77,6 +77,18 @@ pub struct Config {
     /// Whether the exhaustive searches use the state cache at all (tests
     /// turn it off; without it only acyclic programs terminate).
     pub use_cache: bool,
+    /// Key the exhaustive searches' cache by (program state, explorer
+    /// state) instead of the program state alone. Then a finished stratum
+    /// at bound d means that no execution with at most d delays (SES; at
+    /// most d preemptions for PB) violates anything: a state reached again
+    /// with the same explorer state at no lower cost has the same future
+    /// with no more budget, so pruning it loses nothing within the bound.
+    /// With the default key a state reached again with another explorer
+    /// state is pruned too, and the executions it would have led to within
+    /// the bound may hide a violation (ARCHITECTURE.md §3). Needs an
+    /// explorer whose [`crate::Explorer::state_hash`] is defined; costs
+    /// more states (one per explorer state reaching a program state).
+    pub exact_bound: bool,
 }
 
 impl Default for Config {
@@ -96,6 +108,7 @@ impl Default for Config {
             progress: Progress::Off,
             stop: StopFlag::new(),
             use_cache: true,
+            exact_bound: false,
         }
     }
 }

@@ -68,6 +68,18 @@ pub trait Explorer: Clone + Send + Sync + Debug {
     /// Deviate from the default: after this, `next(enabled)` returns another
     /// actor (the next one in the explorer's order of preference).
     fn delay(&mut self, enabled: &[ActorId]);
+
+    /// A hash of the explorer's whole state (its generator included), with
+    /// the project's fixed hasher ([`crate::cache::fingerprint`]), so that
+    /// values are reproducible: two explorers with equal states must return
+    /// equal hashes. With `Config::exact_bound` the exhaustive search keys
+    /// its cache by (program state, explorer state) through this hash
+    /// (ARCHITECTURE.md §3). `None` (the default): the explorer cannot be
+    /// keyed, and `exact_bound` with it is an input error naming it. An
+    /// explorer returns `None` for all of its states or for none.
+    fn state_hash(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// `explorer` seeded with `seed` and initialised with the actors of
@@ -97,6 +109,8 @@ pub trait DynExplorer: Send + Sync + Debug {
     fn dyn_step(&mut self, events: &[Event]);
     /// See [`Explorer::delay`].
     fn dyn_delay(&mut self, enabled: &[ActorId]);
+    /// [`Explorer::state_hash`].
+    fn dyn_state_hash(&self) -> Option<u64>;
 }
 
 impl<E: Explorer + 'static> DynExplorer for E {
@@ -123,6 +137,9 @@ impl<E: Explorer + 'static> DynExplorer for E {
     }
     fn dyn_delay(&mut self, enabled: &[ActorId]) {
         self.delay(enabled)
+    }
+    fn dyn_state_hash(&self) -> Option<u64> {
+        self.state_hash()
     }
 }
 
@@ -165,6 +182,9 @@ impl Explorer for BoxedExplorer {
     }
     fn delay(&mut self, enabled: &[ActorId]) {
         self.0.dyn_delay(enabled)
+    }
+    fn state_hash(&self) -> Option<u64> {
+        self.0.dyn_state_hash()
     }
 }
 

@@ -30,7 +30,7 @@ pub use explorer::{BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
 pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};
-pub use report::{BoundedBy, Found, Outcome, Report, Stratum};
+pub use report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 pub use schedule::{ParseError, PathKind, Schedule};
 pub use search::exec::{End, Execution};
 pub use search::{SearchError, Strategy};

@@ -65,6 +65,22 @@ impl BoundedBy {
     }
 }
 
+/// What the state cache of an exhaustive search is keyed by, which sets
+/// what a finished stratum guarantees (ARCHITECTURE.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheKey {
+    /// The program state: a finished stratum d checked every state that
+    /// the explored executions with at most d delays reach, but executions
+    /// pruned at a state reached again with another explorer state may
+    /// hide a violation within d delays.
+    ProgramState,
+    /// The program state and the explorer state (`Config::exact_bound`):
+    /// a finished stratum d means that no execution with at most d delays
+    /// violates anything.
+    ProgramAndExplorerState,
+}
+
 /// Statistics of one stratum (one delay or preemption bound).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stratum {
@@ -139,6 +155,9 @@ pub struct Report {
     pub strata: Vec<Stratum>,
     /// The cache refused states (the search stayed sound, only slower).
     pub cache_full: bool,
+    /// What the state cache was keyed by (exhaustive searches with a
+    /// cache; `None` otherwise).
+    pub cache_key: Option<CacheKey>,
     /// Bytes used by the cache at the end.
     pub cache_bytes: u64,
     /// Peak bytes of the search's own structures (cache, frontier,
@@ -180,6 +199,7 @@ impl Report {
             bound_reached: 0,
             strata: Vec::new(),
             cache_full: false,
+            cache_key: None,
             cache_bytes: 0,
             peak_search_bytes: 0,
             peak_memory_mb: 0.0,

@@ -68,6 +68,9 @@ impl Explorer for Causal {
         self.order.retain(|x| *x != a);
         self.order.push(a);
     }
+    fn state_hash(&self) -> Option<u64> {
+        Some(crate::cache::fingerprint(&self.order))
+    }
 }
 
 /// A random transition system (see the module docs).

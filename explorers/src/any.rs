@@ -79,4 +79,7 @@ impl Explorer for AnyExplorer {
     fn delay(&mut self, enabled: &[ActorId]) {
         each!(self, e => e.delay(enabled))
     }
+    fn state_hash(&self) -> Option<u64> {
+        each!(self, e => e.state_hash())
+    }
 }

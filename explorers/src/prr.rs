@@ -1,6 +1,7 @@
 //! Probabilistic round robin (PRR).
 
 use crate::queue::ActorQueue;
+use mcheck_checker::cache::fingerprint;
 use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -79,5 +80,13 @@ impl Explorer for ProbabilisticRoundRobin {
 
     fn delay(&mut self, enabled: &[ActorId]) {
         self.queue.delay_first_enabled(enabled);
+    }
+
+    /// The queue and the generator's state, the latter through its next
+    /// four outputs (256 bits, its whole state's size), drawn from a clone.
+    fn state_hash(&self) -> Option<u64> {
+        let mut rng = self.rng.clone();
+        let ahead: [u64; 4] = std::array::from_fn(|_| rng.random());
+        Some(fingerprint(&(&self.queue, ahead)))
     }
 }

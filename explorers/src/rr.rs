@@ -1,6 +1,7 @@
 //! Round robin (RR).
 
 use crate::queue::ActorQueue;
+use mcheck_checker::cache::fingerprint;
 use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
 
 /// Round robin: the actors in a queue in creation order. `next` is the
@@ -59,5 +60,9 @@ impl Explorer for RoundRobin {
 
     fn delay(&mut self, enabled: &[ActorId]) {
         self.queue.delay_first_enabled(enabled);
+    }
+
+    fn state_hash(&self) -> Option<u64> {
+        Some(fingerprint(&self.queue))
     }
 }

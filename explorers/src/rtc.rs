@@ -1,6 +1,7 @@
 //! Run to completion (RTC).
 
 use crate::queue::ActorQueue;
+use mcheck_checker::cache::fingerprint;
 use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
 
 /// Run to completion: a priority list that follows the causal chain of
@@ -63,5 +64,9 @@ impl Explorer for RunToCompletion {
 
     fn delay(&mut self, enabled: &[ActorId]) {
         self.queue.delay_first_enabled(enabled);
+    }
+
+    fn state_hash(&self) -> Option<u64> {
+        Some(fingerprint(self))
     }
 }

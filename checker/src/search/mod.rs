@@ -117,6 +117,12 @@ fn stratified_on_threads<P: Program, O: ChoiceOrder>(
     config: &Config,
     report: Report,
 ) -> Result<SearchResult, SearchError> {
+    if config.exact_bound && root.state_hash().is_none() {
+        return Err(SearchError::Input(format!(
+            "--exact-bound needs an explorer that can hash its state, and explorer {} cannot (it does not implement Explorer::state_hash)",
+            root.name()
+        )));
+    }
     match config.worker_threads() {
         1 => stratified::run(program, root, config, report),
         threads => parallel::run(program, root, config, report, threads),

@@ -14,6 +14,7 @@
 //!   id order; moving off the last actor while it is enabled costs one
 //!   preemption, everything else is free.
 
+use crate::cache::fingerprint;
 use crate::explorer::Explorer;
 use crate::program::{ActorId, Enabled, Event};
 
@@ -48,6 +49,12 @@ pub trait ChoiceOrder: Clone + Send + Sync {
     fn into_child(self, actor: ActorId, events: &[Event]) -> Self {
         self.child(actor, events)
     }
+
+    /// A hash of the order's whole state with the fixed hasher (equal
+    /// orders, equal hashes), which `Config::exact_bound` adds to the cache
+    /// key; `None`: the order cannot be keyed (see
+    /// [`Explorer::state_hash`]).
+    fn state_hash(&self) -> Option<u64>;
 }
 
 /// The alternatives of `actor` in `en` (sorted by actor id).
@@ -133,6 +140,10 @@ impl<E: Explorer> ChoiceOrder for Composed<E> {
         explorer.step(events);
         Composed { explorer, alt: 0 }
     }
+    fn state_hash(&self) -> Option<u64> {
+        let h = self.explorer.state_hash()?;
+        Some(fingerprint(&(h, self.alt)))
+    }
 }
 
 /// Actors in id order, each with its alternatives; every move is free.
@@ -162,6 +173,9 @@ impl ChoiceOrder for Natural {
     #[inline]
     fn child(&self, _actor: ActorId, _events: &[Event]) -> Self {
         Natural::default()
+    }
+    fn state_hash(&self) -> Option<u64> {
+        Some(fingerprint(&(self.pos, self.alt)))
     }
 }
 
@@ -232,6 +246,9 @@ impl ChoiceOrder for Preemptive {
             pos: 0,
             alt: 0,
         }
+    }
+    fn state_hash(&self) -> Option<u64> {
+        Some(fingerprint(&(self.last, self.pos, self.alt)))
     }
 }
 

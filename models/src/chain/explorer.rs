@@ -1,6 +1,7 @@
 //! The chain model's custom delaying explorer (paper §4: failures after
 //! initialisation), written only against the public [`Explorer`] trait.
 
+use mcheck_checker::cache::fingerprint;
 use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
 use mcheck_explorers::ActorQueue;
 
@@ -128,6 +129,10 @@ impl Explorer for ChainExplorer {
 
     fn delay(&mut self, enabled: &[ActorId]) {
         self.queue.delay_first_enabled(enabled);
+    }
+
+    fn state_hash(&self) -> Option<u64> {
+        Some(fingerprint(self))
     }
 }
 

@@ -45,7 +45,7 @@ use super::progress::Meter;
 use crate::cache::{fingerprint, FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
 use crate::config::{peak_rss, Config};
 use crate::program::{ActorId, Enabled, Event, Program};
-use crate::report::{BoundedBy, Found, Outcome, Report, Stratum};
+use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 use arena::Arena;
 use retire::Retired;
 use std::time::Instant;
@@ -286,7 +286,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     fn start(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
         let s0 = self.program.initial();
         if self.config.use_cache {
-            self.cache.insert(fingerprint(&s0));
+            let key = self.key(fingerprint(&s0), &root);
+            self.cache.insert(key);
         }
         self.report.states = 1;
         self.stratum.new_states = 1;
@@ -328,6 +329,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         r.steps = r.transitions;
         r.peak_frontier = r.strata.iter().map(|s| s.frontier).max().unwrap_or(0);
         r.cache_bytes = self.cache.bytes() as u64;
+        r.cache_key = self.config.use_cache.then_some(if self.config.exact_bound {
+            CacheKey::ProgramAndExplorerState
+        } else {
+            CacheKey::ProgramState
+        });
         r.peak_search_bytes = self.peak_bytes;
         r.elapsed_s = self.started.elapsed().as_secs_f64();
         r.peak_memory_mb = peak_rss().unwrap_or(0) as f64 / (1 << 20) as f64;

@@ -40,7 +40,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         let mut cost = frame.cost;
         let mut cur = frame.cur;
         for k in 0..remaining.min(MAX_PEEK) {
-            let fp = successor_fp(self.program, &mut self.events, state, cur);
+            let keyed = self.config.exact_bound.then_some(&order);
+            let fp = successor_fp(self.program, &mut self.events, state, cur, keyed);
             self.peek.push(fp);
             if (k as usize) < PREFETCH_AHEAD {
                 self.cache.prefetch(fp);
@@ -76,38 +77,64 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         self.peek[p]
     }
 
-    /// The fingerprint of the successor of `state` by `choice` (0 if it
-    /// violates), computed to prefetch its look-up.
+    /// The cache key of the successor of `state` by `choice`, the current
+    /// choice of `order` (0 if it violates), computed to prefetch its
+    /// look-up.
     #[inline]
-    pub(super) fn successor_fp(&mut self, state: &P::State, choice: (ActorId, u32)) -> u64 {
-        successor_fp(self.program, &mut self.events, state, choice)
+    pub(super) fn successor_fp(&mut self, state: &P::State, choice: (ActorId, u32), order: &O) -> u64 {
+        let keyed = self.config.exact_bound.then_some(order);
+        successor_fp(self.program, &mut self.events, state, choice, keyed)
     }
 
-    /// The fingerprint of the successor a deferred entry reaches first when
+    /// The cache key of the successor a deferred entry reaches first when
     /// resumed (0 without a cache): its look-up is prefetched when the
     /// entry comes up.
     #[inline]
-    pub(super) fn first_fp(&mut self, state: &P::State, choice: (ActorId, u32)) -> u64 {
+    pub(super) fn first_fp(&mut self, state: &P::State, choice: (ActorId, u32), order: &O) -> u64 {
         if self.config.use_cache {
-            self.successor_fp(state, choice)
+            self.successor_fp(state, choice, order)
         } else {
             0
         }
     }
+
+    /// The cache key of a state of fingerprint `fp` whose order is
+    /// `order`: `fp` itself, or with `exact_bound` the fingerprint of `fp`
+    /// and the order's state (ARCHITECTURE.md §3).
+    #[inline]
+    pub(super) fn key(&self, fp: u64, order: &O) -> u64 {
+        if self.config.exact_bound {
+            key_of(fp, order)
+        } else {
+            fp
+        }
+    }
 }
 
-/// The fingerprint of the successor of `state` by `(actor, alt)`, 0 if the
-/// transition violates.
-fn successor_fp<P: Program>(
+/// The cache key of a state of fingerprint `fp` with order `order` (keyed
+/// by both: `exact_bound`).
+#[inline]
+fn key_of<O: ChoiceOrder>(fp: u64, order: &O) -> u64 {
+    fingerprint(&(fp, order.state_hash().unwrap_or(0)))
+}
+
+/// The cache key of the successor of `state` by `(actor, alt)`, 0 if the
+/// transition violates: its fingerprint, with `exact_bound` (`order`: the
+/// order at `state`) keyed with its order.
+fn successor_fp<P: Program, O: ChoiceOrder>(
     program: &P,
     events: &mut Vec<Event>,
     state: &P::State,
     (actor, alt): (ActorId, u32),
+    order: Option<&O>,
 ) -> u64 {
     let mut c = state.clone();
     events.clear();
     match program.execute(&mut c, actor, alt, events) {
-        Ok(()) => fingerprint(&c),
+        Ok(()) => match order {
+            None => fingerprint(&c),
+            Some(o) => key_of(fingerprint(&c), &o.child(actor, events)),
+        },
         Err(_) => 0,
     }
 }

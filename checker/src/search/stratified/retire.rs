@@ -93,7 +93,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             let en = &self.en[en_start..end];
             order.advance_from(cur, en, ids);
             cur = order.current(en, ids);
-            let f = self.successor_fp(state, cur);
+            let f = self.successor_fp(state, cur, &order);
             if f == 0 {
                 sound = false;
                 break;

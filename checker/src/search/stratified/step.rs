@@ -221,6 +221,15 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let child_fp = match (&child, looked_up) {
             (Some(s), None) if self.config.use_cache && within => {
                 let fp = fingerprint(s);
+                let fp = if self.config.exact_bound {
+                    // The key of the successor is with its order: the
+                    // explorer after the step, at alternative 0.
+                    let order = order_slot(&mut self.stack, held).as_ref().ok_or_else(no_order)?;
+                    let child_order = order.child(actor, &self.events);
+                    self.key(fp, &child_order)
+                } else {
+                    fp
+                };
                 self.cache.prefetch(fp);
                 fp
             }
@@ -291,7 +300,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let (en, ids) = (self.en_of(c.en), self.ids_of(c.en));
         order.advance_from(c.cur, en, ids);
         let next_choice = order.current(en, ids);
-        let fp = self.first_fp(&state, next_choice);
+        let fp = self.first_fp(&state, next_choice, &order);
         let offered = match held {
             Held::Frame(k) => self.stack[*k].offered,
             Held::Entry { offered, .. } => *offered,
@@ -300,7 +309,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let retire = (c.depth, remaining, (c.en.0, c.en.0 + c.en.1));
         self.report.deferrals += 1;
         self.stratum.deferrals += 1;
-        if self.report.cache_full && !self.deferred.insert(fingerprint(&state)) {
+        if self.report.cache_full && !self.deferred.insert(self.key(fingerprint(&state), &order)) {
             // The cache is full: another entry of this state waits in the
             // next frontier, and its frame will take all the state's
             // choices (ARCHITECTURE.md §3).
@@ -385,7 +394,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let inserted = match (looked_up, child) {
             (Some(Insert::New), c) => {
                 debug_assert!(
-                    c.is_some_and(|c| fingerprint(c) == peeked),
+                    c.is_some_and(|c| self.config.exact_bound || fingerprint(c) == peeked),
                     "mcheck bug: a transition is not deterministic"
                 );
                 Insert::New

@@ -1,6 +1,7 @@
 //! The search's shortcuts change nothing a user sees: retiring entries and
 //! the fast path of resumed entries, each compared with the search without
-//! it on random systems.
+//! it on random systems, with the cache keyed by the program state and by
+//! (program state, explorer state) (`exact_bound`).
 
 use super::*;
 use crate::explorer::Explorer;
@@ -9,8 +10,11 @@ use crate::testing::{Causal, RandomProgram};
 
 /// What the search found, with its shortcuts set as given, and how many
 /// entries retired.
-fn search(program: &RandomProgram, retire: bool, fast_resume: bool) -> (SearchResult, u64) {
-    let config = Config::default();
+fn search(program: &RandomProgram, retire: bool, fast_resume: bool, exact_bound: bool) -> (SearchResult, u64) {
+    let config = Config {
+        exact_bound,
+        ..Config::default()
+    };
     let mut explorer = Causal::default();
     explorer.init(&program.actors(&program.initial()));
     let cache = FingerprintSet::new(cache_budget(&config));
@@ -73,13 +77,23 @@ fn assert_same(a: &SearchResult, b: &SearchResult, seed: u64) {
 #[test]
 fn retiring_entries_keeps_every_count() {
     let (mut systems_with_retirements, mut retirements) = (0, 0);
-    for seed in 0..400u64 {
-        let program = RandomProgram::generate(seed, false, seed % 2 == 0);
-        let (kept, _) = search(&program, false, true);
-        let (retiring, retired) = search(&program, true, true);
-        assert_same(&kept, &retiring, seed);
-        systems_with_retirements += u64::from(retired > 0);
-        retirements += retired;
+    for exact in [false, true] {
+        let (mut systems, mut count) = (0, 0);
+        for seed in 0..400u64 {
+            let program = RandomProgram::generate(seed, false, seed % 2 == 0);
+            let (kept, _) = search(&program, false, true, exact);
+            let (retiring, retired) = search(&program, true, true, exact);
+            assert_same(&kept, &retiring, seed);
+            systems += u64::from(retired > 0);
+            count += retired;
+        }
+        // Not vacuous with either key.
+        assert!(
+            systems > 100 && count > 2_000,
+            "exact {exact}: {systems} systems, {count} retirements"
+        );
+        systems_with_retirements += systems;
+        retirements += count;
     }
     // Not vacuous: most systems retire entries.
     assert!(
@@ -95,10 +109,10 @@ fn retiring_entries_keeps_every_count() {
 #[test]
 fn fast_resume_matches_the_general_path() {
     let mut deferred = 0;
-    for seed in 0..400u64 {
+    for (seed, exact) in (0..400u64).flat_map(|s| [(s, false), (s, true)]) {
         let program = RandomProgram::generate(seed, seed % 3 == 0, seed % 2 == 0);
-        let (general, _) = search(&program, false, false);
-        let (fast, _) = search(&program, false, true);
+        let (general, _) = search(&program, false, false, exact);
+        let (fast, _) = search(&program, false, true, exact);
         assert_eq!(counts(&general.report), counts(&fast.report), "seed {seed}");
         assert_eq!(
             (general.report.transitions, general.report.deferrals),
