@@ -324,12 +324,12 @@ fn help_lists_values_defaults_and_exit_statuses() {
 #[test]
 fn inapplicable_flags_are_rejected_naming_their_strategies() {
     let exhaustive = "it applies to ses, dfs, pb";
-    let sampling = "it applies to ss, rs, irs, pct";
+    let sampling = "it applies to ss, rs, irs, pct, pos, pctcp";
     let cases: &[(&str, &[&str], &str)] = &[
         ("ses", &["--shard", "0/2"], sampling),
         ("dfs", &["--shard", "1/2"], sampling),
         ("pb", &["--shard", "0/3"], sampling),
-        ("dfs", &["-j", "2"], "it applies to ses, pb, ss, rs, irs, pct"),
+        ("dfs", &["-j", "2"], "it applies to ses, pb, ss, rs, irs, pct, pos, pctcp"),
         ("dfs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs"),
         ("rs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs"),
         ("pct", &["--max-delays", "1"], "it applies to ses, pb, ss, irs"),
@@ -338,9 +338,9 @@ fn inapplicable_flags_are_rejected_naming_their_strategies() {
         ("irs", &["--max-memory-mb", "64"], exhaustive),
         ("ses", &["--max-schedules", "10"], sampling),
         ("dfs", &["-e", "prr"], "it applies to ses, ss"),
-        ("pb", &["--seed", "3"], "it applies to ses, ss, rs, irs, pct"),
+        ("pb", &["--seed", "3"], "it applies to ses, ss, rs, irs, pct, pos, pctcp"),
         ("ses", &["--c1", "10"], "it applies to ss"),
-        ("rs", &["--pct-depth", "2"], "it applies to pct"),
+        ("rs", &["--pct-depth", "2"], "it applies to pct, pctcp"),
         ("ses", &["--irs-step", "3"], "it applies to irs"),
         ("ss", &["--exact-bound"], "it applies to ses, pb"),
         ("dfs", &["--exact-bound"], "it applies to ses, pb"),
