@@ -192,8 +192,12 @@ pub fn pctcp<P: Program>(program: &P, config: &Config, depth: u32, steps: Option
         .notes
         .push(format!("pctcp depth {depth}, change points in [1, {k}]"));
     let mut batches = Batches::new(config, report)?;
-    let end = walks(&mut batches, program, (0, u64::MAX, "pctcp"), config.max_steps, |seed| {
-        PctcpDriver::new(seed, depth, k)
-    })?;
+    let end = walks(
+        &mut batches,
+        program,
+        (0, u64::MAX, "pctcp"),
+        config.max_steps,
+        |seed| PctcpDriver::new(seed, depth, k),
+    )?;
     Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
 }
