@@ -41,8 +41,8 @@ enum Msg {
 struct St {
     started: bool,
     inbox: [Vec<Msg>; 4],
-    seen_a1: bool,
-    seen_a2: bool,
+    /// Whether S has delivered A1, A2.
+    seen: (bool, bool),
 }
 
 /// What actor `a` sends when it handles `m` (None: the starter's step), in
@@ -57,9 +57,15 @@ fn sends(a: u32, m: Option<Msg>) -> Vec<(u32, Msg)> {
     }
 }
 
-/// Whether S delivering `m` after having seen (a1, a2) is the bug.
-fn violates(m: Msg, a1: bool, a2: bool) -> bool {
-    m == Msg::B && a1 && !a2
+/// S delivers `m` having seen `seen` (A1, A2): whether it is the bug, and
+/// what S has seen after it.
+fn at_server(m: Msg, seen: &mut (bool, bool)) -> bool {
+    if m == Msg::B && seen.0 && !seen.1 {
+        return true;
+    }
+    seen.0 |= m == Msg::A1;
+    seen.1 |= m == Msg::A2;
+    false
 }
 
 struct Atomicity;
@@ -103,13 +109,8 @@ impl Program for Atomicity {
         } else {
             Some(s.inbox[a as usize].remove(0))
         };
-        if a == S {
-            let m = m.unwrap();
-            if violates(m, s.seen_a1, s.seen_a2) {
-                return Err(Violation::invariant("B delivered between A1 and A2"));
-            }
-            s.seen_a1 |= m == Msg::A1;
-            s.seen_a2 |= m == Msg::A2;
+        if a == S && at_server(m.unwrap(), &mut s.seen) {
+            return Err(Violation::invariant("B delivered between A1 and A2"));
         }
         for (to, msg) in sends(a, m) {
             s.inbox[to as usize].push(msg);
@@ -202,7 +203,7 @@ fn enabled(started: bool, q: &[Vec<Flying>; 4]) -> Vec<u32> {
 fn pos_run(c: &mut Choices) -> Result<bool, NeedMore> {
     let mut q: [Vec<Flying>; 4] = Default::default();
     let mut started = false;
-    let (mut a1, mut a2) = (false, false);
+    let mut seen = (false, false);
     loop {
         let en = enabled(started, &q);
         if en.is_empty() {
@@ -225,13 +226,8 @@ fn pos_run(c: &mut Choices) -> Result<bool, NeedMore> {
             }
             Some(m)
         };
-        if a == S {
-            let m = m.unwrap();
-            if violates(m, a1, a2) {
-                return Ok(true);
-            }
-            a1 |= m == Msg::A1;
-            a2 |= m == Msg::A2;
+        if a == S && at_server(m.unwrap(), &mut seen) {
+            return Ok(true);
         }
         for (to, msg) in sends(a, m) {
             let p = c.draw()?;
@@ -268,7 +264,7 @@ fn pctcp_run(c: &mut Choices, depth: u32, k: u64) -> Result<bool, NeedMore> {
     let mut open: [Vec<usize>; 4] = Default::default();
     let mut started = false;
     let starter = new_chain(c, &mut chains)?;
-    let (mut a1, mut a2) = (false, false);
+    let mut seen = (false, false);
     let mut next_change = 0;
     for step in 1u64.. {
         let en = enabled(started, &q);
@@ -300,13 +296,8 @@ fn pctcp_run(c: &mut Choices, depth: u32, k: u64) -> Result<bool, NeedMore> {
             open[a as usize].push(ch);
             Some(m)
         };
-        if a == S {
-            let m = m.unwrap();
-            if violates(m, a1, a2) {
-                return Ok(true);
-            }
-            a1 |= m == Msg::A1;
-            a2 |= m == Msg::A2;
+        if a == S && at_server(m.unwrap(), &mut seen) {
+            return Ok(true);
         }
         for (to, msg) in sends(a, m) {
             let ch = match open[a as usize].pop() {
@@ -404,7 +395,7 @@ fn pos_probability_by_hand() {
 fn uniform_actor_run(c: &mut Choices) -> Result<bool, NeedMore> {
     let mut q: [Vec<Flying>; 4] = Default::default();
     let mut started = false;
-    let (mut a1, mut a2) = (false, false);
+    let mut seen = (false, false);
     loop {
         let en = enabled(started, &q);
         if en.is_empty() {
@@ -417,13 +408,8 @@ fn uniform_actor_run(c: &mut Choices) -> Result<bool, NeedMore> {
         } else {
             Some(q[a as usize].remove(0).1)
         };
-        if a == S {
-            let m = m.unwrap();
-            if violates(m, a1, a2) {
-                return Ok(true);
-            }
-            a1 |= m == Msg::A1;
-            a2 |= m == Msg::A2;
+        if a == S && at_server(m.unwrap(), &mut seen) {
+            return Ok(true);
         }
         for (to, msg) in sends(a, m) {
             q[to as usize].push((a, msg, 0));

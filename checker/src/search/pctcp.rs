@@ -55,7 +55,7 @@
 use super::batch::Batches;
 use super::error::SearchError;
 use super::exec::Driver;
-use super::pct::default_steps;
+use super::pct::{change_points, depth_report};
 use super::pos::{Delivery, Inboxes};
 use super::walk::walks;
 use crate::config::Config;
@@ -86,6 +86,8 @@ struct PctcpDriver {
     next_change: usize,
     /// The chain of the step being taken, and what it delivers.
     taking: (usize, Delivery),
+    /// Scratch: the enabled actors with the chains of their pending events.
+    pending: Vec<(ActorId, usize)>,
 }
 
 /// A new chain with a random priority among the undemoted ones.
@@ -107,8 +109,7 @@ impl PctcpDriver {
     /// A driver with `depth - 1` change points in `[1, steps]`.
     fn new(seed: u64, depth: u32, steps: u64) -> Self {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut changes: Vec<u64> = (1..depth).map(|_| rng.random_range(1..=steps.max(1))).collect();
-        changes.sort_unstable();
+        let changes = change_points(&mut rng, depth, steps);
         PctcpDriver {
             rng,
             inboxes: Inboxes::default(),
@@ -118,6 +119,7 @@ impl PctcpDriver {
             changes,
             next_change: 0,
             taking: (0, Delivery::Untracked),
+            pending: Vec::new(),
         }
     }
 
@@ -148,13 +150,16 @@ impl PctcpDriver {
 
 impl Driver for PctcpDriver {
     fn choose(&mut self, step: usize, en: &[Enabled], _ids: &[ActorId]) -> Result<Option<(ActorId, u32)>, String> {
-        let pending: Vec<(ActorId, usize)> = en.iter().map(|e| (e.actor, self.chain_of(e.actor, en))).collect();
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.clear();
+        pending.extend(en.iter().map(|e| (e.actor, self.chain_of(e.actor, en))));
         let mut best = self.top(&pending);
         while self.next_change < self.changes.len() && self.changes[self.next_change] == step as u64 + 1 {
             self.next_change += 1;
             self.chains[best.1] = self.next_change as u64;
             best = self.top(&pending);
         }
+        self.pending = pending;
         let (actor, chain) = best;
         let alternatives = en.iter().find(|e| e.actor == actor).map_or(1, |e| e.alternatives);
         self.taking = (chain, self.inboxes.take(actor, en));
@@ -180,17 +185,7 @@ impl Driver for PctcpDriver {
 /// points in `[1, steps]` (None: [`super::pct_default_steps`]). Runs until
 /// a violation or a budget. The counterexample is a choice path.
 pub fn pctcp<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u64>) -> Result<Report, SearchError> {
-    if depth == 0 {
-        return Err(SearchError::Input("--pct-depth must be at least 1".into()));
-    }
-    if steps == Some(0) {
-        return Err(SearchError::Input("--pct-steps must be at least 1".into()));
-    }
-    let k = steps.unwrap_or_else(|| default_steps(program, config));
-    let mut report = Report::new("pctcp", None, config.seed, 1);
-    report
-        .notes
-        .push(format!("pctcp depth {depth}, change points in [1, {k}]"));
+    let (k, report) = depth_report("pctcp", program, config, depth, steps)?;
     let mut batches = Batches::new(config, report)?;
     let end = walks(
         &mut batches,
