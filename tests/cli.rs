@@ -232,7 +232,7 @@ fn clap_messages_are_shown_in_full() {
             &["run", "lostupdate", "-s", "se"],
             &[
                 "'se'",
-                "possible values: ses, ss, dfs, pb, rs, irs, pct",
+                "possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp",
                 "similar value exists: 'ses'",
             ],
         ),
@@ -299,7 +299,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
     };
     let run = help(&["run", "-h"]);
     for n in [
-        "[possible values: ses, ss, dfs, pb, rs, irs, pct]",
+        "[possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp]",
         "rr, rtc, prr, or one of the model's own",
         "--c1 <X>",
         "[default: 100]",
@@ -308,7 +308,11 @@ fn help_lists_values_defaults_and_exit_statuses() {
         assert!(run.contains(n), "run -h lacks {n:?}: {run}");
     }
     let run_long = help(&["run", "--help"]);
-    assert!(run_long.contains("- pct: PCT"), "{run_long}");
+    // One line per strategy (clap aligns the descriptions).
+    for (name, what) in [("pct", "PCT: random"), ("pos", "POS: partial"), ("pctcp", "PCTCP: PCT")] {
+        let line = |l: &str| l.trim_start().starts_with(&format!("- {name}:")) && l.contains(what);
+        assert!(run_long.lines().any(line), "{name}: {run_long}");
+    }
     let replay = help(&["replay", "-h"]);
     assert!(
         replay.contains("[possible values: text, mermaid, dot, json]"),
@@ -512,7 +516,7 @@ fn shrink_note_counts_in_english() {
 /// Every strategy stops within a second of `--time-limit` and still reports.
 #[test]
 fn time_limit_holds_for_every_strategy() {
-    for s in ["ses", "dfs", "pb", "rs", "irs", "pct"] {
+    for s in ["ses", "dfs", "pb", "rs", "irs", "pct", "pos", "pctcp"] {
         let start = std::time::Instant::now();
         let o = mcheck(&[
             "run",
