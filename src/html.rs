@@ -12,7 +12,7 @@ use serde_json::json;
 use std::fmt::Write;
 
 /// Horizontal distance between two lanes of the diagram.
-const LANE: usize = 170;
+const LANE: usize = 125;
 /// Vertical distance between two steps.
 const ROW: usize = 26;
 /// Height of the lane headers.
@@ -91,9 +91,8 @@ fn diagram(ex: &Explanation) -> String {
         })
         .collect();
     for (id, m) in ex.messages.iter().enumerate() {
-        let Some(to) = m.received_at.or(m.dropped_at) else {
-            continue;
-        };
+        // A message still in flight at the end points at the last row.
+        let to = m.received_at.or(m.dropped_at).unwrap_or(ex.trace.len());
         let from = m.sent_at.map_or((lane(&m.to_name), 0), |s| (lane(&m.from_name), s));
         let class = raced
             .iter()
@@ -101,7 +100,7 @@ fn diagram(ex: &Explanation) -> String {
             .map(|(_, c)| *c)
             .max_by_key(|c| c.len())
             .unwrap_or("msg");
-        let dash = if m.dropped_at.is_some() {
+        let dash = if m.received_at.is_none() {
             r#" stroke-dasharray="2,3""#
         } else {
             ""
@@ -121,20 +120,29 @@ fn diagram(ex: &Explanation) -> String {
             escape(&short(&m.text, 24))
         );
     }
+    // One label per receipt (or per in-flight message): "races 2, 5".
+    let mut labels: Vec<(usize, usize, Vec<usize>, bool)> = Vec::new();
     for (i, r) in ex.races.iter().enumerate() {
         let m = &ex.messages[r.second];
-        let at = m.received_at.unwrap_or_default();
-        let class = if r.responsible() {
-            "racelabel responsible"
-        } else {
-            "racelabel"
-        };
+        let at = (lane(&m.to_name), m.received_at.unwrap_or(ex.trace.len()));
+        match labels.iter_mut().find(|l| (l.0, l.1) == at) {
+            Some(l) => {
+                l.2.push(i + 1);
+                l.3 |= r.responsible();
+            }
+            None => labels.push((at.0, at.1, vec![i + 1], r.responsible())),
+        }
+    }
+    for (lane, at, races, responsible) in labels {
+        let list: Vec<String> = races.iter().map(|n| n.to_string()).collect();
         let _ = write!(
             s,
-            r#"<text class="{class}" x="{}" y="{}">race {}</text>"#,
-            x(lane(&m.to_name)) + 8,
+            r#"<text class="racelabel{}" x="{}" y="{}">race{} {}</text>"#,
+            if responsible { " responsible" } else { "" },
+            x(lane) + 8,
             y(at) + 4,
-            i + 1
+            if races.len() > 1 { "s" } else { "" },
+            list.join(", ")
         );
     }
     for t in &ex.trace {
@@ -223,7 +231,7 @@ body { font-family: sans-serif; margin: 12px; color: #222; }
 h1 { font-size: 18px; margin: 0 0 4px 0; }
 code { font-size: 11px; word-break: break-all; }
 #top { display: flex; gap: 16px; align-items: flex-start; }
-#left { flex: 0 0 auto; max-width: 60%; overflow: auto; max-height: 80vh; border: 1px solid #ddd; }
+#left { flex: 0 1 auto; max-width: 62%; overflow: auto; max-height: 80vh; border: 1px solid #ddd; }
 #right { flex: 1 1 auto; min-width: 320px; }
 #diagram .msg line { stroke: #446; }
 #diagram .msg text { fill: #446; }
@@ -232,9 +240,9 @@ code { font-size: 11px; word-break: break-all; }
 #diagram .race.responsible text, #diagram .racelabel.responsible { fill: #c46400; font-weight: bold; }
 #diagram .racelabel { fill: #777; }
 #diagram .step circle { fill: #446; }
-#diagram .step.violating circle { fill: #d00; r: 8; }
 #diagram .step.current circle { fill: #2a7; r: 8; }
 #diagram .step.done circle { fill: #9bd; }
+#diagram .step.violating circle { fill: #d00; r: 8; }
 table { border-collapse: collapse; font-size: 12px; width: 100%; }
 td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
 .changed { background: #fff3b0; }
@@ -244,6 +252,7 @@ td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-al
 #steps li { cursor: pointer; padding: 1px 4px; }
 #steps li.current { background: #cfe; }
 #races li.responsible { color: #a05000; }
+#verdict { white-space: pre-line; }
 #slider { width: 100%; }
 </style></head>
 <body>

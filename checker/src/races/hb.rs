@@ -152,8 +152,11 @@ pub(super) fn clocks(steps: &[Ran], messages: &[Message]) -> Clocks {
 /// either is unordered, they race unless the first one's receipt happens
 /// before the second one's send. Ordered by the second receipt (in flight
 /// last), then the first.
-pub(super) fn races(messages: &[Message], hb: &Clocks) -> Vec<(usize, usize, bool)> {
-    let in_flight = |m: &Message| m.received_at.is_none() && m.dropped_at.is_none() && m.sent_at.is_some();
+/// A message sent by the violating step `stop` never had a chance to be
+/// received, so it races with nothing.
+pub(super) fn races(messages: &[Message], hb: &Clocks, stop: Option<usize>) -> Vec<(usize, usize, bool)> {
+    let in_flight =
+        |m: &Message| m.received_at.is_none() && m.dropped_at.is_none() && m.sent_at.is_some() && m.sent_at != stop;
     let mut taken: Vec<usize> = (0..messages.len())
         .filter(|&m| messages[m].received_at.is_some() || in_flight(&messages[m]))
         .collect();

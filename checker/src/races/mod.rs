@@ -191,7 +191,8 @@ pub fn explain<P: Program>(
             wants: receipt(&r.trace, resumed),
         })
         .collect();
-    let races = hb::races(&messages, &clocks)
+    let stop = original.violation.as_ref().map(|f| f.step);
+    let races = hb::races(&messages, &clocks, stop)
         .into_iter()
         .map(|(first, second, unordered)| {
             let (flipped, order, moved) =
