@@ -104,6 +104,22 @@ impl Explanation {
             setup,
             received
         );
+        // The order itself: each step's vector clock, one entry per actor.
+        let names: Vec<String> = (0..actors)
+            .map(|i| {
+                let view = self.views.last().and_then(|v| v.actors.get(i));
+                view.map_or_else(|| format!("#{i}"), |a| a.name.clone())
+            })
+            .collect();
+        let _ = writeln!(out, "  vector clocks, entries by actor: {}", names.join(" "));
+        for (t, clock) in self.trace.iter().zip(&self.clocks) {
+            let entries: Vec<String> = clock.iter().map(|c| c.to_string()).collect();
+            let _ = write!(out, "  {:>4}  {:<14} [{}]", t.step, t.actor_name, entries.join(" "));
+            if let Some(m) = self.messages.iter().find(|m| m.received_at == Some(t.step)) {
+                let _ = write!(out, " receives {} {}", short(&m.text), sent(m));
+            }
+            out.push('\n');
+        }
         match &self.violation {
             Some(f) => {
                 let _ = writeln!(out, "Violation: {} (step {})", f.violation, f.step);
