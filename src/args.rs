@@ -47,11 +47,16 @@ pub(crate) enum Command {
         /// The schedule: a file, `-` for standard input, or its text form (mcheck2:...).
         schedule: String,
         /// Output format.
-        #[arg(long, default_value = "text", value_parser = PossibleValuesParser::new(["text", "mermaid", "dot", "json"]))]
+        #[arg(long, default_value = "text", value_parser = PossibleValuesParser::new(["text", "mermaid", "dot", "json", "html"]))]
         format: String,
         /// Show long payloads in full.
         #[arg(short, long)]
         verbose: bool,
+        /// After the trace, the race report: happens-before order, races, and
+        /// which of them the violation depends on (text format; an html page
+        /// always shows them).
+        #[arg(long)]
+        races: bool,
     },
     /// The paper's table on the shipped models: every technique on every seeded bug.
     Table(TableCli),

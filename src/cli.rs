@@ -5,8 +5,8 @@
 
 use crate::args::{Cli, Command, RunArgs, TableCli};
 use crate::registry::{DynModel, Registry};
-use crate::render;
 use crate::signals::exit_status;
+use crate::{html, render};
 use crate::{output, printing, settings, signals};
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use mcheck_checker::search::STRATEGIES;
@@ -51,7 +51,8 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
             schedule,
             format,
             verbose,
-        } => replay(registry, &schedule, &format, verbose),
+            races,
+        } => replay(registry, &schedule, &format, verbose, races),
         Command::Table(t) => table_cmd(registry, &t),
         Command::Shrink {
             schedule,
@@ -307,12 +308,17 @@ fn load_schedule<'r>(registry: &'r Registry, input: &str) -> Result<(Schedule, &
     Ok((schedule, model))
 }
 
-fn replay(registry: &Registry, input: &str, format: &str, verbose: bool) -> Result<u8, String> {
-    let formats = ["text", "mermaid", "dot", "json"];
+fn replay(registry: &Registry, input: &str, format: &str, verbose: bool, races: bool) -> Result<u8, String> {
+    let formats = ["text", "mermaid", "dot", "json", "html"];
     if !formats.contains(&format) {
         return Err(format!(
             "unknown format {format:?}; valid formats: {}",
             formats.join(", ")
+        ));
+    }
+    if races && format != "text" {
+        return Err(format!(
+            "--races applies to --format text, not {format} (an html page always shows the races)"
         ));
     }
     let (schedule, model) = load_schedule(registry, input)?;
@@ -333,9 +339,15 @@ fn replay(registry: &Registry, input: &str, format: &str, verbose: bool) -> Resu
         ),
         "mermaid" => print!("{}", render::mermaid(&ex, verbose)),
         "dot" => print!("{}", render::dot(&ex, verbose)),
+        "html" if missed.is_none() => print!("{}", html::page(&model.explain(&schedule)?, &schedule)),
+        "html" => {}
         _ => {
             println!("Replaying {}", schedule.to_text());
             print!("{}", render::text_trace(&ex, verbose));
+            if races && missed.is_none() {
+                println!();
+                print!("{}", model.explain(&schedule)?.report());
+            }
         }
     }
     if let Some(message) = missed {

@@ -19,6 +19,7 @@
 
 mod args;
 pub mod cli;
+pub mod html;
 mod output;
 mod printing;
 pub mod registry;

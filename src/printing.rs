@@ -69,6 +69,11 @@ pub fn print_text_report(
         let execution = model.replay(schedule, true)?;
         println!("\nTrace:");
         print!("{}", render::text_trace(&execution, verbose));
+        let explained = model.explain(schedule)?;
+        println!(
+            "\nRaces (the full report: mcheck replay --races):\n  {}",
+            explained.summary()
+        );
         println!("\nSchedule (paste into `mcheck replay`):\n  {}", schedule.to_text());
         if let Some(path) = saved {
             println!("Saved to {path}; replay with: mcheck replay {path}");

@@ -5,10 +5,11 @@
 //! is the checker's [`mcheck_checker::check`].
 
 use mcheck_checker::check::{check_model, replay_model, shrink_model};
+use mcheck_checker::races::explain_model;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
-    Config, Execution, Model, ModelInfo, Params, ParseError, ReplayError, Report, Schedule, SearchError, ShrinkError,
-    Shrunk,
+    Config, Execution, ExplainError, Explanation, Model, ModelInfo, Params, ParseError, ReplayError, Report, Schedule,
+    SearchError, ShrinkError, Shrunk,
 };
 use mcheck_explorers::AnyExplorer;
 use std::fmt;
@@ -37,6 +38,9 @@ pub trait DynModel: Send + Sync {
     /// Shrink `schedule` with at most `max_attempts` replays; see
     /// [`shrink_model`].
     fn shrink(&self, schedule: &Schedule, max_attempts: u64) -> Result<Shrunk, Error>;
+    /// Replay `schedule` and explain it: states, happens-before order,
+    /// races; see [`explain_model`].
+    fn explain(&self, schedule: &Schedule) -> Result<Explanation, Error>;
 }
 
 /// The explorer named `name` for model `m`: a built-in one or one of the
@@ -113,6 +117,10 @@ impl<M: Model> DynModel for M {
             max_attempts,
         )?)
     }
+
+    fn explain(&self, schedule: &Schedule) -> Result<Explanation, Error> {
+        Ok(explain_model(self, schedule_explorer(self, schedule)?, schedule)?)
+    }
 }
 
 /// What can go wrong behind the registry: a name it does not know, or the
@@ -143,6 +151,8 @@ pub enum Error {
     Replay(ReplayError),
     /// A schedule cannot be shrunk.
     Shrink(ShrinkError),
+    /// A counterexample cannot be explained.
+    Explain(ExplainError),
 }
 
 impl fmt::Display for Error {
@@ -160,6 +170,7 @@ impl fmt::Display for Error {
             Error::Schedule(e) => fmt::Display::fmt(e, f),
             Error::Replay(e) => fmt::Display::fmt(e, f),
             Error::Shrink(e) => fmt::Display::fmt(e, f),
+            Error::Explain(e) => fmt::Display::fmt(e, f),
         }
     }
 }
@@ -181,7 +192,8 @@ wraps!(
     Search(SearchError),
     Schedule(ParseError),
     Replay(ReplayError),
-    Shrink(ShrinkError)
+    Shrink(ShrinkError),
+    Explain(ExplainError)
 );
 
 /// The CLI's edge: errors become the one-line message it prints.

@@ -120,7 +120,7 @@ fn unknown_format_lists_the_valid_ones() {
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
-        e.contains("'svg'") && e.contains("[possible values: text, mermaid, dot, json]"),
+        e.contains("'svg'") && e.contains("[possible values: text, mermaid, dot, json, html]"),
         "{e}"
     );
 }

@@ -95,7 +95,7 @@ fn complete<P: Program, E: Explorer>(
 
 /// The program for `schedule`: its model, parameters and bug checked
 /// against `model`.
-fn program_for<M: Model>(model: &M, schedule: &Schedule) -> Result<M::Program, ReplayError> {
+pub(crate) fn program_for<M: Model>(model: &M, schedule: &Schedule) -> Result<M::Program, ReplayError> {
     let info = model.info();
     if schedule.model != info.name {
         return Err(ReplayError::WrongModel {

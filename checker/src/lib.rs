@@ -17,6 +17,7 @@ pub mod explorer;
 pub mod machine;
 pub mod model;
 pub mod program;
+pub mod races;
 pub mod replay;
 pub mod report;
 pub mod schedule;
@@ -28,7 +29,10 @@ pub use check::{check_model, replay_model, shrink_model};
 pub use config::{Config, Progress, StopFlag};
 pub use explorer::{BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
-pub use program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
+pub use program::{
+    ActorId, ActorInfo, ActorView, Enabled, Event, Program, StateView, StepTrace, Violation, ViolationKind,
+};
+pub use races::{explain, explain_model, ExplainError, Explanation, Race, Variant};
 pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};
 pub use report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 pub use schedule::{ParseError, PathKind, Schedule};

@@ -207,6 +207,37 @@ pub struct StepTrace {
     pub halted: bool,
 }
 
+/// What a person sees of one actor in a state: its name, its state and the
+/// messages waiting for it, as text (for counterexample pages; see
+/// [`Program::view`]).
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct ActorView {
+    /// The actor's name.
+    pub name: String,
+    /// Its state, as text (the machine runtime: the model's
+    /// `MachineModel::show`, by default the machine's `Debug`).
+    pub state: String,
+    /// The messages queued for it in FIFO order, oldest first.
+    pub inbox: Vec<String>,
+    /// Unordered messages in flight to it, one entry per copy.
+    pub unordered: Vec<String>,
+    /// True once it has halted.
+    pub halted: bool,
+    /// True while it is suspended at a data choice (its next step continues
+    /// the same handler rather than taking a message).
+    pub choosing: bool,
+}
+
+/// What a person sees of a whole state: every actor by id, and the
+/// monitors (see [`Program::view`]).
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct StateView {
+    /// Every actor that exists, indexed by its id.
+    pub actors: Vec<ActorView>,
+    /// The monitors' state, as text (empty when there are none).
+    pub monitors: String,
+}
+
 /// A transition system under test.
 ///
 /// # Contract
@@ -275,6 +306,14 @@ pub trait Program: Sync {
         let _ = trace;
         self.execute(s, actor, alt, events)
     }
+
+    /// A view of `s` for people: each actor's state and inbox, and the
+    /// monitors. Optional: the default is `None`, and then counterexample
+    /// pages show the `Debug` of the whole state. The machine runtime
+    /// implements it, so machine models get it without code of their own.
+    fn view(&self, _s: &Self::State) -> Option<StateView> {
+        None
+    }
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -307,5 +346,8 @@ impl<P: Program + ?Sized> Program for &P {
         trace: &mut StepTrace,
     ) -> Result<(), Violation> {
         (**self).execute_traced(s, actor, alt, events, trace)
+    }
+    fn view(&self, s: &Self::State) -> Option<StateView> {
+        (**self).view(s)
     }
 }

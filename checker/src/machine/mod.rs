@@ -147,6 +147,13 @@ pub trait MachineModel: Send + Sync {
         None
     }
 
+    /// The machine as text for counterexample pages (`mcheck replay
+    /// --format html`). Default: its `Debug`; a model whose machines have
+    /// a `Display` may return that instead.
+    fn show(&self, machine: &Self::Machine) -> String {
+        format!("{machine:?}")
+    }
+
     /// What `machine` does with `msg` now. Default: handle everything.
     fn receive(&self, _machine: &Self::Machine, _msg: &Self::Msg) -> Receive {
         Receive::Handle

@@ -4,7 +4,9 @@ use super::ctx::{Ctx, Setup};
 use super::delivery::Action;
 use super::world::{MachineId, Pending, Slot, World};
 use super::{MachineModel, Receive};
-use crate::program::{ActorId, ActorInfo, Enabled, Event, Program, StepTrace, Violation, ViolationKind};
+use crate::program::{
+    ActorId, ActorInfo, ActorView, Enabled, Event, Program, StateView, StepTrace, Violation, ViolationKind,
+};
 use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -389,5 +391,30 @@ impl<M: MachineModel> Program for Machines<M> {
 
     fn actor_name(&self, s: &World<M>, actor: ActorId) -> String {
         self.name_of(s, MachineId(actor.0))
+    }
+
+    fn view(&self, s: &World<M>) -> Option<StateView> {
+        let pending = s.pending.as_ref().map(|p| p.machine);
+        let actors = (0..s.slots.len() as u32)
+            .map(MachineId)
+            .map(|id| {
+                let slot = &s.slots[id.0 as usize];
+                let unordered = s.unordered_to(id).iter();
+                ActorView {
+                    name: self.0.name(id, &slot.machine),
+                    state: self.0.show(&slot.machine),
+                    inbox: s.inbox(id).iter().map(|(_, m)| format!("{m:?}")).collect(),
+                    unordered: unordered
+                        .flat_map(|f| std::iter::repeat_n(format!("{:?}", f.msg()), f.count() as usize))
+                        .collect(),
+                    halted: slot.halted,
+                    choosing: pending == Some(id),
+                }
+            })
+            .collect();
+        Some(StateView {
+            actors,
+            monitors: format!("{:?}", s.monitor),
+        })
     }
 }

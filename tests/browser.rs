@@ -1,0 +1,185 @@
+//! The counterexample page in a real browser: `mcheck replay FILE --format
+//! html` of a saved counterexample, opened in headless Chromium; the test
+//! reads the browser's own DOM after the page's script ran and checks that
+//! the diagram and the step view are there and that moving to the last
+//! step (`#step=last`) shows the violation. It also takes the README's
+//! screenshot (written to docs/ when `MCHECK_UPDATE_DOCS=1`).
+//!
+//! Chromium: `$MCHECK_CHROMIUM`, else `/usr/bin/chromium` (Debian's
+//! package, which `.ci/run` installs when missing). Without it the test
+//! fails under CI (`CI` set) and is skipped with a loud message elsewhere.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn mcheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcheck"))
+        .args(args)
+        .output()
+        .expect("mcheck runs")
+}
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcheck-browser-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The browser, if there is one.
+fn chromium() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var("MCHECK_CHROMIUM").unwrap_or_default(),
+        "/usr/bin/chromium".into(),
+        "/usr/bin/chromium-browser".into(),
+    ];
+    candidates
+        .into_iter()
+        .filter(|c| !c.is_empty())
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+/// Run headless Chromium on `url` with `args`, at most 60 seconds; its
+/// standard output.
+fn headless(browser: &Path, profile: &Path, args: &[&str], url: &str) -> String {
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("chromium did not finish within 60 s on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "chromium failed on {url}: {:?}", out.status);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The text of the element with id `id` in `dom` (up to its first child
+/// element or closing tag).
+fn text_of<'a>(dom: &'a str, id: &str) -> Option<&'a str> {
+    let at = dom.find(&format!("id=\"{id}\""))?;
+    let rest = &dom[at..];
+    let start = rest.find('>')? + 1;
+    let end = rest[start..].find('<')? + start;
+    Some(&rest[start..end])
+}
+
+#[test]
+fn the_page_renders_in_chromium() {
+    let dir = temp_dir();
+    let saved = dir.join("cex.json");
+    let saved = saved.to_str().unwrap();
+    let o = mcheck(&[
+        "run",
+        "lostupdate",
+        "--bug",
+        "1",
+        "--set",
+        "clients=2,increments=1",
+        "--save",
+        saved,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = mcheck(&["replay", saved, "--format", "html"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = String::from_utf8(o.stdout).unwrap();
+    // Self-contained: no external scripts, styles, images or fonts.
+    for external in [
+        "<script src",
+        "<link",
+        "@import",
+        "url(http",
+        "src=\"http",
+        "href=\"http",
+    ] {
+        assert!(
+            !page.contains(external),
+            "the page refers to something outside: {external}"
+        );
+    }
+    let html = dir.join("cex.html");
+    std::fs::write(&html, &page).unwrap();
+    let Some(browser) = chromium() else {
+        let message = "no Chromium (install it: apt-get install -y chromium; .ci/run does)";
+        if std::env::var_os("CI").is_some() {
+            panic!("{message}");
+        }
+        eprintln!("\n!!!!!!!! SKIPPED the_page_renders_in_chromium: {message} !!!!!!!!\n");
+        return;
+    };
+    let url = format!("file://{}", html.display());
+    let profile = dir.join("profile");
+    // The replay of this counterexample: 10 steps (0..=9), violation at 9.
+    let steps = page.matches("<li data-step=").count() - 1;
+    assert_eq!(steps, 10);
+
+    // The first state: the diagram, the step view, no violation shown.
+    let dom = headless(&browser, &profile, &["--dump-dom"], &url);
+    assert!(dom.contains("<svg id=\"diagram\""), "no diagram");
+    assert_eq!(dom.matches("<g class=\"step").count(), steps, "one dot per step");
+    assert_eq!(text_of(&dom, "stepno"), Some("0"));
+    // The script filled the machine table: client1, client2, server0 and
+    // its inbox (the set-up's Go messages queued for the clients).
+    let rows = dom.matches("<tr><td").count();
+    assert_eq!(rows, 3, "one row per machine");
+    assert!(
+        dom.contains("<div id=\"violation\" hidden=\"\""),
+        "violation hidden at step 0"
+    );
+
+    // The last step: the violation, the step highlighted in the diagram,
+    // changed cells marked.
+    let dom = headless(&browser, &profile, &["--dump-dom"], &format!("{url}#step=last"));
+    assert_eq!(text_of(&dom, "stepno"), Some(steps.to_string().as_str()));
+    let violation = text_of(&dom, "violation").unwrap();
+    assert!(
+        violation.starts_with("VIOLATION at step 9: monitor in counter"),
+        "{violation}"
+    );
+    assert!(
+        dom.contains("class=\"step violating current\""),
+        "the last step is current"
+    );
+    assert!(dom.contains("class=\"changed\""), "what changed is highlighted");
+    assert!(dom.contains("class=\"race responsible\""), "the race is marked");
+
+    // The screenshot for the README.
+    let shot = dir.join("counterexample.png");
+    headless(
+        &browser,
+        &profile,
+        &[&format!("--screenshot={}", shot.display()), "--window-size=1200,900"],
+        &format!("{url}#step=last"),
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert_eq!(&png[1..4], b"PNG");
+    let size = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
+    assert_eq!((size(16), size(20)), (1200, 900), "IHDR width and height");
+    if std::env::var_os("MCHECK_UPDATE_DOCS").is_some() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::copy(&shot, docs.join("counterexample.png")).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
