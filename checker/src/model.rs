@@ -19,6 +19,13 @@ pub struct ParamSpec {
     pub min: u64,
     /// The largest valid value.
     pub max: u64,
+    /// The largest value at which the exhaustive strategies (ses, dfs, pb)
+    /// can be expected to finish in the model's default configuration
+    /// otherwise; values from here to `max` are for the sampling
+    /// strategies (long workloads). Equal to `max` when every valid value
+    /// is fine; `mcheck run` warns (on stderr and in the report's notes)
+    /// when an exhaustive strategy runs beyond it (see [`Params::beyond_exhaustive`]).
+    pub exhaustive_max: u64,
     /// What it means.
     pub description: &'static str,
 }
@@ -149,6 +156,24 @@ impl Params {
         Params(specs.iter().map(|p| (p.name.to_string(), p.default)).collect())
     }
 
+    /// The parameters of `specs` whose value here is above their
+    /// [`ParamSpec::exhaustive_max`], in `specs` order: the warnings an
+    /// exhaustive run of `model` with these parameters gets.
+    pub fn beyond_exhaustive(&self, model: &str, specs: &[ParamSpec]) -> Vec<BeyondExhaustive> {
+        specs
+            .iter()
+            .filter_map(|p| {
+                let value = self.0.get(p.name).copied()?;
+                (value > p.exhaustive_max).then(|| BeyondExhaustive {
+                    model: model.to_string(),
+                    name: p.name,
+                    value,
+                    exhaustive_max: p.exhaustive_max,
+                })
+            })
+            .collect()
+    }
+
     /// Defaults of `specs` overridden by `overrides` (`name=value` pairs).
     /// Errors name the bad parameter or value and the valid ones.
     pub fn resolve(model: &str, specs: &[ParamSpec], overrides: &[(String, String)]) -> Result<Params, ParamError> {
@@ -175,6 +200,35 @@ impl Params {
             map.insert(k.clone(), value);
         }
         Ok(Params(map))
+    }
+}
+
+/// A parameter set beyond its [`ParamSpec::exhaustive_max`] for a run of
+/// an exhaustive strategy: the search is valid but will not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BeyondExhaustive {
+    /// The model's name.
+    pub model: String,
+    /// The parameter.
+    pub name: &'static str,
+    /// Its value.
+    pub value: u64,
+    /// The largest value at which exhaustive search can be expected to finish.
+    pub exhaustive_max: u64,
+}
+
+impl fmt::Display for BeyondExhaustive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let BeyondExhaustive {
+            model,
+            name,
+            value,
+            exhaustive_max,
+        } = self;
+        write!(
+            f,
+            "{name}={value} is beyond {exhaustive_max}, the largest {name} of model {model} at which an exhaustive search (ses, dfs, pb) can be expected to finish: it will most likely stop at a budget; use a sampling strategy (ss, rs, irs, pct) for long workloads, or {name} <= {exhaustive_max}"
+        )
     }
 }
 

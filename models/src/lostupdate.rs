@@ -45,6 +45,7 @@ pub const PARAMS: [ParamSpec; 2] = [
         default: 3,
         min: 1,
         max: 6,
+        exhaustive_max: 6,
         description: "number of clients",
     },
     ParamSpec {
@@ -52,6 +53,7 @@ pub const PARAMS: [ParamSpec; 2] = [
         default: 3,
         min: 1,
         max: 5,
+        exhaustive_max: 5,
         description: "increments per client",
     },
 ];

@@ -103,6 +103,7 @@ pub const PARAMS: [ParamSpec; 3] = [
         default: 3,
         min: 1,
         max: 5,
+        exhaustive_max: 5,
         description: "number of acceptors (a majority is acceptors/2+1)",
     },
     ParamSpec {
@@ -110,6 +111,7 @@ pub const PARAMS: [ParamSpec; 3] = [
         default: 2,
         min: 1,
         max: 3,
+        exhaustive_max: 3,
         description: "number of proposers, each proposing its own value",
     },
     ParamSpec {
@@ -117,6 +119,7 @@ pub const PARAMS: [ParamSpec; 3] = [
         default: 1,
         min: 0,
         max: 3,
+        exhaustive_max: 3,
         description: "times each proposer may give up (nack or timeout) and start a higher round",
     },
 ];

@@ -100,6 +100,7 @@ pub const PARAMS: [ParamSpec; 2] = [
         default: 3,
         min: 2,
         max: 5,
+        exhaustive_max: 5,
         description: "nodes, each proposer, acceptor and learner",
     },
     ParamSpec {
@@ -107,6 +108,7 @@ pub const PARAMS: [ParamSpec; 2] = [
         default: 2,
         min: 1,
         max: 4,
+        exhaustive_max: 4,
         description: "client updates, which is also the number of log slots",
     },
 ];

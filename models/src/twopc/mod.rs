@@ -122,6 +122,7 @@ pub const PARAMS: [ParamSpec; 2] = [
         default: 2,
         min: 1,
         max: MAX_PARTICIPANTS as u64,
+        exhaustive_max: MAX_PARTICIPANTS as u64,
         description: "number of participants",
     },
     ParamSpec {
@@ -129,6 +130,7 @@ pub const PARAMS: [ParamSpec; 2] = [
         default: 1,
         min: 1,
         max: MAX_CLIENTS as u64,
+        exhaustive_max: MAX_CLIENTS as u64,
         description: "number of clients (each writes its own key twice, reading it back after each write)",
     },
 ];

@@ -117,6 +117,7 @@ pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
     default: 3,
     min: 1,
     max: MAX_RMS as u64,
+    exhaustive_max: MAX_RMS as u64,
     description: "number of resource managers",
 }];
 

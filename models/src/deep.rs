@@ -1,0 +1,67 @@
+//! The long-workload ("deep") configurations: for every seeded bug of every
+//! model, parameters (in `--set` syntax) under which a random walk runs
+//! executions of at least 300 steps on average, so that the bug is a race
+//! late in a long execution (ARCHITECTURE.md §8). `mcheck table --deep`
+//! and the scaling experiment run these; the scaling experiment varies
+//! [`workload_param`].
+
+/// Per model: its name, its workload parameter, and the deep configuration
+/// of each seeded bug in `--bug` order (bug `i + 1` at index `i`).
+const DEEP: &[(&str, &str, &[&str])] = &[
+    (
+        "chain",
+        "keys",
+        &[
+            "clients=3,keys=60",
+            "clients=3,keys=60",
+            "clients=3,keys=60",
+            "clients=3,keys=60",
+            "clients=3,keys=60",
+            "clients=3,keys=60",
+            "clients=3,keys=60",
+        ],
+    ),
+    ("lostupdate", "increments", &["clients=3,increments=60"]),
+    ("multipaxos", "updates", &["updates=60", "updates=60", "updates=60"]),
+    ("paxos", "retries", &["retries=60", "retries=60", "retries=60"]),
+    (
+        "2pc",
+        "transactions",
+        &[
+            "clients=3,transactions=60",
+            "clients=3,transactions=60",
+            "clients=3,transactions=60",
+            "clients=3,transactions=60",
+        ],
+    ),
+    ("twophase", "rounds", &["rounds=60"]),
+    (
+        "raft",
+        "requests",
+        &[
+            "requests=60,elections=3",
+            "requests=60,elections=3",
+            "requests=60,elections=3",
+            "requests=60,elections=3",
+            "requests=60,elections=3",
+        ],
+    ),
+];
+
+/// The long-workload configuration of seeded bug `bug` of model `model` (in `--set` syntax,
+/// e.g. "clients=3,increments=60") used by `mcheck table --deep` and the scaling experiment;
+/// `None` for an unknown model or bug. Every seeded bug of every model has one (raft's too:
+/// use its requests/elections parameters), chosen so that the mean execution length under a
+/// random walk is at least 300 steps.
+pub fn deep_params(model: &str, bug: u32) -> Option<&'static str> {
+    let (_, _, bugs) = DEEP.iter().find(|(name, _, _)| *name == model)?;
+    let index = usize::try_from(bug.checked_sub(1)?).ok()?;
+    bugs.get(index).copied()
+}
+
+/// The workload parameter of `model` (the one the scaling experiment varies), e.g. "increments".
+pub fn workload_param(model: &str) -> Option<&'static str> {
+    DEEP.iter()
+        .find(|(name, _, _)| *name == model)
+        .map(|(_, param, _)| *param)
+}
