@@ -227,7 +227,7 @@ impl fmt::Display for BeyondExhaustive {
         } = self;
         write!(
             f,
-            "{name}={value} is beyond {exhaustive_max}, the largest {name} of model {model} at which an exhaustive search (ses, dfs, pb) can be expected to finish: it will most likely stop at a budget; use a sampling strategy (ss, rs, irs, pct) for long workloads, or {name} <= {exhaustive_max}"
+            "{name}={value} is beyond {exhaustive_max}, the largest {name} of model {model} at which an exhaustive search (ses, dfs, pb) can be expected to finish: it may still find a violation, but it will most likely stop at a budget before covering the state space; use a sampling strategy (ss, rs, irs, pct) for long workloads, or {name} <= {exhaustive_max}"
         )
     }
 }

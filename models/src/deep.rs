@@ -1,9 +1,16 @@
 //! The long-workload ("deep") configurations: for every seeded bug of every
 //! model, parameters (in `--set` syntax) under which a random walk runs
 //! executions of at least 300 steps on average, so that the bug is a race
-//! late in a long execution (ARCHITECTURE.md §8). `mcheck table --deep`
-//! and the scaling experiment run these; the scaling experiment varies
-//! [`workload_param`].
+//! that may come late in a long execution (ARCHITECTURE.md §8).
+//! `mcheck table --deep` and the scaling experiment run these; the scaling
+//! experiment varies [`workload_param`].
+//!
+//! Each string names the parameters the bug's run actually uses (a bug
+//! that needs four chain servers says `servers=4`), and the length is that
+//! of the model's workload there: measured on the correct version (a walk
+//! of the buggy one ends at the violation), 20 walks, pinned in
+//! `models/tests/deep.rs`. TwoPhase never ends on its own, so its walks
+//! always run to `--max-steps`.
 
 /// Per model: its name, its workload parameter, and the deep configuration
 /// of each seeded bug in `--bug` order (bug `i + 1` at index `i`).
@@ -12,26 +19,26 @@ const DEEP: &[(&str, &str, &[&str])] = &[
         "chain",
         "keys",
         &[
-            "clients=3,keys=60",
-            "clients=3,keys=60",
-            "clients=3,keys=60",
-            "clients=3,keys=60",
-            "clients=3,keys=60",
-            "clients=3,keys=60",
-            "clients=3,keys=60",
+            "clients=2,keys=60",
+            "clients=2,keys=60",
+            "clients=2,keys=60",
+            "clients=2,keys=60",
+            "clients=2,failures=2,keys=60",
+            "clients=2,keys=60",
+            "clients=2,keys=60,servers=4",
         ],
     ),
     ("lostupdate", "increments", &["clients=3,increments=60"]),
     ("multipaxos", "updates", &["updates=60", "updates=60", "updates=60"]),
-    ("paxos", "retries", &["retries=60", "retries=60", "retries=60"]),
+    ("paxos", "proposals", &["proposals=20", "proposals=20", "proposals=20"]),
     (
         "2pc",
         "transactions",
         &[
-            "clients=3,transactions=60",
-            "clients=3,transactions=60",
-            "clients=3,transactions=60",
-            "clients=3,transactions=60",
+            "transactions=30",
+            "transactions=30",
+            "transactions=30",
+            "transactions=30",
         ],
     ),
     ("twophase", "rounds", &["rounds=60"]),
@@ -39,11 +46,11 @@ const DEEP: &[(&str, &str, &[&str])] = &[
         "raft",
         "requests",
         &[
-            "requests=60,elections=3",
-            "requests=60,elections=3",
-            "requests=60,elections=3",
-            "requests=60,elections=3",
-            "requests=60,elections=3",
+            "elections=3,requests=60",
+            "requests=60",
+            "requests=60",
+            "requests=60",
+            "elections=2,requests=60",
         ],
     ),
 ];

@@ -107,9 +107,9 @@ pub const PARAMS: [ParamSpec; 2] = [
         name: "updates",
         default: 2,
         min: 1,
-        max: 4,
+        max: 60,
         exhaustive_max: 4,
-        description: "client updates, which is also the number of log slots",
+        description: "client updates, which is also the number of log slots (a long workload for sampling above 4)",
     },
 ];
 
@@ -220,7 +220,7 @@ pub enum Note {
 /// value chosen per slot (0: none yet).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Monitor {
-    proposed: u32,
+    proposed: u64,
     chosen: Vec<u8>,
 }
 
