@@ -359,3 +359,45 @@ pub trait Model: Send + Sync + 'static {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &'static str, default: u64, exhaustive_max: u64) -> ParamSpec {
+        ParamSpec {
+            name,
+            default,
+            min: 1,
+            max: 60,
+            exhaustive_max,
+            description: "",
+        }
+    }
+
+    #[test]
+    fn beyond_exhaustive_names_each_parameter_above_its_cap() {
+        let specs = [spec("clients", 3, 60), spec("increments", 3, 5), spec("rounds", 1, 2)];
+        let set = |kv: &[(&str, &str)]| {
+            let kv: Vec<(String, String)> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            Params::resolve("m", &specs, &kv).unwrap()
+        };
+        assert_eq!(set(&[]).beyond_exhaustive("m", &specs), []);
+        assert_eq!(
+            set(&[("increments", "5"), ("rounds", "2")]).beyond_exhaustive("m", &specs),
+            []
+        );
+        let beyond = set(&[("increments", "6"), ("clients", "60"), ("rounds", "3")]).beyond_exhaustive("m", &specs);
+        let named: Vec<(&str, u64, u64)> = beyond.iter().map(|b| (b.name, b.value, b.exhaustive_max)).collect();
+        assert_eq!(named, [("increments", 6, 5), ("rounds", 3, 2)]);
+        let text = beyond[0].to_string();
+        assert!(
+            text.starts_with("increments=6 is beyond 5, the largest increments of model m "),
+            "{text}"
+        );
+        assert!(
+            text.contains("(ses, dfs, pb)") && text.ends_with("or increments <= 5"),
+            "{text}"
+        );
+    }
+}

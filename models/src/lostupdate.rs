@@ -54,7 +54,7 @@ pub const PARAMS: [ParamSpec; 2] = [
         min: 1,
         max: 60,
         exhaustive_max: 5,
-        description: "increments per client (a long workload for sampling above 5)",
+        description: "increments per client",
     },
 ];
 

@@ -136,7 +136,7 @@ pub const PARAMS: [ParamSpec; 4] = [
         min: 1,
         max: 60,
         exhaustive_max: 1,
-        description: "proposals each proposer makes one after the other, each in a higher round (a long workload for sampling above 1)",
+        description: "proposals each proposer makes one after the other, each in a higher round",
     },
 ];
 

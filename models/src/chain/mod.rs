@@ -210,7 +210,7 @@ pub const PARAMS: [ParamSpec; 5] = [
         min: 1,
         max: 60,
         exhaustive_max: 3,
-        description: "keys each client updates then queries (a long workload for sampling above 3)",
+        description: "keys each client updates then queries",
     },
 ];
 

@@ -109,7 +109,7 @@ pub const PARAMS: [ParamSpec; 2] = [
         min: 1,
         max: 60,
         exhaustive_max: 4,
-        description: "client updates, which is also the number of log slots (a long workload for sampling above 4)",
+        description: "client updates, which is also the number of log slots",
     },
 ];
 

@@ -136,7 +136,7 @@ pub const PARAMS: [ParamSpec; 3] = [
         min: 1,
         max: 60,
         exhaustive_max: 2,
-        description: "writes (transactions) per client, each read back (a long workload for sampling above 2)",
+        description: "writes (transactions) per client, each read back",
     },
 ];
 
