@@ -484,6 +484,32 @@ fn same_report_on_one_and_two_threads() {
     }
 }
 
+/// Two shards run exactly the executions of one unsharded run: their
+/// schedules and steps add up to its own.
+#[test]
+fn shards_partition_the_executions() {
+    let p = lostupdate(None);
+    for s in strategies() {
+        let c = |shard| Config {
+            seed: 3,
+            threads: 2,
+            shard,
+            max_schedules: Some(200),
+            time_limit: Some(Duration::from_secs(60)),
+            ..Config::default()
+        };
+        let whole = run(&p, &s, &c(None));
+        let parts: Vec<Report> = (0..2).map(|k| run(&p, &s, &c(Some((k, 2))))).collect();
+        assert_eq!(
+            parts.iter().map(|r| r.schedules).sum::<u64>(),
+            whole.schedules,
+            "{}",
+            s.name()
+        );
+        assert_eq!(parts.iter().map(|r| r.steps).sum::<u64>(), whole.steps, "{}", s.name());
+    }
+}
+
 /// Lostupdate's seeded bug at the default configuration: the schedules to
 /// find it for seeds 0..5 (pinned), and every counterexample replays to
 /// the same violation.
