@@ -311,7 +311,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
     assert!(run_long.contains("- pct: PCT"), "{run_long}");
     let replay = help(&["replay", "-h"]);
     assert!(
-        replay.contains("[possible values: text, mermaid, dot, json]"),
+        replay.contains("[possible values: text, mermaid, dot, json, html]"),
         "{replay}"
     );
     let top = help(&["--help"]);
