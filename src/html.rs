@@ -188,8 +188,9 @@ pub fn page(ex: &Explanation, schedule: &Schedule) -> String {
             "responsible": r.responsible(),
         })).collect::<Vec<_>>(),
     });
-    // `</` would end the script element early.
-    let data = data.to_string().replace("</", "<\\/");
+    // No `<` inside the script element (`</script>`, `<!--`): in JSON it
+    // only occurs inside strings, where `\u003c` means the same.
+    let data = data.to_string().replace('<', "\\u003c");
     let title = format!("mcheck counterexample: {}", schedule.model);
     let violation = ex
         .violation

@@ -315,7 +315,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
     }
     let replay = help(&["replay", "-h"]);
     assert!(
-        replay.contains("[possible values: text, mermaid, dot, json]"),
+        replay.contains("[possible values: text, mermaid, dot, json, html]"),
         "{replay}"
     );
     let top = help(&["--help"]);

@@ -5,6 +5,7 @@
 
 use mcheck::search::Strategy;
 use mcheck::{Config, Params, Registry};
+use std::process::Command;
 use std::time::Instant;
 
 /// (model, overrides, bug, races, races the violation depends on).
@@ -69,4 +70,36 @@ fn every_seeded_bug_has_a_race_whose_flip_removes_it() {
     }
     assert_eq!(got, CASES);
     eprintln!("search {search_time:.3}s, race reports {explain_time:.3}s");
+}
+
+#[test]
+fn replay_races_through_the_cli() {
+    let mcheck = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_mcheck")).args(args).output().unwrap();
+    let o = mcheck(&[
+        "run",
+        "lostupdate",
+        "--bug",
+        "1",
+        "--set",
+        "clients=2,increments=1",
+        "--json",
+        "-q",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let schedule = v["schedule"].as_str().unwrap();
+    let o = mcheck(&["replay", schedule, "--races"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let report = &out[out.find("Happens-before").expect("the race report")..];
+    assert!(
+        report.contains("     4  server0        [2 1 1] receives Read { from: #2 } from client2 (sent at step 1)"),
+        "{report}"
+    );
+    assert!(report.ends_with(
+        "The violation depends on 1 of 3 races (flipping one removes it):\n  race 2: server0 received Read { from: #2 } from client2 (sent at step 1) at step 4 before Write { from: #1, new: 1 } from client1 (sent at step 3) at step 6\n"
+    ), "{report}");
+    let o = mcheck(&["replay", schedule, "--races", "--format", "dot"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("--races applies to --format text, not dot"), "{e}");
 }
