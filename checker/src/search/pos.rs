@@ -15,13 +15,16 @@
 //! # The published guarantee
 //!
 //! The paper proves a lower bound on the probability with which POS samples
-//! each partial order (Mazurkiewicz trace) of a program: a product, over
-//! the events of the partial order, of terms that depend on the races the
-//! event takes part in, not on how many interleavings of independent events
-//! the partial order has. A uniform random walk has no such bound: it
-//! samples a partial order with a probability that shrinks with the number
-//! of its interleavings of independent events. The proof assumes that the
-//! scheduler knows, for every pending event, which others it races with.
+//! each partial order (Mazurkiewicz trace) of a program, which depends on
+//! the races among the events of the partial order and not on how many
+//! interleavings of independent events it has (this states the shape of
+//! the theorem; its formula is in the paper). A uniform random walk has no
+//! such bound: it samples a partial order with a probability that shrinks
+//! with the number of its interleavings of independent events. The proof
+//! assumes that the scheduler knows, for every pending event, which others
+//! it races with. What mcheck checks instead: on a small program the hit
+//! rate equals the probability computed by enumerating POS's random
+//! choices (`checker/tests/pos_pctcp.rs`).
 //!
 //! # mcheck's adaptation (what it assumes)
 //!
