@@ -201,6 +201,17 @@ fn enabled(started: bool, q: &[Vec<Flying>; 4]) -> Vec<u32> {
 /// from sender x, its other pending messages from senders other than x get
 /// fresh priorities. True when the bug is hit.
 fn pos_run(c: &mut Choices) -> Result<bool, NeedMore> {
+    pos_or_uniform(c, true)
+}
+
+/// For contrast: a uniform choice among the enabled actors at every step.
+fn uniform_actor_run(c: &mut Choices) -> Result<bool, NeedMore> {
+    pos_or_uniform(c, false)
+}
+
+/// One execution under POS (`pos`) or under a uniform choice among the
+/// enabled actors (then priorities are neither drawn nor used).
+fn pos_or_uniform(c: &mut Choices, pos: bool) -> Result<bool, NeedMore> {
     let mut q: [Vec<Flying>; 4] = Default::default();
     let mut started = false;
     let mut seen = (false, false);
@@ -209,10 +220,13 @@ fn pos_run(c: &mut Choices) -> Result<bool, NeedMore> {
         if en.is_empty() {
             return Ok(false);
         }
-        // The starter is enabled alone (first step), with a priority of its own.
-        let a = if started {
+        let a = if !pos {
+            en[c.pick(en.len() as u64)? as usize]
+        } else if started {
             *en.iter().max_by_key(|&&a| c.rank(q[a as usize][0].2)).unwrap()
         } else {
+            // The starter is enabled alone (first step), with a priority
+            // of its own.
             c.draw()?;
             Z
         };
@@ -221,8 +235,10 @@ fn pos_run(c: &mut Choices) -> Result<bool, NeedMore> {
             None
         } else {
             let (from, m, _) = q[a as usize].remove(0);
-            for x in q[a as usize].iter_mut().filter(|x| x.0 != from) {
-                x.2 = c.draw()?;
+            if pos {
+                for x in q[a as usize].iter_mut().filter(|x| x.0 != from) {
+                    x.2 = c.draw()?;
+                }
             }
             Some(m)
         };
@@ -230,7 +246,7 @@ fn pos_run(c: &mut Choices) -> Result<bool, NeedMore> {
             return Ok(true);
         }
         for (to, msg) in sends(a, m) {
-            let p = c.draw()?;
+            let p = if pos { c.draw()? } else { 0 };
             q[to as usize].push((a, msg, p));
         }
     }
@@ -389,32 +405,6 @@ fn pctcp_hit_rate_matches_the_enumeration() {
 fn pos_probability_by_hand() {
     assert!((exact(pos_run) - 1.0 / 6.0).abs() < 1e-12);
     assert!((exact(uniform_actor_run) - 0.25).abs() < 1e-12);
-}
-
-/// For contrast: a uniform choice among the enabled actors at every step.
-fn uniform_actor_run(c: &mut Choices) -> Result<bool, NeedMore> {
-    let mut q: [Vec<Flying>; 4] = Default::default();
-    let mut started = false;
-    let mut seen = (false, false);
-    loop {
-        let en = enabled(started, &q);
-        if en.is_empty() {
-            return Ok(false);
-        }
-        let a = en[c.pick(en.len() as u64)? as usize];
-        let m = if a == Z {
-            started = true;
-            None
-        } else {
-            Some(q[a as usize].remove(0).1)
-        };
-        if a == S && at_server(m.unwrap(), &mut seen) {
-            return Ok(true);
-        }
-        for (to, msg) in sends(a, m) {
-            q[to as usize].push((a, msg, 0));
-        }
-    }
 }
 
 /// POS's hits on seeds 0..RUNS and its exact probability (1/6: see
