@@ -19,10 +19,13 @@
 
 mod args;
 pub mod cli;
+pub mod deep;
 mod output;
+mod plot;
 mod printing;
 pub mod registry;
 pub mod render;
+pub mod scaling;
 mod settings;
 mod signals;
 pub mod table;
