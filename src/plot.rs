@@ -38,6 +38,8 @@ fn draw(
         .build_cartesian_2d((x_lo / 1.25..x_hi * 1.25).log_scale(), (0.8..top * 2.0).log_scale())?;
     chart
         .configure_mesh()
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
         .x_desc("mean execution length (steps)")
         .y_desc("median schedules to the bug (SES: states)")
         .draw()?;
@@ -61,6 +63,7 @@ fn draw(
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 15))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()?;
