@@ -8,7 +8,7 @@
 
 use crate::args::parse_overrides;
 use crate::registry::{DynModel, Registry};
-use crate::table::{self, Budget, Cell, Column, Run};
+use crate::table::{self, Budget, Cell, Column, Run, Target};
 use mcheck_checker::search::{run_indexed, Strategy};
 use mcheck_checker::{Config, Params, Progress, StopFlag};
 use serde::Serialize;
@@ -120,15 +120,11 @@ pub fn mean_steps(model: &dyn DynModel, params: &Params, budget: &Budget, stop: 
     Ok(r.steps as f64 / r.schedules.max(1) as f64)
 }
 
-/// The cells of `cols` for `bug` at `params`: `runs` seeds for a
-/// randomized column, one otherwise, every run under `budget` on one
-/// thread, `threads` runs side by side. `None` when `stop` interrupted a
-/// run.
-#[allow(clippy::too_many_arguments)]
+/// The cells of `cols` on `target`: `runs` seeds for a randomized
+/// column, one otherwise, every run under `budget` on one thread,
+/// `threads` runs side by side. `None` when `stop` interrupted a run.
 pub fn run_cells(
-    model: &dyn DynModel,
-    params: &Params,
-    bug: u32,
+    target: Target<'_>,
     cols: &[Column],
     runs: u64,
     budget: &Budget,
@@ -146,7 +142,7 @@ pub fn run_cells(
         || (),
         |_, j| {
             let (i, seed) = jobs[j];
-            table::run_once(model, params, bug, &cols[i], seed, budget, 1, stop)
+            table::run_once(target, &cols[i], seed, budget, 1, stop)
         },
     );
     let done: Vec<Run> = done.into_iter().collect::<Option<_>>()?;
@@ -186,16 +182,12 @@ pub fn build(registry: &Registry, args: &DeepArgs, mut on_row: impl FnMut(&DeepR
         let set: Vec<String> = deep_params(info.name, b.id).map(str::to_string).into_iter().collect();
         let params = params_for(model, &set, Some(b.id))?;
         let mean = mean_steps(model, &params, &args.budget, &args.stop)?;
-        let cells = run_cells(
+        let target = Target {
             model,
-            &params,
-            b.id,
-            &cols,
-            args.runs,
-            &args.budget,
-            args.threads,
-            &args.stop,
-        );
+            params: &params,
+            bug: b.id,
+        };
+        let cells = run_cells(target, &cols, args.runs, &args.budget, args.threads, &args.stop);
         let Some(cells) = cells.filter(|_| !args.stop.is_raised()) else {
             return Ok(rows);
         };
@@ -247,7 +239,7 @@ pub fn markdown_budget(rows: u64, args: &DeepArgs) -> String {
         .max_schedules
         .map_or("no cap".to_string(), |n| n.to_string());
     format!(
-        "Budget per cell and seed: {t} s and {schedules} schedules (SES-RTC: {t} s only); medians over {}. At most {} runs a row on {} side by side: at most {:.0} min for {}.\n\n",
+        "Budget per cell and seed: {t} s and {schedules} schedules (SES-RTC: {t} s only); medians over {}. At most {} runs a row on {} side by side: at most {:.1} min for {}.\n\n",
         crate::render::count_of(args.runs, "seed"),
         runs_per_row(args.runs) + 1,
         crate::render::count_of(resolve_threads(args.threads) as u64, "thread"),

@@ -6,7 +6,7 @@
 
 use crate::deep;
 use crate::registry::DynModel;
-use crate::table::{Budget, Cell, Column};
+use crate::table::{Budget, Cell, Column, Target};
 use mcheck_checker::StopFlag;
 use serde::Serialize;
 
@@ -88,10 +88,13 @@ pub fn run(
         set.push(format!("{}={size}", args.param));
         let params = deep::params_for(model, &set, Some(args.bug))?;
         let mean = deep::mean_steps(model, &params, &args.budget, &args.stop)?;
-        let cells = deep::run_cells(
+        let target = Target {
             model,
-            &params,
-            args.bug,
+            params: &params,
+            bug: args.bug,
+        };
+        let cells = deep::run_cells(
+            target,
             &args.techniques,
             args.runs,
             &args.budget,

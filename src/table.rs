@@ -150,12 +150,27 @@ pub struct Run {
     pub error: Option<String>,
 }
 
-/// One run of `col` on `bug` with `seed` under `budget`, on `threads`
+/// What a cell runs on: a model, its parameters and the bug.
+#[derive(Clone, Copy)]
+pub struct Target<'a> {
+    /// The model.
+    pub model: &'a dyn DynModel,
+    /// Its parameters.
+    pub params: &'a Params,
+    /// The bug to find.
+    pub bug: u32,
+}
+
+impl std::fmt::Debug for Target<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bug {} ({})", self.model.info().name, self.bug, self.params)
+    }
+}
+
+/// One run of `col` on `target` with `seed` under `budget`, on `threads`
 /// threads; `None` when `stop` interrupted it.
 pub fn run_once(
-    model: &dyn DynModel,
-    params: &Params,
-    bug: u32,
+    target: Target<'_>,
     col: &Column,
     seed: u64,
     budget: &Budget,
@@ -173,7 +188,9 @@ pub fn run_once(
         stop: stop.clone(),
         ..Config::default()
     };
-    let r = model.check(params, Some(bug), &col.strategy, col.explorer, &config);
+    let r = target
+        .model
+        .check(target.params, Some(target.bug), &col.strategy, col.explorer, &config);
     let (count, steps, error) = match r {
         Ok(r) if r.is_violation() => {
             let c = if col.exhaustive { r.states } else { r.schedules };
@@ -215,7 +232,7 @@ fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args:
     };
     let threads = if col.exhaustive { 1 } else { args.threads };
     let done: Vec<Run> = (0..runs)
-        .map_while(|seed| run_once(model, params, bug, col, seed, &budget, threads, &args.stop))
+        .map_while(|seed| run_once(Target { model, params, bug }, col, seed, &budget, threads, &args.stop))
         .collect();
     cell_of(&done)
 }
