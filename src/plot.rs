@@ -10,6 +10,21 @@ use plotters::prelude::*;
 /// The plot's size in pixels.
 const SIZE: (u32, u32) = (900, 600);
 
+/// Line colours, one per technique in order (cycled): ten that stay apart
+/// on white.
+const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
 /// Draw `records` (of the `techniques`, in that order) to the SVG file
 /// `path`; `cap` is the count a run stops at (the schedule budget), where
 /// the crosses go.
@@ -40,11 +55,13 @@ fn draw(
         .configure_mesh()
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 16))
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
         .x_desc("mean execution length (steps)")
         .y_desc("median schedules to the bug (SES: states)")
         .draw()?;
     for (i, name) in techniques.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = COLORS[i % COLORS.len()];
         let mine = || records.iter().filter(move |r| r.technique == *name);
         let found: Vec<(f64, f64)> = mine()
             .filter_map(|r| Some((r.mean_steps.max(1.0), r.cell.count? as f64)))
@@ -60,6 +77,11 @@ fn draw(
                 .map(|r| Cross::new((r.mean_steps.max(1.0), cap.max(1) as f64), 7, color.stroke_width(2))),
         )?;
     }
+    // The legend's entry for the crosses (drawn outside the plot area).
+    chart
+        .draw_series(std::iter::empty::<Cross<(f64, f64), i32>>())?
+        .label(format!("not found (median seed) within {cap}"))
+        .legend(|(x, y)| Cross::new((x + 7, y), 5, BLACK.stroke_width(2)));
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
