@@ -102,8 +102,13 @@ fn list(registry: &Registry, json: bool) -> Result<u8, String> {
         let info = m.info();
         println!("  {:<12} {}", info.name, first_sentence(info.description));
         for p in &info.params {
+            let exhaustive = if p.exhaustive_max < p.max {
+                format!("; exhaustive search up to {}", p.exhaustive_max)
+            } else {
+                String::new()
+            };
             println!(
-                "      --set {}=N   {} (default {}, {}..={})",
+                "      --set {}=N   {} (default {}, {}..={}{exhaustive})",
                 p.name, p.description, p.default, p.min, p.max
             );
         }
@@ -198,9 +203,20 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
         let line = printing::header(&info, &params, bug, strategy.name(), explorer, seed);
         println!("{line}");
     }
+    // A workload beyond a parameter's exhaustive cap: warn before the
+    // search starts, and note it in the report.
+    let beyond = if strategy.is_exhaustive() {
+        params.beyond_exhaustive(info.name, &info.params)
+    } else {
+        Vec::new()
+    };
+    for warning in &beyond {
+        eprintln!("mcheck: warning: {warning}");
+    }
     // The explorer is validated even for strategies that do not use it, so
     // that a typo is never silently ignored.
     let mut report = model.check(&params, bug, &strategy, &args.explorer, &config)?;
+    report.notes.extend(beyond.iter().map(|w| w.to_string()));
     if args.shrink {
         if let Some(schedule) = &report.schedule {
             let shrunk = model.shrink(schedule, DEFAULT_SHRINK_ATTEMPTS)?;

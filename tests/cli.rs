@@ -632,7 +632,7 @@ fn sigint_and_sigterm_print_the_report_and_exit_130() {
         let mut out = BufReader::new(child.stdout.take().expect("stdout"));
         let mut header = String::new();
         out.read_line(&mut header).expect("a header line");
-        assert_eq!(header, "mcheck: twophase [rms=12], dfs\n", "{signal}");
+        assert_eq!(header, "mcheck: twophase [rms=12,rounds=1], dfs\n", "{signal}");
         assert_eq!(
             child.try_wait().expect("wait"),
             None,

@@ -19,6 +19,13 @@ pub struct ParamSpec {
     pub min: u64,
     /// The largest valid value.
     pub max: u64,
+    /// The largest value at which the exhaustive strategies (ses, dfs, pb)
+    /// can be expected to finish in the model's default configuration
+    /// otherwise; values from here to `max` are for the sampling
+    /// strategies (long workloads). Equal to `max` when every valid value
+    /// is fine; `mcheck run` warns (on stderr and in the report's notes)
+    /// when an exhaustive strategy runs beyond it (see [`Params::beyond_exhaustive`]).
+    pub exhaustive_max: u64,
     /// What it means.
     pub description: &'static str,
 }
@@ -149,6 +156,24 @@ impl Params {
         Params(specs.iter().map(|p| (p.name.to_string(), p.default)).collect())
     }
 
+    /// The parameters of `specs` whose value here is above their
+    /// [`ParamSpec::exhaustive_max`], in `specs` order: the warnings an
+    /// exhaustive run of `model` with these parameters gets.
+    pub fn beyond_exhaustive(&self, model: &str, specs: &[ParamSpec]) -> Vec<BeyondExhaustive> {
+        specs
+            .iter()
+            .filter_map(|p| {
+                let value = self.0.get(p.name).copied()?;
+                (value > p.exhaustive_max).then(|| BeyondExhaustive {
+                    model: model.to_string(),
+                    name: p.name,
+                    value,
+                    exhaustive_max: p.exhaustive_max,
+                })
+            })
+            .collect()
+    }
+
     /// Defaults of `specs` overridden by `overrides` (`name=value` pairs).
     /// Errors name the bad parameter or value and the valid ones.
     pub fn resolve(model: &str, specs: &[ParamSpec], overrides: &[(String, String)]) -> Result<Params, ParamError> {
@@ -175,6 +200,35 @@ impl Params {
             map.insert(k.clone(), value);
         }
         Ok(Params(map))
+    }
+}
+
+/// A parameter set beyond its [`ParamSpec::exhaustive_max`] for a run of
+/// an exhaustive strategy: the search is valid but will not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BeyondExhaustive {
+    /// The model's name.
+    pub model: String,
+    /// The parameter.
+    pub name: &'static str,
+    /// Its value.
+    pub value: u64,
+    /// The largest value at which exhaustive search can be expected to finish.
+    pub exhaustive_max: u64,
+}
+
+impl fmt::Display for BeyondExhaustive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let BeyondExhaustive {
+            model,
+            name,
+            value,
+            exhaustive_max,
+        } = self;
+        write!(
+            f,
+            "{name}={value} is beyond {exhaustive_max}, the largest {name} of model {model} at which an exhaustive search (ses, dfs, pb) can be expected to finish: it may still find a violation, but it will most likely stop at a budget before covering the state space; use a sampling strategy (ss, rs, irs, pct) for long workloads, or {name} <= {exhaustive_max}"
+        )
     }
 }
 
@@ -303,5 +357,47 @@ pub trait Model: Send + Sync + 'static {
     /// `info().explorers`), or `None`.
     fn explorer(&self, _name: &str) -> Option<BoxedExplorer> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &'static str, default: u64, exhaustive_max: u64) -> ParamSpec {
+        ParamSpec {
+            name,
+            default,
+            min: 1,
+            max: 60,
+            exhaustive_max,
+            description: "",
+        }
+    }
+
+    #[test]
+    fn beyond_exhaustive_names_each_parameter_above_its_cap() {
+        let specs = [spec("clients", 3, 60), spec("increments", 3, 5), spec("rounds", 1, 2)];
+        let set = |kv: &[(&str, &str)]| {
+            let kv: Vec<(String, String)> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            Params::resolve("m", &specs, &kv).unwrap()
+        };
+        assert_eq!(set(&[]).beyond_exhaustive("m", &specs), []);
+        assert_eq!(
+            set(&[("increments", "5"), ("rounds", "2")]).beyond_exhaustive("m", &specs),
+            []
+        );
+        let beyond = set(&[("increments", "6"), ("clients", "60"), ("rounds", "3")]).beyond_exhaustive("m", &specs);
+        let named: Vec<(&str, u64, u64)> = beyond.iter().map(|b| (b.name, b.value, b.exhaustive_max)).collect();
+        assert_eq!(named, [("increments", 6, 5), ("rounds", 3, 2)]);
+        let text = beyond[0].to_string();
+        assert!(
+            text.starts_with("increments=6 is beyond 5, the largest increments of model m "),
+            "{text}"
+        );
+        assert!(
+            text.contains("(ses, dfs, pb)") && text.ends_with("or increments <= 5"),
+            "{text}"
+        );
     }
 }

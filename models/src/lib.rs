@@ -4,9 +4,12 @@
 #![deny(missing_debug_implementations)]
 
 pub mod chain;
+mod deep;
 pub mod lostupdate;
 pub mod multipaxos;
 pub mod paxos;
 pub mod raft;
 pub mod twopc;
 pub mod twophase;
+
+pub use deep::{deep_params, workload_param};

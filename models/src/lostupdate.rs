@@ -45,13 +45,15 @@ pub const PARAMS: [ParamSpec; 2] = [
         default: 3,
         min: 1,
         max: 6,
+        exhaustive_max: 6,
         description: "number of clients",
     },
     ParamSpec {
         name: "increments",
         default: 3,
         min: 1,
-        max: 5,
+        max: 60,
+        exhaustive_max: 5,
         description: "increments per client",
     },
 ];
@@ -90,8 +92,8 @@ const SERVER: MachineId = MachineId(0);
 /// The server and its counter.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Server {
-    /// The counter.
-    pub value: u8,
+    /// The counter (up to 6 clients * 60 increments).
+    pub value: u16,
 }
 
 /// A client.
@@ -123,22 +125,22 @@ pub enum Msg {
         from: MachineId,
     },
     /// Server to client: the counter.
-    Value(u8),
+    Value(u16),
     /// Client to server: set the counter to `new` if it is `old`.
     Cas {
         /// The client.
         from: MachineId,
         /// The value read.
-        old: u8,
+        old: u16,
         /// The value to write.
-        new: u8,
+        new: u16,
     },
     /// Client to server: set the counter (bug [`Bug::BlindWrite`]).
     Write {
         /// The client.
         from: MachineId,
         /// The value to write.
-        new: u8,
+        new: u16,
     },
     /// Server to client: whether the write happened.
     Written(bool),
@@ -148,7 +150,7 @@ pub enum Msg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Note {
     /// The server's counter changed to this value.
-    Set(u8),
+    Set(u16),
     /// A client finished all its increments.
     Done,
 }
@@ -156,7 +158,7 @@ pub enum Note {
 /// The monitor: the last counter value and how many clients are done.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Monitor {
-    value: u8,
+    value: u16,
     done: u8,
 }
 
@@ -251,7 +253,7 @@ impl MachineModel for Cfg {
             Note::Set(v) => mon.value = *v,
             Note::Done => mon.done += 1,
         }
-        let total = self.clients * self.increments;
+        let total = u16::from(self.clients) * u16::from(self.increments);
         if mon.done == self.clients && mon.value != total {
             return Err(MonitorError::new(
                 "counter",

@@ -14,7 +14,8 @@
 //! `Accept(b, v)` to the acceptors that promised; an acceptor that has
 //! promised nothing higher than `b` accepts and answers `Accepted(b)`, or
 //! `Nack(b)`. The proposer acts as the learner: once a majority accepted its
-//! ballot it announces its value decided and halts.
+//! ballot it announces its value decided (and halts, after its last
+//! proposal).
 //!
 //! Quorums rather than broadcasts: queues are FIFO per receiver, so acceptors
 //! that all received every request would all see them in the same order and
@@ -27,8 +28,15 @@
 //! requests; when it handles the timeout of its current round while still in
 //! phase 1, it chooses nondeterministically whether to give up and start the
 //! next round (the old requests and their replies stay in flight). Each
-//! proposer starts over at most `retries` times, then halts when refused
+//! proposer starts over at most `retries` times, then stops when refused
 //! again, so every run terminates.
+//!
+//! A long workload: each proposer makes `proposals` proposals one after
+//! the other (1 by default). When a proposal is decided or stopped, the
+//! next starts in the proposer's next round with fresh retries, so it must
+//! learn and re-propose a value chosen meanwhile; the proposer halts after
+//! its last. Exhaustive search is meant for `proposals=1`; more is for the
+//! sampling strategies, where the races above happen late in a long run.
 //!
 //! Acceptors announce every acceptance, so the monitor knows when a value is
 //! chosen (accepted by a majority in one ballot) the moment it is, whether or
@@ -97,12 +105,13 @@ impl SeededBug for Bug {
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 3] = [
+pub const PARAMS: [ParamSpec; 4] = [
     ParamSpec {
         name: "acceptors",
         default: 3,
         min: 1,
         max: 5,
+        exhaustive_max: 5,
         description: "number of acceptors (a majority is acceptors/2+1)",
     },
     ParamSpec {
@@ -110,6 +119,7 @@ pub const PARAMS: [ParamSpec; 3] = [
         default: 2,
         min: 1,
         max: 3,
+        exhaustive_max: 3,
         description: "number of proposers, each proposing its own value",
     },
     ParamSpec {
@@ -117,7 +127,16 @@ pub const PARAMS: [ParamSpec; 3] = [
         default: 1,
         min: 0,
         max: 3,
-        description: "times each proposer may give up (nack or timeout) and start a higher round",
+        exhaustive_max: 3,
+        description: "times each proposer may give up (nack or timeout) and start a higher round, per proposal",
+    },
+    ParamSpec {
+        name: "proposals",
+        default: 1,
+        min: 1,
+        max: 60,
+        exhaustive_max: 1,
+        description: "proposals each proposer makes one after the other, each in a higher round",
     },
 ];
 
@@ -128,8 +147,11 @@ pub struct Cfg {
     pub acceptors: u8,
     /// Number of proposers (proposer `i` proposes value `i`).
     pub proposers: u8,
-    /// How many times each proposer may give up and start a new round.
+    /// How many times each proposer may give up and start a new round,
+    /// per proposal.
     pub retries: u8,
+    /// Proposals each proposer makes, one after the other.
+    pub proposals: u8,
     /// The seeded bug switched on, if any.
     pub bug: Option<Bug>,
 }
@@ -147,6 +169,7 @@ impl Cfg {
             acceptors: params.get("acceptors") as u8,
             proposers: params.get("proposers") as u8,
             retries: params.get("retries") as u8,
+            proposals: params.get("proposals") as u8,
             bug,
         }
     }
@@ -242,8 +265,10 @@ pub struct Proposer {
     pub acks: u8,
     /// The highest-numbered accepted proposal reported by the promises.
     pub best: Option<(Ballot, Value)>,
-    /// Restarts left.
+    /// Restarts left (for the current proposal).
     pub retries: u8,
+    /// Proposals left, the current one included.
+    pub proposals: u8,
 }
 
 /// The machines.
@@ -378,14 +403,26 @@ impl Proposer {
     }
 
     /// Gives up on the current round: starts the next one if retries are
-    /// left, stops otherwise.
+    /// left, ends the proposal (stopped) otherwise.
     fn give_up(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
         if self.retries == 0 {
             self.phase = Phase::Stopped;
-            ctx.halt();
+            self.next_proposal(cfg, ctx);
             return;
         }
         self.retries -= 1;
+        self.start_round(cfg, ctx);
+    }
+
+    /// The current proposal ended (decided or stopped): start the next one
+    /// in a higher round with fresh retries, or halt after the last.
+    fn next_proposal(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
+        if self.proposals <= 1 {
+            ctx.halt();
+            return;
+        }
+        self.proposals -= 1;
+        self.retries = cfg.retries;
         self.start_round(cfg, ctx);
     }
 
@@ -432,7 +469,7 @@ impl Proposer {
                     if let Some((_, v)) = self.best {
                         ctx.announce(Note::Decided(current, v));
                     }
-                    ctx.halt();
+                    self.next_proposal(cfg, ctx);
                 }
             }
             Msg::Nack(b) => {
@@ -471,6 +508,7 @@ impl MachineModel for Cfg {
                 acks: 0,
                 best: None,
                 retries: self.retries,
+                proposals: self.proposals,
             }));
             setup.send(p, Msg::Go);
         }

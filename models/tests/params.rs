@@ -79,14 +79,20 @@ fn defaults_are_the_documented_ones_and_configurations_follow_them() {
     assert_eq!((c.nodes, c.updates, c.bug), (3, 2, None));
     assert_eq!(
         defaults(&paxos::PARAMS),
-        [("acceptors", 3), ("proposers", 2), ("retries", 1)]
+        [("acceptors", 3), ("proposers", 2), ("retries", 1), ("proposals", 1)]
     );
     let c = paxos::Cfg::default();
-    assert_eq!((c.acceptors, c.proposers, c.retries, c.bug), (3, 2, 1, None));
-    assert_eq!(defaults(&twopc::PARAMS), [("participants", 2), ("clients", 1)]);
+    assert_eq!(
+        (c.acceptors, c.proposers, c.retries, c.proposals, c.bug),
+        (3, 2, 1, 1, None)
+    );
+    assert_eq!(
+        defaults(&twopc::PARAMS),
+        [("participants", 2), ("clients", 1), ("transactions", 2)]
+    );
     let c = twopc::Cfg::default();
-    assert_eq!((c.participants, c.clients, c.bug), (2, 1, None));
-    assert_eq!(defaults(&twophase::PARAMS), [("rms", 3)]);
+    assert_eq!((c.participants, c.clients, c.transactions, c.bug), (2, 1, 2, None));
+    assert_eq!(defaults(&twophase::PARAMS), [("rms", 3), ("rounds", 1)]);
     // What `mcheck list` shows is the same table.
     assert_eq!(defaults(&chain::Chain.info().params), defaults(&chain::PARAMS));
     assert_eq!(defaults(&twopc::TwoPc.info().params), defaults(&twopc::PARAMS));
@@ -135,7 +141,10 @@ fn effective_parameters_build_the_same_program() {
     check_effective(&multipaxos::MultiPaxos, &[&[], &[("nodes", 2)]]);
     check_effective(&paxos::Paxos, &[&[], &[("acceptors", 5)]]);
     check_effective(&twopc::TwoPc, &[&[], &[("participants", 1)]]);
-    check_effective(&twophase::TwoPhase, &[&[], &[("rms", 5)]]);
+    check_effective(
+        &twophase::TwoPhase,
+        &[&[], &[("rms", 5)], &[("rounds", 7)], &[("rms", 14), ("rounds", 7)]],
+    );
 }
 
 #[test]
@@ -180,6 +189,21 @@ fn chain_reports_the_servers_and_failures_it_runs() {
             (cfg.servers as u64, cfg.failures as u64),
             (servers, failures),
             "{set:?} bug {bug:?}"
+        );
+    }
+}
+
+/// TwoPhase runs one round above 13 resource managers (their state leaves
+/// no bits for the round counter), and as many as asked below.
+#[test]
+fn twophase_runs_one_round_above_13_rms() {
+    for (rms, rounds, used) in [(3, 60, 60), (13, 60, 60), (14, 60, 1), (14, 1, 1)] {
+        let given = resolve(&twophase::TwoPhase, &[("rms", rms), ("rounds", rounds)]);
+        let p = twophase::TwoPhase.effective_params(&given, None);
+        assert_eq!(
+            (p.get("rms"), p.get("rounds")),
+            (rms, used),
+            "rms={rms} rounds={rounds}"
         );
     }
 }

@@ -177,6 +177,7 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 3,
         min: 2,
         max: 4,
+        exhaustive_max: 4,
         description: "number of chain servers",
     },
     ParamSpec {
@@ -184,6 +185,7 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 1,
         min: 0,
         max: 3,
+        exhaustive_max: 3,
         description: "crashes the fault injector may cause (clamped to servers - 1)",
     },
     ParamSpec {
@@ -191,6 +193,7 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 1,
         min: 0,
         max: 3,
+        exhaustive_max: 3,
         description: "ping rounds the master runs on its own from start-up, besides those a crash report starts",
     },
     ParamSpec {
@@ -198,13 +201,15 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 1,
         min: 1,
         max: 3,
+        exhaustive_max: 3,
         description: "number of clients",
     },
     ParamSpec {
         name: "keys",
         default: 2,
         min: 1,
-        max: 3,
+        max: 60,
+        exhaustive_max: 3,
         description: "keys each client updates then queries",
     },
 ];

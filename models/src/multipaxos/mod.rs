@@ -100,13 +100,15 @@ pub const PARAMS: [ParamSpec; 2] = [
         default: 3,
         min: 2,
         max: 5,
+        exhaustive_max: 5,
         description: "nodes, each proposer, acceptor and learner",
     },
     ParamSpec {
         name: "updates",
         default: 2,
         min: 1,
-        max: 4,
+        max: 60,
+        exhaustive_max: 4,
         description: "client updates, which is also the number of log slots",
     },
 ];
@@ -218,7 +220,7 @@ pub enum Note {
 /// value chosen per slot (0: none yet).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Monitor {
-    proposed: u32,
+    proposed: u64,
     chosen: Vec<u8>,
 }
 

@@ -150,6 +150,7 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 3,
         min: 1,
         max: 5,
+        exhaustive_max: 5,
         description: "number of Raft servers (a majority is servers/2+1)",
     },
     ParamSpec {
@@ -157,6 +158,7 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 1,
         min: 0,
         max: 60,
+        exhaustive_max: 1,
         description: "commands the client submits, one at a time",
     },
     ParamSpec {
@@ -164,6 +166,7 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 1,
         min: 0,
         max: 60,
+        exhaustive_max: 1,
         description: "election timeouts the servers share (so terms stay at most 1 + elections)",
     },
     ParamSpec {
@@ -171,6 +174,7 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 1,
         min: 0,
         max: 3,
+        exhaustive_max: 3,
         description: "how server-to-server messages travel: 0 FIFO and reliable, 1 unordered, 2 unordered and lossy, 3 unordered, lossy and duplicated once",
     },
     ParamSpec {
@@ -178,6 +182,7 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 1,
         min: 0,
         max: 60,
+        exhaustive_max: 1,
         description: "crashes (each followed by a restart) the fault injector may cause",
     },
 ];

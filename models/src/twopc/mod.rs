@@ -22,10 +22,11 @@
 //!   `Commit` it logs the write and applies it to its store asynchronously
 //!   (a self-message `Apply`); reads are deferred while a logged commit is
 //!   unapplied. `Read{key}` is answered with the stored value.
-//! * `client..`: client `c` writes key `c` twice, values 1 and 2; after each
-//!   write's `Result` (committed or aborted) it reads the key back from
-//!   participant 0 or from the last participant (a choice), then halts
-//!   after its second read.
+//! * `client..`: client `c` writes key `c` `transactions` times (2 by
+//!   default; up to 60 for a long workload under sampling), values 1, 2,
+//!   ...; after each write's `Result` (committed or aborted) it reads the
+//!   key back from participant 0 or from the last participant (a choice),
+//!   then halts after its last read.
 //!
 //! Default configuration: 2 participants, 1 client (two clients multiply
 //! the state space beyond the one-minute budget of SES with RTC).
@@ -60,10 +61,6 @@ pub const TIMER: MachineId = MachineId(1);
 pub const MAX_PARTICIPANTS: u8 = 4;
 /// The largest number of clients (keys).
 pub const MAX_CLIENTS: usize = 3;
-/// Writes (each followed by a read) per client.
-pub const ROUNDS: u8 = 2;
-/// The largest transaction id the monitor tracks.
-const MAX_TXNS: usize = MAX_CLIENTS * ROUNDS as usize;
 
 /// The seeded bugs (each needs at least one delay, see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,12 +113,13 @@ impl SeededBug for Bug {
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 2] = [
+pub const PARAMS: [ParamSpec; 3] = [
     ParamSpec {
         name: "participants",
         default: 2,
         min: 1,
         max: MAX_PARTICIPANTS as u64,
+        exhaustive_max: MAX_PARTICIPANTS as u64,
         description: "number of participants",
     },
     ParamSpec {
@@ -129,7 +127,16 @@ pub const PARAMS: [ParamSpec; 2] = [
         default: 1,
         min: 1,
         max: MAX_CLIENTS as u64,
-        description: "number of clients (each writes its own key twice, reading it back after each write)",
+        exhaustive_max: MAX_CLIENTS as u64,
+        description: "number of clients (each writes its own key, reading it back after each write)",
+    },
+    ParamSpec {
+        name: "transactions",
+        default: 2,
+        min: 1,
+        max: 60,
+        exhaustive_max: 2,
+        description: "writes (transactions) per client, each read back",
     },
 ];
 
@@ -144,6 +151,8 @@ pub struct Cfg {
     pub participants: u8,
     /// Number of clients (1..=[`MAX_CLIENTS`]).
     pub clients: u8,
+    /// Writes (transactions) per client, each followed by a read.
+    pub transactions: u8,
     /// The seeded bug switched on, if any.
     pub bug: Option<Bug>,
 }
@@ -160,6 +169,7 @@ impl Cfg {
         Cfg {
             participants: params.get("participants") as u8,
             clients: params.get("clients") as u8,
+            transactions: params.get("transactions") as u8,
             bug,
         }
     }
@@ -291,12 +301,14 @@ pub enum Note {
     },
 }
 
-/// The atomicity monitor: per transaction, which participants committed
-/// and which aborted or voted no (bit masks).
+/// The atomicity monitor: per transaction (index `txn - 1`), which
+/// participants committed and which aborted or voted no (bit masks). Each
+/// list ends at the last transaction with a bit set in it (so equal
+/// observations give equal monitors), and stays as short as the workload.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Monitor {
-    commits: [u8; MAX_TXNS],
-    aborts: [u8; MAX_TXNS],
+    commits: Vec<u8>,
+    aborts: Vec<u8>,
 }
 
 impl MachineModel for Cfg {
@@ -392,7 +404,7 @@ impl MachineModel for Cfg {
     }
 
     fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {
-        match *note {
+        let txn = match *note {
             Note::VotedNo { p, txn } => record(&mut mon.aborts, p, txn),
             Note::Decided { p, txn, commit } => record(if commit { &mut mon.commits } else { &mut mon.aborts }, p, txn),
             Note::ReadBack {
@@ -415,20 +427,23 @@ impl MachineModel for Cfg {
                 }
                 return Ok(());
             }
-        }
-        for t in 0..MAX_TXNS {
-            let (c, a) = (mon.commits[t], mon.aborts[t]);
-            if c != 0 && a != 0 {
-                return Err(MonitorError::new(
-                    "atomicity",
-                    format!(
-                        "transaction {} committed by participant(s) {} but aborted or voted against by participant(s) {} (participant indices, from 0)",
-                        t + 1,
-                        members(c),
-                        members(a)
-                    ),
-                ));
-            }
+        };
+        // Only the transaction just recorded can have become inconsistent.
+        let Some(t) = txn else {
+            return Ok(());
+        };
+        let mask = |masks: &[u8]| masks.get(t).copied().unwrap_or(0);
+        let (c, a) = (mask(&mon.commits), mask(&mon.aborts));
+        if c != 0 && a != 0 {
+            return Err(MonitorError::new(
+                "atomicity",
+                format!(
+                    "transaction {} committed by participant(s) {} but aborted or voted against by participant(s) {} (participant indices, from 0)",
+                    t + 1,
+                    members(c),
+                    members(a)
+                ),
+            ));
         }
         Ok(())
     }
@@ -440,11 +455,15 @@ fn members(mask: u8) -> String {
     ids.join(", ")
 }
 
-/// Set participant `p`'s bit for transaction `txn` (ids from 1).
-fn record(masks: &mut [u8; MAX_TXNS], p: u8, txn: u8) {
-    if let Some(m) = usize::from(txn).checked_sub(1).and_then(|i| masks.get_mut(i)) {
-        *m |= 1 << p;
+/// Set participant `p`'s bit for transaction `txn` (ids from 1); the
+/// index recorded, if `txn` is a transaction id.
+fn record(masks: &mut Vec<u8>, p: u8, txn: u8) -> Option<usize> {
+    let i = usize::from(txn).checked_sub(1)?;
+    if masks.len() <= i {
+        masks.resize(i + 1, 0);
     }
+    masks[i] |= 1 << p;
+    Some(i)
 }
 
 impl Model for TwoPc {

@@ -1,6 +1,6 @@
 //! The roles of two-phase commit: each machine's state and handler.
 
-use super::{Bug, Cfg, Msg, Note, COORDINATOR, MAX_CLIENTS, ROUNDS, TIMER};
+use super::{Bug, Cfg, Msg, Note, COORDINATOR, MAX_CLIENTS, TIMER};
 use mcheck_checker::machine::Ctx;
 use mcheck_checker::machine::MachineId;
 
@@ -193,7 +193,7 @@ impl Client {
                 }
                 self.round += 1;
                 self.phase = Phase::Writing;
-                if self.round < ROUNDS {
+                if self.round < cfg.transactions {
                     self.write(ctx);
                 } else {
                     ctx.halt();

@@ -18,7 +18,7 @@
 //! actions is; its alternatives are its enabled actions in this fixed order:
 //!
 //! * TM: `TMRcvPrepared(rm1)`, ..., `TMRcvPrepared(rmN)`, `TMCommit`,
-//!   `TMAbort`;
+//!   `TMAbort`, `TMNextRound`;
 //! * RM: `RMPrepare`, `RMChooseToAbort`, `RMRcvCommitMsg`, `RMRcvAbortMsg`.
 //!
 //! As in TLA+, an action whose guard holds is a transition even when it does
@@ -26,6 +26,16 @@
 //! `TMRcvPrepared(r)` with `r` already in `tmPrepared`), so the number of
 //! transitions is the number of successors TLC generates (rms=9:
 //! 123,558,401).
+//!
+//! # Rounds (a long workload)
+//!
+//! With `rounds` > 1 (not in TwoPhase.tla), once every RM has committed or
+//! aborted the TM may take `TMNextRound`: the next transaction starts from
+//! the initial state, with a round counter in the state's top bits, up to
+//! `rounds` transactions. With one round (the default) the specification is
+//! TLC's. The specification still never ends on its own (a committed RM can
+//! always take `RMRcvCommitMsg` again), so a sampled execution runs to
+//! `--max-steps`.
 //!
 //! # Events
 //!
@@ -49,7 +59,7 @@ use std::fmt;
 mod state;
 
 use state::Layout;
-pub use state::{RmState, TmState, TwoPhaseState};
+pub use state::{RmState, TmState, TwoPhaseState, MAX_RMS_WITH_ROUNDS};
 
 /// The largest number of resource managers: the state packs into one `u64`
 /// (`4N + 4` bits).
@@ -64,6 +74,9 @@ pub enum Action {
     TmCommit,
     /// `TMAbort`.
     TmAbort,
+    /// `TMNextRound` (an extension: start the next transaction from the
+    /// initial state once every RM has committed or aborted).
+    TmNextRound,
     /// `RMPrepare(rm)`.
     RmPrepare(usize),
     /// `RMChooseToAbort(rm)`.
@@ -80,6 +93,7 @@ impl fmt::Display for Action {
             Action::TmRcvPrepared(i) => write!(f, "TMRcvPrepared(rm{})", i + 1),
             Action::TmCommit => f.write_str("TMCommit"),
             Action::TmAbort => f.write_str("TMAbort"),
+            Action::TmNextRound => f.write_str("TMNextRound"),
             Action::RmPrepare(i) => write!(f, "RMPrepare(rm{})", i + 1),
             Action::RmChooseToAbort(i) => write!(f, "RMChooseToAbort(rm{})", i + 1),
             Action::RmRcvCommitMsg(i) => write!(f, "RMRcvCommitMsg(rm{})", i + 1),
@@ -112,18 +126,34 @@ impl SeededBug for Bug {
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
-    name: "rms",
-    default: 3,
-    min: 1,
-    max: MAX_RMS as u64,
-    description: "number of resource managers",
-}];
+pub const PARAMS: [ParamSpec; 2] = [
+    ParamSpec {
+        name: "rms",
+        default: 3,
+        min: 1,
+        max: MAX_RMS as u64,
+        exhaustive_max: 9,
+        description: "number of resource managers",
+    },
+    ParamSpec {
+        name: "rounds",
+        default: 1,
+        min: 1,
+        max: MAX_ROUNDS,
+        exhaustive_max: MAX_ROUNDS,
+        description: "transactions run one after the other: once every RM has committed or aborted, TMNextRound starts the next from the initial state (1 when rms is above 13)",
+    },
+];
+
+/// The largest number of rounds (transactions).
+pub const MAX_ROUNDS: u64 = 60;
 
 /// The TwoPhase program for a number of RMs, correct or with a seeded bug.
 #[derive(Clone, Debug)]
 pub struct TwoPhaseProgram {
     layout: Layout,
+    /// Transactions run one after the other (1: the specification as is).
+    rounds: u64,
     bug: Option<Bug>,
 }
 
@@ -132,12 +162,25 @@ impl TwoPhaseProgram {
     /// panics outside that range, which `Params::resolve` rules out) and
     /// seeded bug `bug` (`None`: the correct specification).
     pub fn new(rms: usize, bug: Option<Bug>) -> TwoPhaseProgram {
+        TwoPhaseProgram::with_rounds(rms, 1, bug)
+    }
+
+    /// The specification with `rms` resource managers run for `rounds`
+    /// transactions one after the other (1 to [`MAX_ROUNDS`], and 1 when
+    /// `rms` is above [`MAX_RMS_WITH_ROUNDS`]; panics otherwise, which
+    /// `Params::resolve` and [`Model::effective_params`] rule out).
+    pub fn with_rounds(rms: usize, rounds: u64, bug: Option<Bug>) -> TwoPhaseProgram {
         assert!(
             (1..=MAX_RMS).contains(&rms),
             "twophase takes 1 to {MAX_RMS} resource managers, not {rms}"
         );
+        assert!(
+            (1..=MAX_ROUNDS).contains(&rounds) && (rounds == 1 || rms <= MAX_RMS_WITH_ROUNDS),
+            "twophase with {rms} resource managers takes 1 to {MAX_ROUNDS} rounds (1 above {MAX_RMS_WITH_ROUNDS} resource managers), not {rounds}"
+        );
         TwoPhaseProgram {
             layout: Layout::new(rms),
+            rounds,
             bug,
         }
     }
@@ -182,7 +225,7 @@ impl TwoPhaseProgram {
     fn tm_actions(&self, s: TwoPhaseState) -> u32 {
         let l = &self.layout;
         if s.tm(l) != TmState::Init {
-            return 0;
+            return u32::from(self.next_round_enabled(s)) << (l.n + 2);
         }
         let tm_prepared = s.tm_prepared(l);
         let commit = if self.bug == Some(Bug::TmCommitEarly) {
@@ -196,6 +239,14 @@ impl TwoPhaseProgram {
     /// The enabled actions of RM `i` (from 0) as a bitmask: bit 0
     /// `RMPrepare`, 1 `RMChooseToAbort`, 2 `RMRcvCommitMsg`, 3
     /// `RMRcvAbortMsg`.
+    /// `TMNextRound` (not in TwoPhase.tla): the transaction is over (every
+    /// RM committed or aborted) and a later round is left.
+    fn next_round_enabled(&self, s: TwoPhaseState) -> bool {
+        let rms = s.0 & ((1u64 << (2 * self.layout.n)) - 1);
+        let decided = (rms >> 1) & LOW_BITS;
+        decided == rms_low_bits(self.layout.n) && s.round() + 1 < self.rounds
+    }
+
     fn rm_actions(&self, s: TwoPhaseState, i: usize) -> u32 {
         let working = u32::from(s.rm(i) == RmState::Working);
         working
@@ -222,7 +273,8 @@ impl TwoPhaseProgram {
             match bit {
                 b if b < n => Action::TmRcvPrepared(b),
                 b if b == n => Action::TmCommit,
-                _ => Action::TmAbort,
+                b if b == n + 1 => Action::TmAbort,
+                _ => Action::TmNextRound,
             }
         } else {
             let i = a - 1;
@@ -252,6 +304,13 @@ impl TwoPhaseProgram {
             Action::TmAbort => {
                 s.set_tm(l, TmState::Aborted);
                 s.0 |= 1u64 << l.msg_abort;
+                events.extend((1..=l.n as u32).map(|r| Event::Sent {
+                    from: tm,
+                    to: ActorId(r),
+                }));
+            }
+            Action::TmNextRound => {
+                s.next_round();
                 events.extend((1..=l.n as u32).map(|r| Event::Sent {
                     from: tm,
                     to: ActorId(r),
@@ -314,13 +373,18 @@ impl TwoPhaseProgram {
         if s.flag(l.msg_abort) {
             msgs.push("Abort".into());
         }
-        format!(
+        let text = format!(
             "rm=[{}] tm={} tmPrepared={{{}}} msgs={{{}}}",
             rms.join(","),
             s.tm(l).as_str(),
             prepared.join(","),
             msgs.join(",")
-        )
+        );
+        if self.rounds > 1 {
+            format!("round={} {text}", s.round() + 1)
+        } else {
+            text
+        }
     }
 
     fn step(
@@ -346,6 +410,11 @@ impl TwoPhaseProgram {
 
 /// Bit 0 of every 2-bit RM field.
 const LOW_BITS: u64 = 0x5555_5555_5555_5555;
+
+/// The low bit of each of the first `n` two-bit RM fields.
+fn rms_low_bits(n: usize) -> u64 {
+    LOW_BITS & ((1u64 << (2 * n)) - 1)
+}
 
 /// The `k`-th (from 0) set bit of `mask`.
 fn nth_set_bit(mut mask: u32, k: u32) -> Option<u32> {
@@ -433,6 +502,7 @@ impl Program for TwoPhaseProgram {
                 let msg = match result {
                     Ok(Action::TmCommit) => "Commit".to_string(),
                     Ok(Action::TmAbort) => "Abort".to_string(),
+                    Ok(Action::TmNextRound) => "NextRound".to_string(),
                     _ => format!("Prepared(rm{})", actor.0),
                 };
                 trace.sent.push((self.actor_name(s, *to), msg));
@@ -466,6 +536,17 @@ impl Model for TwoPhase {
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> TwoPhaseProgram {
-        TwoPhaseProgram::new(params.usize("rms"), Bug::from_build(bug))
+        let p = self.effective_params(params, bug);
+        TwoPhaseProgram::with_rounds(p.usize("rms"), p.get("rounds"), Bug::from_build(bug))
+    }
+
+    /// `rounds` is 1 above [`MAX_RMS_WITH_ROUNDS`] resource managers (their
+    /// state leaves no bits for the round counter).
+    fn effective_params(&self, params: &Params, _bug: Option<u32>) -> Params {
+        let mut p = params.clone();
+        if p.usize("rms") > MAX_RMS_WITH_ROUNDS {
+            p.set("rounds", 1);
+        }
+        p
     }
 }

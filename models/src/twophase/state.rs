@@ -61,7 +61,9 @@ impl TmState {
 /// `rmState` (2 bits per RM, RM 1 first: 0 working, 1 prepared,
 /// 2 committed, 3 aborted), then `tmPrepared` (n bits), then the
 /// `Prepared(r)` messages (n bits), then `tmState` (2 bits: 0 init,
-/// 1 committed, 2 aborted), then the `Commit` and `Abort` message flags.
+/// 1 committed, 2 aborted), then the `Commit` and `Abort` message flags;
+/// bits [`ROUND_SHIFT`].. hold the number of the transaction (round, from
+/// 0) when the program runs several one after the other.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct TwoPhaseState(pub u64);
 
@@ -93,7 +95,25 @@ impl Layout {
     }
 }
 
+/// The first bit of the round counter (6 bits, rounds 0 to 63).
+pub(super) const ROUND_SHIFT: u32 = 58;
+
+/// The most resource managers whose fields (`4n + 4` bits) leave the round
+/// counter its bits: with more, the program runs one round.
+pub const MAX_RMS_WITH_ROUNDS: usize = 13;
+
 impl TwoPhaseState {
+    /// The current round (transaction), from 0.
+    pub(super) fn round(self) -> u64 {
+        self.0 >> ROUND_SHIFT
+    }
+
+    /// Start the next round: the initial state of the specification, with
+    /// the round counter one higher.
+    pub(super) fn next_round(&mut self) {
+        self.0 = (self.round() + 1) << ROUND_SHIFT;
+    }
+
     pub(super) fn rm(self, i: usize) -> RmState {
         RmState::from_bits(self.0 >> (2 * i))
     }
