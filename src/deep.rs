@@ -47,15 +47,6 @@ pub fn column(name: &str) -> Result<Column, String> {
         })
 }
 
-/// The long-workload parameters of (`model`, `bug`), in `--set` syntax,
-/// or `None` when the model has none (the row then runs at the defaults).
-fn deep_params(model: &str, _bug: u32) -> Option<&'static str> {
-    match model {
-        "raft" => Some("requests=25,elections=10"),
-        _ => None,
-    }
-}
-
 /// The deep table's settings.
 #[derive(Clone, Debug)]
 pub struct DeepArgs {
@@ -179,7 +170,10 @@ pub fn build(registry: &Registry, args: &DeepArgs, mut on_row: impl FnMut(&DeepR
     for (model, b) in picked {
         let info = model.info();
         let start = std::time::Instant::now();
-        let set: Vec<String> = deep_params(info.name, b.id).map(str::to_string).into_iter().collect();
+        let set: Vec<String> = mcheck_models::deep_params(info.name, b.id)
+            .map(str::to_string)
+            .into_iter()
+            .collect();
         let params = params_for(model, &set, Some(b.id))?;
         let mean = mean_steps(model, &params, &args.budget, &args.stop)?;
         let target = Target {
