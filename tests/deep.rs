@@ -2,26 +2,10 @@
 //! and cells that agree with `mcheck run` of the same technique, seeds and
 //! parameters.
 
+mod common;
+
+use common::{json, mcheck, mean_walk};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn mcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .expect("mcheck runs")
-}
-
-fn json(args: &[&str]) -> Value {
-    let o = mcheck(args);
-    let out = String::from_utf8_lossy(&o.stdout);
-    serde_json::from_str(&out).unwrap_or_else(|e| {
-        panic!(
-            "{args:?}: not JSON ({e}): {out}\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
-}
 
 /// The deep table's techniques: (column, strategy, explorer (only for
 /// the strategies that follow one), randomized).
@@ -75,21 +59,7 @@ fn deep_table_json_has_the_budget_the_mean_and_a_cell_per_technique() {
     );
     assert_eq!(row["name"], "blind-write");
     let params = row["params"].as_str().expect("params");
-    let walk = json(&[
-        "run",
-        "lostupdate",
-        "--set",
-        params,
-        "-s",
-        "rs",
-        "--max-schedules",
-        "100",
-        "-j",
-        "1",
-        "--json",
-        "-q",
-    ]);
-    let mean = walk["steps"].as_f64().unwrap() / walk["schedules"].as_f64().unwrap();
+    let mean = mean_walk("lostupdate", params);
     assert_eq!(row["mean_steps"].as_f64(), Some(mean), "{row}");
     assert_eq!(row["deep"], mean >= 300.0, "{row}");
     let cells = row["cells"].as_object().expect("cells");

@@ -3,30 +3,10 @@
 //! seeds, and an SVG file that is well-formed XML with one line per
 //! technique.
 
-use serde_json::Value;
+mod common;
+
+use common::{json, mean_walk};
 use std::process::Command;
-
-/// `mcheck ARGS`: its exit code and standard output (stderr shown on a
-/// failure).
-fn mcheck(args: &[&str]) -> (Option<i32>, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .expect("mcheck runs");
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.code().is_some_and(|c| c < 2),
-        "{args:?}: {:?}\n{out}\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (o.status.code(), out)
-}
-
-fn json(args: &[&str]) -> Value {
-    let (_, out) = mcheck(args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}"))
-}
 
 /// A minimal XML well-formedness check, independent of the plotting crate:
 /// every element closes in order, attributes are quoted, one root. Returns
@@ -206,21 +186,7 @@ fn scaling_writes_a_record_per_size_and_technique_and_a_plot() {
         counts.sort_unstable();
         assert_eq!(r["count"].as_u64(), Some(counts[0]), "{r}");
         assert_eq!(r["found_runs"], 2, "{r}");
-        let walk = json(&[
-            "run",
-            "lostupdate",
-            "--set",
-            &set,
-            "-s",
-            "rs",
-            "--max-schedules",
-            "100",
-            "-j",
-            "1",
-            "--json",
-            "-q",
-        ]);
-        let mean = walk["steps"].as_f64().unwrap() / walk["schedules"].as_f64().unwrap();
+        let mean = mean_walk("lostupdate", &set);
         assert_eq!(r["mean_steps"].as_f64(), Some(mean), "{r}");
     }
     // The executions grow with the workload.
