@@ -193,6 +193,8 @@ pub(crate) enum StrategyName {
     Rs,
     Irs,
     Pct,
+    Pos,
+    Pctcp,
 }
 
 impl StrategyName {
@@ -206,6 +208,8 @@ impl StrategyName {
             StrategyName::Rs => "rs",
             StrategyName::Irs => "irs",
             StrategyName::Pct => "pct",
+            StrategyName::Pos => "pos",
+            StrategyName::Pctcp => "pctcp",
         }
     }
 }
@@ -213,7 +217,7 @@ impl StrategyName {
 impl ValueEnum for StrategyName {
     fn value_variants<'a>() -> &'a [Self] {
         use StrategyName::*;
-        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct]
+        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct, Pos, Pctcp]
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
@@ -252,7 +256,7 @@ pub(crate) struct RunArgs {
     /// Stop after this many distinct states (ses, dfs, pb).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_states: Option<u64>,
-    /// Stop after this many schedules (ss, rs, irs, pct).
+    /// Stop after this many schedules (ss, rs, irs, pct, pos, pctcp).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_schedules: Option<u64>,
     /// Memory budget of the state cache in MiB (ses, dfs, pb; default: grow within --max-memory-mb).
@@ -261,13 +265,13 @@ pub(crate) struct RunArgs {
     /// Memory budget of the whole search in MiB (ses, dfs, pb; default: 3/4 of the machine).
     #[arg(long, value_name = "MB", value_parser = memory_mb)]
     pub max_memory_mb: Option<u64>,
-    /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct).
+    /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct, pos, pctcp).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads (ses, pb, ss, rs, irs, pct; default: 1 for ses and pb, all cores for sampling).
+    /// Worker threads (ses, pb, ss, rs, irs, pct, pos, pctcp; default: 1 for ses and pb, all cores for sampling).
     #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
     pub threads: Option<usize>,
-    /// Run only the samples with index mod N = K (ss, rs, irs, pct).
+    /// Run only the samples with index mod N = K (ss, rs, irs, pct, pos, pctcp).
     #[arg(long, value_name = "K/N", value_parser = shard)]
     pub shard: Option<(u32, u32)>,
     /// Report deadlocks as violations.
@@ -278,11 +282,11 @@ pub(crate) struct RunArgs {
     /// (preemptions for pb) violates anything; explores more states.
     #[arg(long)]
     pub exact_bound: bool,
-    /// PCT: the bug depth d (d - 1 priority-change points).
+    /// PCT and PCTCP: the bug depth d (d - 1 priority-change points).
     #[arg(long, value_name = "D", default_value_t = DEFAULT_PCT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub pct_depth: u32,
-    /// PCT: change points are drawn in [1, K] (default: the length of one execution).
+    /// PCT and PCTCP: change points are drawn in [1, K] (default: the length of one execution).
     #[arg(long, value_name = "K", value_parser = at_least_one())]
     pub pct_steps: Option<u64>,
     /// SS: c1 in num_samples(d) = c1 * c2^d.
@@ -326,6 +330,11 @@ impl RunArgs {
             }),
             StrategyName::Irs => Strategy::Irs { step: self.irs_step },
             StrategyName::Pct => Strategy::Pct {
+                depth: self.pct_depth,
+                steps: self.pct_steps,
+            },
+            StrategyName::Pos => Strategy::Pos,
+            StrategyName::Pctcp => Strategy::Pctcp {
                 depth: self.pct_depth,
                 steps: self.pct_steps,
             },

@@ -9,7 +9,7 @@ use mcheck_checker::{Config, Progress};
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use StrategyName::{Dfs, Irs, Pb, Pct, Rs, Ses, Ss};
+use StrategyName::{Dfs, Irs, Pb, Pct, Pctcp, Pos, Rs, Ses, Ss};
 
 /// A strategy-specific flag of `run`: its clap id, its spelling, the
 /// strategies it applies to, and why the others ignore it. Flags not
@@ -22,7 +22,7 @@ struct Applies {
 }
 
 const EXHAUSTIVE: &[StrategyName] = &[Ses, Dfs, Pb];
-const SAMPLING: &[StrategyName] = &[Ss, Rs, Irs, Pct];
+const SAMPLING: &[StrategyName] = &[Ss, Rs, Irs, Pct, Pos, Pctcp];
 
 const APPLIES: &[Applies] = &[
     Applies {
@@ -76,13 +76,13 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "threads",
         flag: "-j/--threads",
-        to: &[Ses, Pb, Ss, Rs, Irs, Pct],
+        to: &[Ses, Pb, Ss, Rs, Irs, Pct, Pos, Pctcp],
         why: "dfs runs on one thread",
     },
     Applies {
         id: "seed",
         flag: "--seed",
-        to: &[Ses, Ss, Rs, Irs, Pct],
+        to: &[Ses, Ss, Rs, Irs, Pct, Pos, Pctcp],
         why: "dfs and pb make no random choice",
     },
     Applies {
@@ -100,14 +100,14 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "pct_depth",
         flag: "--pct-depth",
-        to: &[Pct],
-        why: "it is PCT's bug depth",
+        to: &[Pct, Pctcp],
+        why: "it is the bug depth of PCT and PCTCP",
     },
     Applies {
         id: "pct_steps",
         flag: "--pct-steps",
-        to: &[Pct],
-        why: "it is PCT's change-point range",
+        to: &[Pct, Pctcp],
+        why: "it is the change-point range of PCT and PCTCP",
     },
     Applies {
         id: "irs_step",
@@ -209,7 +209,8 @@ mod tests {
                 .unwrap_or_else(|| panic!("{} is not an argument of run", a.id));
             let long = format!("--{}", arg.get_long().expect("a long flag"));
             assert!(a.flag.ends_with(&long), "{} is spelled {long}", a.flag);
-            assert!(!a.to.is_empty() && a.to.len() < 7, "{}", a.flag);
+            let all = <StrategyName as clap::ValueEnum>::value_variants().len();
+            assert!(!a.to.is_empty() && a.to.len() < all, "{}", a.flag);
         }
     }
 }

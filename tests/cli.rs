@@ -232,7 +232,7 @@ fn clap_messages_are_shown_in_full() {
             &["run", "lostupdate", "-s", "se"],
             &[
                 "'se'",
-                "possible values: ses, ss, dfs, pb, rs, irs, pct",
+                "possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp",
                 "similar value exists: 'ses'",
             ],
         ),
@@ -299,7 +299,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
     };
     let run = help(&["run", "-h"]);
     for n in [
-        "[possible values: ses, ss, dfs, pb, rs, irs, pct]",
+        "[possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp]",
         "rr, rtc, prr, or one of the model's own",
         "--c1 <X>",
         "[default: 100]",
@@ -308,7 +308,11 @@ fn help_lists_values_defaults_and_exit_statuses() {
         assert!(run.contains(n), "run -h lacks {n:?}: {run}");
     }
     let run_long = help(&["run", "--help"]);
-    assert!(run_long.contains("- pct: PCT"), "{run_long}");
+    // One line per strategy (clap aligns the descriptions).
+    for (name, what) in [("pct", "PCT: random"), ("pos", "POS: partial"), ("pctcp", "PCTCP: PCT")] {
+        let line = |l: &str| l.trim_start().starts_with(&format!("- {name}:")) && l.contains(what);
+        assert!(run_long.lines().any(line), "{name}: {run_long}");
+    }
     let replay = help(&["replay", "-h"]);
     assert!(
         replay.contains("[possible values: text, mermaid, dot, json]"),
@@ -324,12 +328,16 @@ fn help_lists_values_defaults_and_exit_statuses() {
 #[test]
 fn inapplicable_flags_are_rejected_naming_their_strategies() {
     let exhaustive = "it applies to ses, dfs, pb";
-    let sampling = "it applies to ss, rs, irs, pct";
+    let sampling = "it applies to ss, rs, irs, pct, pos, pctcp";
     let cases: &[(&str, &[&str], &str)] = &[
         ("ses", &["--shard", "0/2"], sampling),
         ("dfs", &["--shard", "1/2"], sampling),
         ("pb", &["--shard", "0/3"], sampling),
-        ("dfs", &["-j", "2"], "it applies to ses, pb, ss, rs, irs, pct"),
+        (
+            "dfs",
+            &["-j", "2"],
+            "it applies to ses, pb, ss, rs, irs, pct, pos, pctcp",
+        ),
         ("dfs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs"),
         ("rs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs"),
         ("pct", &["--max-delays", "1"], "it applies to ses, pb, ss, irs"),
@@ -338,9 +346,13 @@ fn inapplicable_flags_are_rejected_naming_their_strategies() {
         ("irs", &["--max-memory-mb", "64"], exhaustive),
         ("ses", &["--max-schedules", "10"], sampling),
         ("dfs", &["-e", "prr"], "it applies to ses, ss"),
-        ("pb", &["--seed", "3"], "it applies to ses, ss, rs, irs, pct"),
+        (
+            "pb",
+            &["--seed", "3"],
+            "it applies to ses, ss, rs, irs, pct, pos, pctcp",
+        ),
         ("ses", &["--c1", "10"], "it applies to ss"),
-        ("rs", &["--pct-depth", "2"], "it applies to pct"),
+        ("rs", &["--pct-depth", "2"], "it applies to pct, pctcp"),
         ("ses", &["--irs-step", "3"], "it applies to irs"),
         ("ss", &["--exact-bound"], "it applies to ses, pb"),
         ("dfs", &["--exact-bound"], "it applies to ses, pb"),
@@ -504,7 +516,7 @@ fn shrink_note_counts_in_english() {
 /// Every strategy stops within a second of `--time-limit` and still reports.
 #[test]
 fn time_limit_holds_for_every_strategy() {
-    for s in ["ses", "dfs", "pb", "rs", "irs", "pct"] {
+    for s in ["ses", "dfs", "pb", "rs", "irs", "pct", "pos", "pctcp"] {
         let start = std::time::Instant::now();
         let o = mcheck(&[
             "run",

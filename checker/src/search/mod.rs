@@ -14,7 +14,9 @@
 //! * [`ss`]: stratified sampling (paper §4),
 //! * [`rs`]: random walk,
 //! * [`irs`]: iterative random walk with a growing depth bound,
-//! * [`pct()`]: probabilistic concurrency testing.
+//! * [`pct()`]: probabilistic concurrency testing,
+//! * [`pos()`]: partial order sampling,
+//! * [`pctcp()`]: PCT with priorities per causal chain of messages.
 //!
 //! The counterexample of every strategy is a self-contained
 //! [`Schedule`](crate::Schedule): its path, explorer and seed, the step
@@ -26,6 +28,8 @@ pub mod exec;
 pub mod order;
 mod parallel;
 mod pct;
+mod pctcp;
+mod pos;
 mod progress;
 mod random;
 mod sample;
@@ -36,6 +40,8 @@ mod walk;
 
 pub use error::SearchError;
 pub use pct::{default_steps as pct_default_steps, pct};
+pub use pctcp::pctcp;
+pub use pos::pos;
 pub use progress::{human, rate};
 pub use random::{irs, rs};
 pub use sample::{SampleEnd, SampleResult};
@@ -182,6 +188,16 @@ pub enum Strategy {
         /// k, the range of the change points.
         steps: Option<u64>,
     },
+    /// POS: partial order sampling.
+    Pos,
+    /// PCTCP with bug depth `depth` and change points in `[1, steps]`
+    /// (`None`: measured, see [`pct_default_steps`]).
+    Pctcp {
+        /// The bug depth d (d - 1 priority-change points).
+        depth: u32,
+        /// k, the range of the change points.
+        steps: Option<u64>,
+    },
 }
 
 /// Default IRS depth step.
@@ -204,6 +220,8 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("rs", "random walk: uniform choice at every step, until a budget (baseline)"),
     ("irs", "iterative random walk: iteration i runs 3^i walks cut at depth i * --irs-step (baseline)"),
     ("pct", "PCT: random actor priorities with --pct-depth - 1 change points in [1, --pct-steps] (baseline)"),
+    ("pos", "POS: partial order sampling, a random priority per message, fresh ones for the messages that race with a delivery (baseline)"),
+    ("pctcp", "PCTCP: PCT with random priorities per causal chain of messages, --pct-depth and --pct-steps as PCT's (baseline)"),
 ];
 
 impl Strategy {
@@ -217,6 +235,8 @@ impl Strategy {
             Strategy::Rs => "rs",
             Strategy::Irs { .. } => "irs",
             Strategy::Pct { .. } => "pct",
+            Strategy::Pos => "pos",
+            Strategy::Pctcp { .. } => "pctcp",
         }
     }
 
@@ -241,5 +261,7 @@ pub fn run<P: Program, E: Explorer>(
         Strategy::Rs => rs(program, config),
         Strategy::Irs { step } => irs(program, config, *step),
         Strategy::Pct { depth, steps } => pct(program, config, *depth, *steps),
+        Strategy::Pos => pos(program, config),
+        Strategy::Pctcp { depth, steps } => pctcp(program, config, *depth, *steps),
     }
 }

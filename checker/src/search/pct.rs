@@ -40,8 +40,7 @@ impl PctDriver {
     fn new(seed: u64, actors: &[ActorId], depth: u32, steps: u64) -> Self {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let prio = actors.iter().map(|&a| (a, HIGH + rng.random_range(0..HIGH))).collect();
-        let mut changes: Vec<u64> = (1..depth).map(|_| rng.random_range(1..=steps.max(1))).collect();
-        changes.sort_unstable();
+        let changes = change_points(&mut rng, depth, steps);
         PctDriver {
             rng,
             prio,
@@ -117,6 +116,25 @@ pub fn default_steps<P: Program>(program: &P, config: &Config) -> u64 {
 /// PCT with bug depth `depth` (>= 1) and `steps` (None: [`default_steps`]).
 /// Runs until a violation or a budget. The counterexample is a choice path.
 pub fn pct<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u64>) -> Result<Report, SearchError> {
+    let (k, report) = depth_report("pct", program, config, depth, steps)?;
+    let mut batches = Batches::new(config, report)?;
+    let actors: Vec<ActorId> = program.actors(&program.initial()).iter().map(|a| a.id).collect();
+    let end = walks(&mut batches, program, (0, u64::MAX, "pct"), config.max_steps, |seed| {
+        PctDriver::new(seed, &actors, depth, k)
+    })?;
+    Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
+}
+
+/// The report of PCT or PCTCP (`name`) with bug depth `depth` and change
+/// points in `[1, steps]`, and k, the range used (`steps`, else
+/// [`default_steps`]); an input error for a depth or range of 0.
+pub(super) fn depth_report<P: Program>(
+    name: &str,
+    program: &P,
+    config: &Config,
+    depth: u32,
+    steps: Option<u64>,
+) -> Result<(u64, Report), SearchError> {
     if depth == 0 {
         return Err(SearchError::Input("--pct-depth must be at least 1".into()));
     }
@@ -124,14 +142,16 @@ pub fn pct<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u
         return Err(SearchError::Input("--pct-steps must be at least 1".into()));
     }
     let k = steps.unwrap_or_else(|| default_steps(program, config));
-    let mut report = Report::new("pct", None, config.seed, 1);
+    let mut report = Report::new(name, None, config.seed, 1);
     report
         .notes
-        .push(format!("pct depth {depth}, change points in [1, {k}]"));
-    let mut batches = Batches::new(config, report)?;
-    let actors: Vec<ActorId> = program.actors(&program.initial()).iter().map(|a| a.id).collect();
-    let end = walks(&mut batches, program, (0, u64::MAX, "pct"), config.max_steps, |seed| {
-        PctDriver::new(seed, &actors, depth, k)
-    })?;
-    Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
+        .push(format!("{name} depth {depth}, change points in [1, {k}]"));
+    Ok((k, report))
+}
+
+/// `depth - 1` change points drawn uniformly in `[1, steps]`, ascending.
+pub(super) fn change_points(rng: &mut Xoshiro256PlusPlus, depth: u32, steps: u64) -> Vec<u64> {
+    let mut changes: Vec<u64> = (1..depth).map(|_| rng.random_range(1..=steps.max(1))).collect();
+    changes.sort_unstable();
+    changes
 }
