@@ -23,7 +23,9 @@ pub const MIN_MEAN_STEPS: f64 = 300.0;
 pub const MEAN_SAMPLES: u64 = 100;
 
 /// The deep table's techniques, in order, by column name: one line each.
-pub const TECHNIQUES: &[&str] = &["RS", "IRS", "PCT", "SS-RR", "SS-RTC", "SS-PRR", "SES-RTC"];
+pub const TECHNIQUES: &[&str] = &[
+    "RS", "IRS", "PCT", "POS", "PCTCP", "SS-RR", "SS-RTC", "SS-PRR", "SES-RTC",
+];
 
 /// The deep table's columns (see [`TECHNIQUES`]), from the first table's.
 pub fn columns() -> Vec<Column> {

@@ -9,10 +9,12 @@ use serde_json::Value;
 
 /// The deep table's techniques: (column, strategy, explorer (only for
 /// the strategies that follow one), randomized).
-const COLUMNS: [(&str, &str, &str, bool); 7] = [
+const COLUMNS: [(&str, &str, &str, bool); 9] = [
     ("RS", "rs", "", true),
     ("IRS", "irs", "", true),
     ("PCT", "pct", "", true),
+    ("POS", "pos", "", true),
+    ("PCTCP", "pctcp", "", true),
     ("SS-RR", "ss", "rr", true),
     ("SS-RTC", "ss", "rtc", true),
     ("SS-PRR", "ss", "prr", true),
@@ -47,9 +49,9 @@ fn deep_table_json_has_the_budget_the_mean_and_a_cell_per_technique() {
     assert_eq!(v["interrupted"], false);
     let names: Vec<&str> = COLUMNS.iter().map(|c| c.0).collect();
     assert_eq!(v["columns"], serde_json::json!(names));
-    // One row; at most the mean pass and 6 x 2 + 1 runs of 60 s on 2
-    // threads: 60 + 13 * 60 / 2 rounded up.
-    assert_eq!(v["worst_case_s"], 60.0 + 390.0);
+    // One row; at most the mean pass and 8 x 2 + 1 runs of 60 s on 2
+    // threads: 60 + 17 * 60 / 2 rounded up.
+    assert_eq!(v["worst_case_s"], 60.0 + 510.0);
     let rows = v["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 1, "{v}");
     let row = &rows[0];
@@ -132,7 +134,7 @@ fn deep_table_markdown_states_its_budget_and_rejects_a_state_cap() {
         "{out}"
     );
     assert!(
-        out.contains("| model | bug | parameters | mean steps | RS | IRS | PCT |"),
+        out.contains("| model | bug | parameters | mean steps | RS | IRS | PCT | POS | PCTCP | SS-RR |"),
         "{out}"
     );
     assert!(out.contains("| lostupdate | 1 blind-write | "), "{out}");
