@@ -58,8 +58,10 @@ pub(crate) enum Command {
         #[arg(long)]
         races: bool,
     },
-    /// The paper's table on the shipped models: every technique on every seeded bug.
+    /// The paper's table on the shipped models: every technique on every seeded bug (`--deep`: at long workloads).
     Table(TableCli),
+    /// Schedules to a bug as the workload grows: each technique at each size of one parameter, with a plot.
+    Scaling(ScalingCli),
     /// Shrink a counterexample: fewer delays, earlier delays, fewer steps; the same bug.
     Shrink {
         /// The schedule: a file, `-` for standard input, or its text form (mcheck2:...).
@@ -76,28 +78,51 @@ pub(crate) enum Command {
     },
 }
 
+/// `mcheck table`'s default time budget per cell and seed, in seconds.
+pub const TABLE_BUDGET_S: f64 = 5.0;
+/// `mcheck table`'s default schedule cap per sampling cell and seed.
+pub const TABLE_MAX_SCHEDULES: u64 = 100_000;
+/// `mcheck table`'s default state cap per exhaustive cell.
+pub const TABLE_MAX_STATES: u64 = 2_000_000;
+/// `mcheck table`'s default seeds per randomized cell.
+pub const TABLE_RUNS: u64 = 3;
+/// `mcheck table --deep` and `mcheck scaling`: the default time budget per
+/// cell and seed, in seconds (see the deep table's header for the sum).
+pub const DEEP_BUDGET_S: f64 = 2.0;
+/// `mcheck table --deep` and `mcheck scaling`: the default schedule cap per
+/// cell and seed.
+pub const DEEP_MAX_SCHEDULES: u64 = 10_000;
+/// `mcheck table --deep` and `mcheck scaling`: the default seeds per
+/// randomized cell.
+pub const DEEP_RUNS: u64 = 5;
+
 /// Settings of `mcheck table`.
 #[derive(Args, Debug, Clone)]
 pub(crate) struct TableCli {
-    /// Time budget per cell (and per seed), in seconds.
-    #[arg(long, alias = "time-limit", value_name = "SECS", default_value_t = 5.0, value_parser = seconds)]
-    pub budget_s: f64,
-    /// Distinct-state cap per exhaustive cell.
-    #[arg(long, value_name = "N", default_value_t = 2_000_000, value_parser = at_least_one())]
-    pub max_states: u64,
-    /// Schedule cap per sampling cell.
-    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = at_least_one())]
-    pub max_schedules: u64,
-    /// Seeds per randomized cell (the median is reported).
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = RangedU64ValueParser::<u64>::new().range(1..=1000))]
-    pub runs: u64,
+    /// The deep table: every seeded bug at a long-workload configuration
+    /// (mean execution of at least 300 steps), the sampling techniques and
+    /// SES-RTC, each cell under the same time and schedule budget.
+    #[arg(long)]
+    pub deep: bool,
+    /// Time budget per cell (and per seed), in seconds [default: 5; 2 with --deep].
+    #[arg(long, alias = "time-limit", value_name = "SECS", value_parser = seconds)]
+    pub budget_s: Option<f64>,
+    /// Distinct-state cap per exhaustive cell [default: 2000000; not with --deep, where SES-RTC has only the time budget].
+    #[arg(long, value_name = "N", value_parser = at_least_one())]
+    pub max_states: Option<u64>,
+    /// Schedule cap per sampling cell (and per seed) [default: 100000; 10000 with --deep].
+    #[arg(long, value_name = "N", value_parser = at_least_one())]
+    pub max_schedules: Option<u64>,
+    /// Seeds per randomized cell (the median is reported) [default: 3; 5 with --deep].
+    #[arg(long, value_name = "N", value_parser = RangedU64ValueParser::<u64>::new().range(1..=1000))]
+    pub runs: Option<u64>,
     /// Only these models (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub models: Vec<String>,
     /// Only these bug ids (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub bugs: Vec<u32>,
-    /// Threads for the sampling cells (default: all cores; exhaustive cells run on one).
+    /// Threads (default: all cores; the table runs sampling cells on them, the deep table runs cells side by side, one thread each).
     #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
     pub threads: Option<usize>,
     /// One JSON object on stdout.
@@ -106,6 +131,60 @@ pub(crate) struct TableCli {
     /// No progress on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// Settings of `mcheck scaling`.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct ScalingCli {
+    /// The model (see `mcheck list`).
+    pub model: String,
+    /// The seeded bug to find.
+    #[arg(long)]
+    pub bug: String,
+    /// The workload parameter and its sizes: NAME=V1,V2,...
+    #[arg(long, value_name = "NAME=V1,V2,...")]
+    pub param: String,
+    /// Other parameters, fixed at every size: `KEY=VALUE`, repeatable or comma-separated.
+    #[arg(long = "set", value_name = "KEY=VALUE[,KEY=VALUE]")]
+    pub set: Vec<String>,
+    /// The techniques (comma-separated column names of `mcheck table --deep`, any case) [default: every sampling one].
+    #[arg(long, value_delimiter = ',')]
+    pub techniques: Vec<String>,
+    /// Seeds per technique and size (the median is reported).
+    #[arg(long, value_name = "N", default_value_t = DEEP_RUNS, value_parser = RangedU64ValueParser::<u64>::new().range(1..=1000))]
+    pub runs: u64,
+    /// Time budget per technique, size and seed, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = DEEP_BUDGET_S, value_parser = seconds)]
+    pub budget_s: f64,
+    /// Schedule cap per technique, size and seed.
+    #[arg(long, value_name = "N", default_value_t = DEEP_MAX_SCHEDULES, value_parser = at_least_one())]
+    pub max_schedules: u64,
+    /// Draw the plot (schedules to the bug against the mean execution length) to this SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<String>,
+    /// One JSON object on stdout (one record per size and technique).
+    #[arg(long)]
+    pub json: bool,
+    /// Threads: runs go side by side, one thread each (default: all cores).
+    #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
+    pub threads: Option<usize>,
+    /// No progress on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `--set`'s values (`KEY=VALUE`, repeatable or comma-separated) as
+/// (key, value) pairs, for [`mcheck_checker::Params::resolve`].
+pub(crate) fn parse_overrides(set: &[String]) -> Result<Vec<(String, String)>, String> {
+    set.iter()
+        .flat_map(|s| s.split(','))
+        .map(|kv| {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("--set takes KEY=VALUE[,KEY=VALUE...], not {kv:?}"))?;
+            Ok((k.trim().to_string(), v.trim().to_string()))
+        })
+        .collect()
 }
 
 /// `--strategy`: the names and descriptions of

@@ -3,7 +3,10 @@
 //! 130 ([`EXIT_INTERRUPTED`]) interrupted by SIGINT, SIGTERM or SIGHUP
 //! after printing the report so far.
 
-use crate::args::{Cli, Command, RunArgs, TableCli};
+use crate::args::{Cli, Command, RunArgs, ScalingCli, TableCli};
+use crate::args::{
+    DEEP_BUDGET_S, DEEP_MAX_SCHEDULES, DEEP_RUNS, TABLE_BUDGET_S, TABLE_MAX_SCHEDULES, TABLE_MAX_STATES, TABLE_RUNS,
+};
 use crate::registry::{DynModel, Registry};
 use crate::signals::exit_status;
 use crate::{html, render};
@@ -53,7 +56,9 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
             verbose,
             races,
         } => replay(registry, &schedule, &format, verbose, races),
+        Command::Table(t) if t.deep => deep_cmd(registry, &t),
         Command::Table(t) => table_cmd(registry, &t),
+        Command::Scaling(s) => scaling_cmd(registry, &s),
         Command::Shrink {
             schedule,
             save,
@@ -170,13 +175,7 @@ fn resolve_model<'r>(
             Some(id)
         }
     };
-    let mut overrides = Vec::new();
-    for kv in set.iter().flat_map(|s| s.split(',')) {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| format!("--set takes KEY=VALUE[,KEY=VALUE...], not {kv:?}"))?;
-        overrides.push((k.trim().to_string(), v.trim().to_string()));
-    }
+    let overrides = crate::args::parse_overrides(set)?;
     let params = Params::resolve(info.name, &info.params, &overrides).map_err(|e| e.to_string())?;
     // What the run reports (header, JSON, saved schedule) is what it runs.
     let params = model.effective_params(&params, bug);
@@ -429,10 +428,10 @@ fn shrink_cmd(
 
 fn table_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
     let args = crate::table::TableArgs {
-        budget: Duration::from_secs_f64(t.budget_s),
-        max_states: t.max_states,
-        max_schedules: t.max_schedules,
-        runs: t.runs,
+        budget: Duration::from_secs_f64(t.budget_s.unwrap_or(TABLE_BUDGET_S)),
+        max_states: t.max_states.unwrap_or(TABLE_MAX_STATES),
+        max_schedules: t.max_schedules.unwrap_or(TABLE_MAX_SCHEDULES),
+        runs: t.runs.unwrap_or(TABLE_RUNS),
         models: t.models.clone(),
         bugs: t.bugs.clone(),
         threads: t.threads.unwrap_or(0),
@@ -454,8 +453,8 @@ fn table_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
     if t.json {
         let v = json!({
             "schema_version": SCHEMA_VERSION,
-            "budget_s": t.budget_s,
-            "runs": t.runs,
+            "budget_s": args.budget.as_secs_f64(),
+            "runs": args.runs,
             "columns": crate::table::columns().iter().map(|c| c.name).collect::<Vec<_>>(),
             "rows": rows,
             "interrupted": interrupted,
@@ -471,6 +470,129 @@ fn table_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
                 "\nInterrupted: {} done, the row in progress and the rest not run.",
                 render::count_of(rows.len() as u64, "row")
             );
+        }
+    }
+    Ok(exit_status(false, &args.stop))
+}
+
+/// `mcheck table --deep`: the rows as they are done (Markdown), or one
+/// JSON object at the end.
+fn deep_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
+    use crate::deep;
+    if t.max_states.is_some() {
+        return Err(
+            "--max-states does not apply to --deep: its SES-RTC column has only the time budget (--budget-s)".into(),
+        );
+    }
+    let args = deep::DeepArgs {
+        budget: crate::table::Budget {
+            time: Duration::from_secs_f64(t.budget_s.unwrap_or(DEEP_BUDGET_S)),
+            max_states: None,
+            max_schedules: Some(t.max_schedules.unwrap_or(DEEP_MAX_SCHEDULES)),
+        },
+        runs: t.runs.unwrap_or(DEEP_RUNS),
+        models: t.models.clone(),
+        bugs: t.bugs.clone(),
+        threads: t.threads.unwrap_or(0),
+        progress: !t.quiet,
+        stop: signals::stop_flag(),
+    };
+    let n = crate::table::selected(registry, &args.models, &args.bugs)?.len() as u64;
+    if !t.json {
+        print!("{}{}", deep::markdown_budget(n, &args), deep::markdown_head());
+    }
+    let rows = deep::build(registry, &args, |row| {
+        if !t.json {
+            print!("{}", deep::markdown_row(row));
+        }
+    })?;
+    let interrupted = args.stop.is_raised();
+    if t.json {
+        let v = json!({
+            "schema_version": SCHEMA_VERSION,
+            "deep": true,
+            "budget_s": args.budget.time.as_secs_f64(),
+            "max_schedules": args.budget.max_schedules,
+            "runs": args.runs,
+            "threads": deep::resolve_threads(args.threads),
+            "min_mean_steps": deep::MIN_MEAN_STEPS,
+            "mean_samples": deep::MEAN_SAMPLES,
+            "worst_case_s": deep::worst_case_seconds(n, &args),
+            "columns": deep::columns().iter().map(|c| c.name).collect::<Vec<_>>(),
+            "rows": rows,
+            "interrupted": interrupted,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+    } else {
+        print!("{}", deep::markdown_tail(&rows));
+        if interrupted {
+            println!(
+                "\nInterrupted: {} done, the row in progress and the rest not run.",
+                render::count_of(rows.len() as u64, "row")
+            );
+        }
+    }
+    Ok(exit_status(false, &args.stop))
+}
+
+/// `mcheck scaling`: a Markdown table (or one JSON object) and the plot.
+fn scaling_cmd(registry: &Registry, s: &ScalingCli) -> Result<u8, String> {
+    use crate::scaling;
+    let (model, _, bug) = resolve_model(registry, &s.model, Some(&s.bug), &s.set)?;
+    let bug = bug.ok_or("--bug is required")?;
+    let (param, sizes) = scaling::parse_param(&s.param)?;
+    let techniques = if s.techniques.is_empty() {
+        scaling::default_techniques()
+    } else {
+        s.techniques
+            .iter()
+            .map(|n| crate::deep::column(n))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    if let Some(path) = &s.svg {
+        output::check_writable("--svg", path)?;
+    }
+    let args = scaling::ScalingArgs {
+        bug,
+        param: param.clone(),
+        sizes,
+        set: s.set.clone(),
+        techniques,
+        runs: s.runs,
+        budget: crate::table::Budget {
+            time: Duration::from_secs_f64(s.budget_s),
+            max_states: None,
+            max_schedules: Some(s.max_schedules),
+        },
+        threads: s.threads.unwrap_or(0),
+        progress: !s.quiet,
+        stop: signals::stop_flag(),
+    };
+    let records = scaling::run(model, &args, |_| {})?;
+    let names: Vec<&str> = args.techniques.iter().map(|c| c.name).collect();
+    if let Some(path) = &s.svg {
+        let title = format!("{} bug {}: schedules to the bug as {param} grows", s.model, bug);
+        crate::plot::svg(path, &title, &names, &records, s.max_schedules)?;
+    }
+    if s.json {
+        let v = json!({
+            "schema_version": SCHEMA_VERSION,
+            "model": s.model,
+            "bug": bug,
+            "param": param,
+            "sizes": args.sizes,
+            "techniques": names,
+            "runs": s.runs,
+            "budget_s": s.budget_s,
+            "max_schedules": s.max_schedules,
+            "records": records,
+            "interrupted": args.stop.is_raised(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+    } else {
+        print!("{}", scaling::markdown(&param, &args.techniques, &records));
+        if let Some(path) = &s.svg {
+            println!("\nPlot: {path}");
         }
     }
     Ok(exit_status(false, &args.stop))

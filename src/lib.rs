@@ -19,11 +19,14 @@
 
 mod args;
 pub mod cli;
+pub mod deep;
 pub mod html;
 mod output;
+mod plot;
 mod printing;
 pub mod registry;
 pub mod render;
+pub mod scaling;
 mod settings;
 mod signals;
 pub mod table;

@@ -6,7 +6,7 @@
 use crate::registry::{DynModel, Registry};
 use mcheck_checker::report::BoundedBy;
 use mcheck_checker::search::{Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH};
-use mcheck_checker::{Config, Params, Progress, StopFlag};
+use mcheck_checker::{BugSpec, Config, Params, Progress, StopFlag};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -129,57 +129,123 @@ pub struct Row {
     pub ss_vs_random: Option<f64>,
 }
 
-fn median(mut v: Vec<Option<u64>>) -> Option<u64> {
+pub(crate) fn median(mut v: Vec<Option<u64>>) -> Option<u64> {
     // Not found counts as infinitely many; the median is found only when
     // more than half the runs found the bug.
     v.sort_by_key(|x| x.unwrap_or(u64::MAX));
     v.get(v.len().saturating_sub(1) / 2).copied().flatten()
 }
 
-fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args: &TableArgs) -> Cell {
-    let runs = if col.randomized { args.runs.max(1) } else { 1 };
-    let start = std::time::Instant::now();
-    let mut counts = Vec::new();
-    let mut steps = Vec::new();
-    let mut error = None;
-    for seed in 0..runs {
-        let config = Config {
-            time_limit: Some(args.budget),
-            max_states: Some(args.max_states),
-            max_schedules: Some(args.max_schedules),
-            seed,
-            threads: if col.exhaustive { 1 } else { args.threads },
-            progress: Progress::Off,
-            stop: args.stop.clone(),
-            ..Config::default()
-        };
-        let r = model.check(params, Some(bug), &col.strategy, col.explorer, &config);
-        let (count, step) = match r {
-            Ok(r) if r.is_violation() => {
-                let c = if col.exhaustive { r.states } else { r.schedules };
-                (Some(c), Some(r.steps.max(r.transitions)))
-            }
-            Ok(r) if r.bounded_by == Some(BoundedBy::Interrupted) => break,
-            Ok(_) => (None, None),
-            Err(e) => {
-                error.get_or_insert(e.to_string());
-                (None, None)
-            }
-        };
-        counts.push(count);
-        steps.push(step);
+/// The budget of one run (one seed of one cell); `None` caps nothing.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    /// Wall-clock time.
+    pub time: Duration,
+    /// Distinct states (exhaustive columns).
+    pub max_states: Option<u64>,
+    /// Schedules (sampling columns).
+    pub max_schedules: Option<u64>,
+}
+
+/// What one run (one seed of one cell) gave.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Distinct states (exhaustive) or schedules (sampling) before the
+    /// bug; `None` when not found.
+    pub count: Option<u64>,
+    /// Program steps executed, when found.
+    pub steps: Option<u64>,
+    /// Seconds the run took.
+    pub seconds: f64,
+    /// The run's error, if it failed.
+    pub error: Option<String>,
+}
+
+/// What a cell runs on: a model, its parameters and the bug.
+#[derive(Clone, Copy)]
+pub struct Target<'a> {
+    /// The model.
+    pub model: &'a dyn DynModel,
+    /// Its parameters.
+    pub params: &'a Params,
+    /// The bug to find.
+    pub bug: u32,
+}
+
+impl std::fmt::Debug for Target<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bug {} ({})", self.model.info().name, self.bug, self.params)
     }
-    let found_runs = counts.iter().filter(|c| c.is_some()).count() as u64;
-    let count = median(counts);
+}
+
+/// One run of `col` on `target` with `seed` under `budget`, on `threads`
+/// threads; `None` when `stop` interrupted it.
+pub fn run_once(
+    target: Target<'_>,
+    col: &Column,
+    seed: u64,
+    budget: &Budget,
+    threads: usize,
+    stop: &StopFlag,
+) -> Option<Run> {
+    let start = std::time::Instant::now();
+    let config = Config {
+        time_limit: Some(budget.time),
+        max_states: budget.max_states,
+        max_schedules: budget.max_schedules,
+        seed,
+        threads,
+        progress: Progress::Off,
+        stop: stop.clone(),
+        ..Config::default()
+    };
+    let r = target
+        .model
+        .check(target.params, Some(target.bug), &col.strategy, col.explorer, &config);
+    let (count, steps, error) = match r {
+        Ok(r) if r.is_violation() => {
+            let c = if col.exhaustive { r.states } else { r.schedules };
+            (Some(c), Some(r.steps.max(r.transitions)), None)
+        }
+        Ok(r) if r.bounded_by == Some(BoundedBy::Interrupted) => return None,
+        Ok(_) => (None, None, None),
+        Err(e) => (None, None, Some(e.to_string())),
+    };
+    Some(Run {
+        count,
+        steps,
+        seconds: start.elapsed().as_secs_f64(),
+        error,
+    })
+}
+
+/// The cell of the runs made: medians, runs that found the bug, the
+/// seconds of all runs, the first error.
+pub fn cell_of(runs: &[Run]) -> Cell {
+    let count = median(runs.iter().map(|r| r.count).collect());
     Cell {
         found: count.is_some(),
         count,
-        steps: count.and_then(|_| median(steps)),
-        found_runs,
-        runs,
-        seconds: start.elapsed().as_secs_f64(),
-        error,
+        steps: count.and_then(|_| median(runs.iter().map(|r| r.steps).collect())),
+        found_runs: runs.iter().filter(|r| r.count.is_some()).count() as u64,
+        runs: runs.len() as u64,
+        seconds: runs.iter().map(|r| r.seconds).sum(),
+        error: runs.iter().find_map(|r| r.error.clone()),
     }
+}
+
+fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args: &TableArgs) -> Cell {
+    let runs = if col.randomized { args.runs.max(1) } else { 1 };
+    let budget = Budget {
+        time: args.budget,
+        max_states: Some(args.max_states),
+        max_schedules: Some(args.max_schedules),
+    };
+    let threads = if col.exhaustive { 1 } else { args.threads };
+    let done: Vec<Run> = (0..runs)
+        .map_while(|seed| run_once(Target { model, params, bug }, col, seed, &budget, threads, &args.stop))
+        .collect();
+    cell_of(&done)
 }
 
 fn best(row: &Row, cols: &[Column], pick: impl Fn(&Column) -> bool) -> Option<u64> {
@@ -189,12 +255,16 @@ fn best(row: &Row, cols: &[Column], pick: impl Fn(&Column) -> bool) -> Option<u6
         .min()
 }
 
-/// Build the table, handing each row to `on_row` as soon as it is done.
-/// When `args.stop` is raised the row in progress is dropped and the rows
-/// done so far are returned.
-pub fn build(registry: &Registry, args: &TableArgs, mut on_row: impl FnMut(&Row)) -> Result<Vec<Row>, String> {
+/// The (model, bug) pairs that `models` and `bugs` select (empty: all),
+/// in registration order; an error names an unknown model or an empty
+/// selection.
+pub fn selected<'r>(
+    registry: &'r Registry,
+    models: &[String],
+    bugs: &[u32],
+) -> Result<Vec<(&'r dyn DynModel, BugSpec)>, String> {
     let known: Vec<String> = registry.models().map(|m| m.info().name.to_string()).collect();
-    for m in &args.models {
+    for m in models {
         if !known.contains(m) {
             return Err(format!(
                 "unknown model {m:?} in --models; valid models: {}",
@@ -202,18 +272,29 @@ pub fn build(registry: &Registry, args: &TableArgs, mut on_row: impl FnMut(&Row)
             ));
         }
     }
+    let picked: Vec<_> = registry
+        .models()
+        .filter(|m| models.is_empty() || models.iter().any(|n| n == m.info().name))
+        .flat_map(|m| m.info().bugs.into_iter().map(move |b| (m, b)))
+        .filter(|(_, b)| bugs.is_empty() || bugs.contains(&b.id))
+        .collect();
+    if picked.is_empty() {
+        return Err("no (model, bug) row matches --models and --bugs".into());
+    }
+    Ok(picked)
+}
+
+/// Build the table, handing each row to `on_row` as soon as it is done.
+/// When `args.stop` is raised the row in progress is dropped and the rows
+/// done so far are returned.
+pub fn build(registry: &Registry, args: &TableArgs, mut on_row: impl FnMut(&Row)) -> Result<Vec<Row>, String> {
+    let picked = selected(registry, &args.models, &args.bugs)?;
     let cols = columns();
     let mut rows = Vec::new();
-    for model in registry.models() {
+    for (model, b) in picked {
         let info = model.info();
-        if !args.models.is_empty() && !args.models.iter().any(|m| m == info.name) {
-            continue;
-        }
         let params = Params::resolve(info.name, &info.params, &[]).map_err(|e| e.to_string())?;
-        for b in &info.bugs {
-            if !args.bugs.is_empty() && !args.bugs.contains(&b.id) {
-                continue;
-            }
+        {
             let mut row = Row {
                 model: info.name.to_string(),
                 bug: b.id,
@@ -256,9 +337,6 @@ pub fn build(registry: &Registry, args: &TableArgs, mut on_row: impl FnMut(&Row)
             rows.push(row);
         }
     }
-    if rows.is_empty() {
-        return Err("no (model, bug) row matches --models and --bugs".into());
-    }
     Ok(rows)
 }
 
@@ -292,17 +370,43 @@ pub fn markdown_head() -> String {
 pub fn markdown_row(r: &Row) -> String {
     let mut out = format!("| {} | {} {} |", r.model, r.bug, r.name);
     for c in &columns() {
-        let cell = &r.cells[c.name];
-        let text = match cell.count {
-            _ if cell.error.is_some() => "error".to_string(),
-            Some(n) if cell.runs > 1 => format!("{n} ({}/{})", cell.found_runs, cell.runs),
-            Some(n) => n.to_string(),
-            None => "-".to_string(),
-        };
-        out.push_str(&format!(" {text} |"));
+        out.push_str(&format!(" {} |", cell_text(&r.cells[c.name])));
     }
     out.push('\n');
     out
+}
+
+/// A cell as the Markdown tables show it: `error` (a run failed), the
+/// median count or `-` (not found by the median run), with (runs that
+/// found the bug / runs) when there were several runs and any found it.
+pub fn cell_text(cell: &Cell) -> String {
+    let fraction = format!(" ({}/{})", cell.found_runs, cell.runs);
+    match cell.count {
+        _ if cell.error.is_some() => "error".to_string(),
+        Some(n) if cell.runs > 1 => format!("{n}{fraction}"),
+        Some(n) => n.to_string(),
+        None if cell.found_runs > 0 => format!("-{fraction}"),
+        None => "-".to_string(),
+    }
+}
+
+/// The errors of the cells of `rows` ((model, bug, cells by column)), one
+/// line each, under a heading; empty when there are none.
+pub fn errors_text<'a>(
+    rows: impl IntoIterator<Item = (&'a str, u32, &'a std::collections::BTreeMap<String, Cell>)>,
+) -> String {
+    let errors: Vec<String> = rows
+        .into_iter()
+        .flat_map(|(model, bug, cells)| {
+            cells.iter().filter_map(move |(col, cell)| {
+                Some(format!("error: {model} bug {bug} {col}: {}\n", cell.error.as_ref()?))
+            })
+        })
+        .collect();
+    if errors.is_empty() {
+        return String::new();
+    }
+    format!("`error`: a run of the cell failed:\n{}\n", errors.concat())
 }
 
 /// What follows the rows: the legend, the errors, the ratios.
@@ -314,24 +418,7 @@ pub fn markdown_tail(rows: &[Row], args: &TableArgs) -> String {
         args.max_states,
         args.max_schedules
     );
-    let errors: Vec<String> = rows
-        .iter()
-        .flat_map(|r| {
-            r.cells.iter().filter_map(|(col, cell)| {
-                Some(format!(
-                    "error: {} bug {} {col}: {}\n",
-                    r.model,
-                    r.bug,
-                    cell.error.as_ref()?
-                ))
-            })
-        })
-        .collect();
-    if !errors.is_empty() {
-        out.push_str("`error`: a run of the cell failed:\n");
-        out.extend(errors);
-        out.push('\n');
-    }
+    out.push_str(&errors_text(rows.iter().map(|r| (r.model.as_str(), r.bug, &r.cells))));
     out.push_str(
         "Advantage of the best delaying technique over the best baseline (the baseline's count divided by the delaying technique's): above 1x the delaying technique needed that many times fewer states or schedules; below 1x the baseline won.\n\n",
     );

@@ -46,6 +46,7 @@ pub use progress::{human, rate};
 pub use random::{irs, rs};
 pub use sample::{SampleEnd, SampleResult};
 pub use ss::{draw_sample, ss, SsParams};
+pub use threads::run_indexed;
 
 use crate::config::Config;
 use crate::explorer::Explorer;

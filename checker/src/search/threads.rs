@@ -12,7 +12,7 @@ use std::sync::Mutex;
 /// threads (the calling thread is one of them), each with its own
 /// `scratch` from `init`; returns the results in index order. Items are
 /// taken in index order (each thread takes the next one when it is done).
-pub(super) fn run_indexed<S, T, I, F>(threads: usize, n: usize, init: I, item: F) -> Vec<T>
+pub fn run_indexed<S, T, I, F>(threads: usize, n: usize, init: I, item: F) -> Vec<T>
 where
     T: Send,
     I: Fn() -> S + Sync,

@@ -1,0 +1,145 @@
+//! `mcheck table --deep` end to end on a filtered tiny run: the JSON shape,
+//! and cells that agree with `mcheck run` of the same technique, seeds and
+//! parameters.
+
+mod common;
+
+use common::{json, mcheck, mean_walk};
+use serde_json::Value;
+
+/// The deep table's techniques: (column, strategy, explorer (only for
+/// the strategies that follow one), randomized).
+const COLUMNS: [(&str, &str, &str, bool); 9] = [
+    ("RS", "rs", "", true),
+    ("IRS", "irs", "", true),
+    ("PCT", "pct", "", true),
+    ("POS", "pos", "", true),
+    ("PCTCP", "pctcp", "", true),
+    ("SS-RR", "ss", "rr", true),
+    ("SS-RTC", "ss", "rtc", true),
+    ("SS-PRR", "ss", "prr", true),
+    ("SES-RTC", "ses", "rtc", false),
+];
+
+#[test]
+fn deep_table_json_has_the_budget_the_mean_and_a_cell_per_technique() {
+    let v = json(&[
+        "table",
+        "--deep",
+        "--models",
+        "lostupdate",
+        "--bugs",
+        "1",
+        "--runs",
+        "2",
+        "--budget-s",
+        "60",
+        "--max-schedules",
+        "300",
+        "-j",
+        "2",
+        "--json",
+        "-q",
+    ]);
+    assert_eq!(v["deep"], true);
+    assert_eq!(v["budget_s"], 60.0);
+    assert_eq!(v["max_schedules"], 300);
+    assert_eq!(v["runs"], 2);
+    assert_eq!(v["min_mean_steps"], 300.0);
+    assert_eq!(v["interrupted"], false);
+    let names: Vec<&str> = COLUMNS.iter().map(|c| c.0).collect();
+    assert_eq!(v["columns"], serde_json::json!(names));
+    // One row; at most the mean pass and 8 x 2 + 1 runs of 60 s on 2
+    // threads: 60 + 17 * 60 / 2 rounded up.
+    assert_eq!(v["worst_case_s"], 60.0 + 510.0);
+    let rows = v["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 1, "{v}");
+    let row = &rows[0];
+    assert_eq!(
+        (row["model"].as_str(), row["bug"].as_u64()),
+        (Some("lostupdate"), Some(1))
+    );
+    assert_eq!(row["name"], "blind-write");
+    let params = row["params"].as_str().expect("params");
+    let mean = mean_walk("lostupdate", params);
+    assert_eq!(row["mean_steps"].as_f64(), Some(mean), "{row}");
+    assert_eq!(row["deep"], mean >= 300.0, "{row}");
+    let cells = row["cells"].as_object().expect("cells");
+    assert_eq!(cells.len(), COLUMNS.len(), "{row}");
+    for (name, strategy, explorer, randomized) in COLUMNS {
+        let cell = &cells[name];
+        let runs = if randomized { 2 } else { 1 };
+        assert_eq!(cell["runs"], runs, "{name}: {cell}");
+        assert_eq!(cell["error"], Value::Null, "{name}: {cell}");
+        // The oracle: `mcheck run` of the technique with each seed.
+        let mut counts: Vec<Option<u64>> = (0..runs)
+            .map(|seed| {
+                let seed = seed.to_string();
+                let mut args = vec![
+                    "run",
+                    "lostupdate",
+                    "--bug",
+                    "1",
+                    "--set",
+                    params,
+                    "-s",
+                    strategy,
+                    "--seed",
+                    &seed,
+                    "-j",
+                    "1",
+                    "--json",
+                    "-q",
+                ];
+                if !explorer.is_empty() {
+                    args.extend(["-e", explorer]);
+                }
+                if randomized {
+                    args.extend(["--max-schedules", "300"]);
+                }
+                let r = json(&args);
+                let unit = if randomized { "schedules" } else { "states" };
+                (r["outcome"] == "violation").then(|| r[unit].as_u64().unwrap())
+            })
+            .collect();
+        counts.sort_by_key(|c| c.unwrap_or(u64::MAX));
+        assert_eq!(cell["count"].as_u64(), counts[0], "{name}: {cell}");
+        let found = counts.iter().filter(|c| c.is_some()).count();
+        assert_eq!(cell["found_runs"], found, "{name}: {cell}");
+        assert_eq!(cell["found"], counts[0].is_some(), "{name}: {cell}");
+    }
+}
+
+#[test]
+fn deep_table_markdown_states_its_budget_and_rejects_a_state_cap() {
+    let o = mcheck(&[
+        "table",
+        "--deep",
+        "--models",
+        "lostupdate",
+        "--runs",
+        "1",
+        "--budget-s",
+        "5",
+        "--max-schedules",
+        "50",
+        "-j",
+        "1",
+        "-q",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.starts_with("Budget per cell and seed: 5 s and 50 schedules (SES-RTC: 5 s only); medians over 1 seed."),
+        "{out}"
+    );
+    assert!(
+        out.contains("| model | bug | parameters | mean steps | RS | IRS | PCT | POS | PCTCP | SS-RR |"),
+        "{out}"
+    );
+    assert!(out.contains("| lostupdate | 1 blind-write | "), "{out}");
+    let o = mcheck(&["table", "--deep", "--max-states", "10"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--max-states does not apply to --deep"), "{err}");
+}
