@@ -24,6 +24,10 @@ struct Pair {
     with_fifo: bool,
     /// The receiver defers this message.
     defer: Option<PMsg>,
+    /// The receiver finds this message stale once it has logged `A`.
+    stale: Option<PMsg>,
+    /// Duplicates the network may make in one execution.
+    budget: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -73,6 +77,14 @@ impl MachineModel for Pair {
         }
     }
 
+    fn duplicate_budget(&self) -> Option<u32> {
+        self.budget
+    }
+
+    fn stale(&self, m: &PM, msg: &PMsg) -> bool {
+        matches!(m, PM::Receiver { log } if self.stale == Some(*msg) && log.contains(&PMsg::A))
+    }
+
     fn handle(&self, m: &mut PM, msg: &PMsg, ctx: &mut Ctx<Self>) {
         match m {
             PM::Sender => {
@@ -92,6 +104,8 @@ fn pair(net: Delivery) -> Machines<Pair> {
         net,
         with_fifo: false,
         defer: None,
+        stale: None,
+        budget: None,
     })
 }
 
@@ -232,11 +246,69 @@ fn duplicates_add_exactly_one_extra_delivery() {
 }
 
 #[test]
+fn the_duplicate_budget_bounds_duplicates_per_execution() {
+    let dup = |budget| {
+        Machines(Pair {
+            net: Delivery {
+                unordered: true,
+                lossy: false,
+                duplicates: 1,
+            },
+            with_fifo: false,
+            defer: None,
+            stale: None,
+            budget,
+        })
+    };
+    // No budget: as without one (34); budget 0: as unordered (6, 5).
+    assert_eq!(searched(&dup(None), "no budget").0, 34);
+    assert_eq!(searched(&dup(Some(0)), "budget 0"), (6, 5));
+    // Budget 1, by hand (log, in flight, duplicates made): s0; [] {A B} 0;
+    // [A] {B} 0, [A] {A' B} 1, [B] {A} 0, [B] {A B'} 1; then 8 states
+    // with one message left or none ([A B] {} 0, [A B] {B'} 1,
+    // [A A] {B} 1, [A B] {A'} 1, [B A] {} 0, [B A] {A'} 1, [B A] {B'} 1,
+    // [B B] {A} 1); then the 6 logs of three deliveries: 20 states;
+    // transitions 1 + 4 + 4 * 2 + 6 * 1 = 19.
+    assert_eq!(searched(&dup(Some(1)), "budget 1"), (20, 19));
+    let p = dup(Some(1));
+    let mut s = p.initial();
+    traced(&p, &mut s, 0, 0);
+    assert_eq!(enabled(&p, &s), [(1, 4)]);
+    traced(&p, &mut s, 1, 1);
+    // The budget is used up: deliver only, for both.
+    assert_eq!(enabled(&p, &s), [(1, 2)]);
+}
+
+#[test]
+fn stale_messages_leave_the_network() {
+    let p = Machines(Pair {
+        net: UNORDERED,
+        with_fifo: false,
+        defer: None,
+        stale: Some(PMsg::B),
+        budget: None,
+    });
+    // s0, {A B}, [A] (B left with A's delivery), [B] {A}, [B A]: B is
+    // never delivered after A.
+    assert_eq!(searched(&p, "stale B"), (5, 4));
+    let mut s = p.initial();
+    traced(&p, &mut s, 0, 0);
+    let first = *s.unordered()[0].msg();
+    let alt = if first == PMsg::A { 0 } else { 1 };
+    traced(&p, &mut s, 1, alt);
+    assert_eq!(log(&s), [PMsg::A]);
+    assert_eq!(s.in_flight().count(), 0);
+    assert_eq!(enabled(&p, &s), Vec::<(u32, u32)>::new());
+}
+
+#[test]
 fn alternative_zero_delivers_the_fifo_candidate() {
     let p = Machines(Pair {
         net: Delivery::network(1),
         with_fifo: true,
         defer: None,
+        stale: None,
+        budget: None,
     });
     let mut s = p.initial();
     traced(&p, &mut s, 0, 0);
@@ -257,6 +329,8 @@ fn deferred_unordered_messages_block() {
         net: Delivery::network(1),
         with_fifo: false,
         defer: Some(PMsg::B),
+        stale: None,
+        budget: None,
     });
     // B is no candidate: it is neither delivered, dropped nor duplicated.
     // s0, then A pending (0 or 1 made) or gone after 0, 1 or 2 deliveries.

@@ -28,10 +28,17 @@ fn bug_numbers_and_defaults_have_one_source() {
     assert_eq!(Bug::from_id(0), None);
     assert_eq!(Bug::from_id(6), None);
     let cfg = Cfg::default();
-    let fields = [cfg.servers, cfg.requests, cfg.elections, cfg.network, cfg.crashes];
+    let fields = [
+        cfg.servers,
+        cfg.requests,
+        cfg.elections,
+        cfg.network,
+        cfg.duplicates,
+        cfg.crashes,
+    ];
     let defaults: Vec<u64> = PARAMS.iter().map(|p| p.default).collect();
     assert_eq!(defaults, fields.map(u64::from));
-    assert_eq!(defaults, [3, 1, 1, 1, 1]);
+    assert_eq!(defaults, [3, 1, 1, 3, 1, 1]);
 }
 
 #[test]
@@ -44,8 +51,8 @@ fn exact_state_counts() {
                 ("crashes", "0"),
                 ("network", "0"),
             ][..],
-            655,
-            1678,
+            126,
+            281,
         ),
         (
             &[
@@ -54,8 +61,8 @@ fn exact_state_counts() {
                 ("crashes", "0"),
                 ("network", "0"),
             ][..],
-            14342,
-            40079,
+            5488,
+            14177,
         ),
         (
             &[
@@ -64,8 +71,8 @@ fn exact_state_counts() {
                 ("crashes", "0"),
                 ("network", "0"),
             ][..],
-            43434,
-            127168,
+            11453,
+            32250,
         ),
         (
             &[
@@ -75,8 +82,8 @@ fn exact_state_counts() {
                 ("crashes", "1"),
                 ("network", "1"),
             ][..],
-            14456,
-            49580,
+            2099,
+            5893,
         ),
         (
             &[
@@ -86,8 +93,18 @@ fn exact_state_counts() {
                 ("crashes", "1"),
                 ("network", "3"),
             ][..],
-            14800,
-            95727,
+            722,
+            2129,
+        ),
+        (
+            &[
+                ("requests", "1"),
+                ("elections", "0"),
+                ("crashes", "1"),
+                ("duplicates", "2"),
+            ][..],
+            10260,
+            48033,
         ),
     ] {
         let p = program(set, None);
@@ -116,7 +133,7 @@ fn check_bug(bug: Bug, explorer: &str, states: u64, delays: u32, monitor: &str) 
 
 #[test]
 fn bug1_commit_old_term() {
-    let message = check_bug(Bug::Figure8Commit, "rtc", 469320, 7, "leader-completeness");
+    let message = check_bug(Bug::Figure8Commit, "rtc", 111807, 6, "leader-completeness");
     assert_eq!(
         message,
         "leader server1 of term 4 lacks the entry (t1 c1) at index 1 that leader server0 committed in term 3; it holds (t2 c1) there"
@@ -125,22 +142,22 @@ fn bug1_commit_old_term() {
 
 #[test]
 fn bug2_vote_without_log_check() {
-    check_bug(Bug::VoteWithoutLogCheck, "rtc", 754, 3, "leader-completeness");
+    check_bug(Bug::VoteWithoutLogCheck, "rtc", 692, 3, "leader-completeness");
 }
 
 #[test]
 fn bug3_truncate_on_append() {
-    check_bug(Bug::TruncateOnEveryAppend, "rtc", 457, 2, "durability");
+    check_bug(Bug::TruncateOnEveryAppend, "rtc", 7717, 5, "durability");
 }
 
 #[test]
 fn bug4_match_from_next_index() {
-    check_bug(Bug::MatchFromNextIndex, "rtc", 260, 2, "leader-completeness");
+    check_bug(Bug::MatchFromNextIndex, "rtc", 17378, 6, "durability");
 }
 
 #[test]
 fn bug5_volatile_vote() {
-    check_bug(Bug::VolatileVote, "rtc", 189001, 7, "election-safety");
+    check_bug(Bug::VolatileVote, "rtc", 142089, 7, "election-safety");
 }
 
 fn server(id: u8, term: u8, log: &[(u8, u8)], leader: bool) -> Server {

@@ -168,6 +168,28 @@ pub trait MachineModel: Send + Sync {
         Delivery::FIFO
     }
 
+    /// At most this many duplicates in one execution, over all messages,
+    /// on top of each message's own bound ([`Delivery::duplicates`]); the
+    /// number made so far is then part of the state. Default: `None`, no
+    /// bound but the per-message one.
+    fn duplicate_budget(&self) -> Option<u32> {
+        None
+    }
+
+    /// Whether `msg` is **stale** for `machine`: delivering it to the
+    /// machine now, or in any state the machine can reach from this one,
+    /// changes nothing (no state change, no send, no announcement, no
+    /// choice). The runtime takes a stale unordered message out of the
+    /// network at once, as if delivered to no effect (a message that can
+    /// only be taken to no effect multiplies states and interleavings, not
+    /// behaviours): at the send, and after each step of its receiver
+    /// (ARCHITECTURE.md §6). FIFO messages are not asked. Must be a pure
+    /// function of its arguments; a wrong `true` hides behaviours.
+    /// Default: never.
+    fn stale(&self, _machine: &Self::Machine, _msg: &Self::Msg) -> bool {
+        false
+    }
+
     /// Handle `msg` (which `receive` said to handle).
     fn handle(&self, machine: &mut Self::Machine, msg: &Self::Msg, ctx: &mut Ctx<Self>);
 

@@ -23,11 +23,14 @@ pub(crate) struct Candidate {
     pub(crate) delivery: Delivery,
     /// Duplicates the network already made of it.
     pub(crate) duplicated: u8,
+    /// Whether the execution's duplicate budget has room for one more.
+    pub(crate) budget: bool,
 }
 
 impl Candidate {
     fn alternatives(&self) -> u32 {
-        self.delivery.alternatives(self.duplicated)
+        let used = if self.budget { self.duplicated } else { u8::MAX };
+        self.delivery.alternatives(used)
     }
 }
 
@@ -38,6 +41,10 @@ impl<M: MachineModel> Machines<M> {
     /// it does not defer, in the canonical order.
     pub(crate) fn candidates(&self, s: &World<M>, id: MachineId, mut f: impl FnMut(Candidate) -> bool) {
         let net = s.net.as_deref();
+        let budget = self
+            .0
+            .duplicate_budget()
+            .is_none_or(|b| net.map_or(0, |n| n.duplicates_made) < b);
         if let Some((i, receive)) = self.dequeuable(s, id) {
             let duplicated = match net {
                 Some(n) if !n.fifo_dups.is_empty() => n.fifo_duplicated(id, (i - s.range(id).0) as u32),
@@ -48,6 +55,7 @@ impl<M: MachineModel> Machines<M> {
                 receive,
                 delivery: self.0.delivery(&s.queue[i].1),
                 duplicated,
+                budget,
             };
             if f(c) {
                 return;
@@ -68,6 +76,7 @@ impl<M: MachineModel> Machines<M> {
                 receive,
                 delivery: self.0.delivery(&flight.msg),
                 duplicated: flight.duplicated,
+                budget,
             };
             if f(c) {
                 return;
@@ -104,6 +113,9 @@ impl<M: MachineModel> Machines<M> {
     /// out of the network (deliver, drop) or keep it pending with one more
     /// duplicate made; return the message.
     pub(crate) fn take(&self, s: &mut World<M>, id: MachineId, c: Candidate, action: Action) -> M::Msg {
+        if action == Action::Duplicate && self.0.duplicate_budget().is_some() {
+            s.net_mut().duplicates_made += 1;
+        }
         match (c.source, action) {
             (Source::Fifo(i), Action::Deliver | Action::Drop) => {
                 if s.net.as_deref().is_some_and(|n| !n.fifo_dups.is_empty()) {
@@ -133,12 +145,42 @@ impl<M: MachineModel> Machines<M> {
     }
 
     /// Put a message sent to a live machine `to` into the network, as its
-    /// delivery says: its FIFO queue or the unordered multiset.
-    pub(crate) fn post(&self, s: &mut World<M>, to: MachineId, msg: M::Msg) {
-        if self.0.delivery(&msg).unordered {
-            s.net_mut().insert(to, msg, 0);
-        } else {
+    /// delivery says: its FIFO queue or the unordered multiset; an
+    /// unordered message stale for `to` is taken out at once, as if
+    /// delivered to no effect. Returns whether it was posted.
+    pub(crate) fn post(&self, s: &mut World<M>, to: MachineId, msg: M::Msg) -> bool {
+        let delivery = self.0.delivery(&msg);
+        if !delivery.unordered {
             s.enqueue(to, msg);
+        } else if self.0.stale(&s.slots[to.0 as usize].machine, &msg) {
+            return false;
+        } else {
+            s.net_mut().insert(to, msg, 0);
+        }
+        true
+    }
+
+    /// Take out the unordered messages in flight to `id` that became stale
+    /// for it (after a step changed its state), as if delivered to no
+    /// effect.
+    pub(crate) fn purge_stale(&self, s: &mut World<M>, id: MachineId) {
+        let Some(net) = s.net.as_deref_mut() else {
+            return;
+        };
+        let (lo, hi) = net.range(id);
+        let machine = &s.slots[id.0 as usize].machine;
+        let mut j = lo;
+        let mut end = hi;
+        while j < end {
+            if self.0.stale(machine, &net.flights[j].msg) {
+                net.flights.remove(j);
+                end -= 1;
+            } else {
+                j += 1;
+            }
+        }
+        if end < hi {
+            s.tidy_net();
         }
     }
 

@@ -192,6 +192,7 @@ impl<M: MachineModel> Machines<M> {
     ) -> Result<(), Violation> {
         let actor = ActorId(id.0);
         s.slots[id.0 as usize].machine = machine;
+        self.purge_stale(s, id);
         for m in ctx.created {
             let new = MachineId(s.slots.len() as u32);
             let info = ActorInfo {
@@ -222,8 +223,7 @@ impl<M: MachineModel> Machines<M> {
                 };
                 t.sent.push((self.name_of(s, to), text));
             }
-            if !halted {
-                self.post(s, to, msg);
+            if !halted && self.post(s, to, msg) {
                 events.push(Event::Sent {
                     from: actor,
                     to: ActorId(to.0),

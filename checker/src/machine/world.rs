@@ -108,6 +108,9 @@ pub(crate) struct Net<Msg> {
     /// (receiver, position in its FIFO inbox, duplicates made), sorted;
     /// only for messages duplicated at least once.
     pub(crate) fifo_dups: Vec<(MachineId, u32, u8)>,
+    /// Duplicates made so far in the execution, counted only when the
+    /// model bounds them ([`super::MachineModel::duplicate_budget`]).
+    pub(crate) duplicates_made: u32,
 }
 
 impl<Msg> Default for Net<Msg> {
@@ -115,13 +118,14 @@ impl<Msg> Default for Net<Msg> {
         Net {
             flights: Vec::new(),
             fifo_dups: Vec::new(),
+            duplicates_made: 0,
         }
     }
 }
 
 impl<Msg: Eq + Hash + fmt::Debug> Net<Msg> {
     pub(crate) fn is_empty(&self) -> bool {
-        self.flights.is_empty() && self.fifo_dups.is_empty()
+        self.flights.is_empty() && self.fifo_dups.is_empty() && self.duplicates_made == 0
     }
 
     /// Index range of `id`'s unordered messages in `flights`.

@@ -30,6 +30,12 @@ impl Client {
         }
     }
 
+    /// Whether `msg` can change nothing, now or later: the timer of a
+    /// command it is done with (commands only go up).
+    pub fn stale(&self, msg: &Msg) -> bool {
+        matches!(*msg, Msg::ClientTimeout(cmd) if cmd < self.cmd)
+    }
+
     /// Runs one message.
     pub fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
         match *msg {
@@ -53,6 +59,9 @@ impl Client {
         if self.cmd <= cfg.requests {
             self.submit(ctx);
             ctx.send(ctx.me(), Msg::ClientTimeout(self.cmd));
+        } else {
+            // Done: whom it used last no longer matters.
+            self.target = 0;
         }
     }
 
@@ -101,6 +110,9 @@ impl Injector {
         }
         let pick = ctx.choose(u32::from(cfg.servers) + 1, "crash");
         if pick == u32::from(cfg.servers) || self.left == 0 {
+            // Stopping gives up the crashes left: the same state as after
+            // a last crash that changed nothing.
+            self.left = 0;
             ctx.halt();
             return;
         }

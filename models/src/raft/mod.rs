@@ -8,8 +8,8 @@
 //!   voted-for, log) that survives a crash and volatile state (role, commit
 //!   index, the leader's next and match indexes, the candidate's votes) that
 //!   does not. The cluster starts in term 1 with `server0` its leader (the
-//!   others voted for it), empty logs and its heartbeats (`Append` with
-//!   no entries) on their way. Elections are bounded globally:
+//!   others voted for it and know it) and empty logs. Elections are
+//!   bounded globally:
 //!   the servers share `elections` election timeouts, one pending at a
 //!   time as a `Timeout` to a server (the first one to `server1`). When a
 //!   server's timeout fires it arms the timer of a server of its choice
@@ -22,7 +22,8 @@
 //!   index) on winning an election, on every client request and after a
 //!   refusal (backing up the next index); it commits the highest index
 //!   replicated on a majority whose entry is of its own term, then applies
-//!   and acknowledges it (`Ack` to the client). A follower accepts an
+//!   and acknowledges it (`Ack` to the client); it never backs a next
+//!   index up to or below the match index. A follower accepts an
 //!   `Append` whose previous entry it holds, replaces only the entries that
 //!   conflict, and applies up to the leader's commit index.
 //! * `client<servers>`: submits commands `1..=requests` one at a time to the
@@ -36,17 +37,23 @@
 //!   re-applies its log as the commit index rises again.
 //!
 //! Delivery: see [`Cfg::delivery_of`]; the `network` parameter says how
-//! server-to-server messages travel (by default unordered; up to lossy and
-//! duplicated once).
+//! server-to-server messages travel: by default unordered, lossy and
+//! duplicating, with at most `duplicates` messages duplicated (once each)
+//! in an execution. Messages that can no longer change anything (a vote
+//! or an append reply of an older term, a vote already counted, a success
+//! already counted: see [`Server::stale`]) leave the network at once, as
+//! if delivered to no effect: they would only multiply states
+//! (ARCHITECTURE.md §6).
 //!
 //! # Configurations
 //!
-//! The default (3 servers, 1 request, 1 election, 1 crash, unordered
-//! network) is verified by SES with RTC in about a minute (about 4 million
-//! states), and every bug is found there (bugs 1 and 5 raise `elections`
-//! to what their races need). Exhaustive search does not finish much
-//! beyond it; larger configurations (requests and elections up to 60) are
-//! for sampling, where executions run to hundreds of steps.
+//! The default (3 servers, 1 request, 1 election, 1 crash, the full
+//! network with 1 duplicate) is verified by SES with RTC in about a
+//! minute and a half on two loaded cores (1,378,961 states, 0.6 GB), and
+//! every bug is found there in seconds (bugs 1 and 5 raise `elections` to
+//! what their races need). Exhaustive search does not finish much beyond
+//! it; larger configurations (requests and elections up to 60) are for
+//! sampling, where executions run to hundreds of steps.
 //!
 //! # Monitors
 //!
@@ -129,7 +136,7 @@ impl SeededBug for Bug {
         BugSpec {
             id: 4,
             name: "match-from-next-index",
-            description: "on a successful AppendReply the leader sets the follower's match index from its own log (next index = last index + 1) instead of from the request the reply answers: a follower's reply to server0's first heartbeat (it covered index 0) reaches server0 after it appended the client's c1, so server0 counts the follower as holding c1 and commits c1 with its own copy only; the next leader, elected without c1, lacks a committed entry (leader-completeness; with the acknowledgement received first, durability)",
+            description: "on a successful AppendReply the leader sets the follower's match index from its own log (next index = last index + 1) instead of from the request the reply answers: server1 wins term 2 and sends its heartbeats (Appends with no entries); a follower's reply to its heartbeat (it covered index 0) reaches server1 after it appended the client's c1, so server1 counts the follower as holding c1, commits c1 with its own copy only and acknowledges it: the acknowledged c1 is on a minority (durability; with another election, the next leader lacks the committed c1: leader-completeness)",
         },
     ),
     (
@@ -144,7 +151,7 @@ impl SeededBug for Bug {
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 5] = [
+pub const PARAMS: [ParamSpec; 6] = [
     ParamSpec {
         name: "servers",
         default: 3,
@@ -166,16 +173,24 @@ pub const PARAMS: [ParamSpec; 5] = [
         default: 1,
         min: 0,
         max: 60,
-        exhaustive_max: 1,
+        exhaustive_max: 3,
         description: "election timeouts the servers share (so terms stay at most 1 + elections)",
     },
     ParamSpec {
         name: "network",
-        default: 1,
+        default: 3,
         min: 0,
         max: 3,
         exhaustive_max: 3,
-        description: "how server-to-server messages travel: 0 FIFO and reliable, 1 unordered, 2 unordered and lossy, 3 unordered, lossy and duplicated once",
+        description: "how server-to-server messages travel: 0 FIFO and reliable, 1 unordered, 2 unordered and lossy, 3 unordered, lossy and duplicating (each message at most once, at most `duplicates` of them per execution)",
+    },
+    ParamSpec {
+        name: "duplicates",
+        default: 1,
+        min: 0,
+        max: 60,
+        exhaustive_max: 1,
+        description: "messages the network may duplicate in one execution (network=3; each at most once)",
     },
     ParamSpec {
         name: "crashes",
@@ -200,6 +215,8 @@ pub struct Cfg {
     pub crashes: u8,
     /// How server-to-server messages travel (see [`Cfg::delivery_of`]).
     pub network: u8,
+    /// Messages the network may duplicate in one execution.
+    pub duplicates: u8,
     /// The seeded bug switched on, if any.
     pub bug: Option<Bug>,
 }
@@ -219,6 +236,7 @@ impl Cfg {
             elections: params.get("elections") as u8,
             crashes: params.get("crashes") as u8,
             network: params.get("network") as u8,
+            duplicates: params.get("duplicates") as u8,
             bug,
         }
         .with_room_for(bug)
@@ -243,7 +261,9 @@ impl Cfg {
 
     /// How a message travels (the one place that says so): server-to-server
     /// messages as `network` says (0: FIFO and reliable, 1: unordered, 2:
-    /// also lossy, 3: also duplicated once); timers fire at any time
+    /// also lossy, 3: also duplicated, each message at most once and at
+    /// most [`Cfg::duplicates`] of them in an execution, see
+    /// `duplicate_budget`); timers fire at any time
     /// (unordered, never lost); client traffic, crashes and starts are FIFO
     /// and reliable.
     pub fn delivery_of(&self, msg: &Msg) -> Delivery {
@@ -413,12 +433,6 @@ impl MachineModel for Cfg {
     type Monitor = Monitor;
 
     fn setup(&self, setup: &mut Setup<Self>) {
-        let leader = Server::new(self, 0);
-        for to in 1..self.servers {
-            if let Some(heartbeat) = leader.append_for(to) {
-                setup.send(MachineId(u32::from(to)), heartbeat);
-            }
-        }
         for id in 0..self.servers {
             setup.create(Machine::Server(Server::new(self, id)));
         }
@@ -477,6 +491,18 @@ impl MachineModel for Cfg {
         self.delivery_of(msg)
     }
 
+    fn duplicate_budget(&self) -> Option<u32> {
+        Some(u32::from(self.duplicates))
+    }
+
+    fn stale(&self, m: &Machine, msg: &Msg) -> bool {
+        match m {
+            Machine::Server(s) => s.stale(self, msg),
+            Machine::Client(c) => c.stale(msg),
+            Machine::Injector(_) => false,
+        }
+    }
+
     fn observe(&self, mon: &mut Monitor, note: &Note) -> Verdict {
         observe(mon, note)
     }
@@ -500,11 +526,11 @@ impl Model for Raft {
     fn info(&self) -> ModelInfo {
         ModelInfo {
             name: "raft",
-            description: "Raft: servers with persistent term, vote and log and volatile role, commit and next/match indexes, election timeouts as self-messages, a client that retries elsewhere on a redirect or a timeout, a fault injector that crashes and restarts servers, server-to-server messages that may be reordered, lost and duplicated; monitors: election safety, log matching, leader completeness, state machine safety and durability of acknowledged commands",
+            description: "Raft: servers with persistent term, vote and log and volatile role, commit and next/match indexes, election timeouts as self-messages, a client that retries elsewhere on a redirect or a timeout, a fault injector that crashes and restarts servers, server-to-server messages that may be reordered, lost and duplicated (a bounded number of times); monitors: election safety, log matching, leader completeness, state machine safety and durability of acknowledged commands",
             params: PARAMS.to_vec(),
             bugs: Bug::specs(),
             explorers: vec![],
-            notes: "the default configuration is verified by SES with RTC in about a minute (about 4 million states); bug 1 raises elections to 3 and bug 5 to 2 (their races need that many). Exhaustive search does not finish beyond the defaults (2 elections and a crash already give more than 4 million states; network=2 or 3 multiply them again): larger configurations (requests and elections up to 60) are for sampling, e.g. -s ss --set requests=30,elections=10",
+            notes: "the default configuration (unordered, lossy, duplicating network with one duplicate) is verified by SES with RTC in under two minutes (1,378,961 states, 0.6 GB); bug 1 raises elections to 3 and bug 5 to 2 (their races need that many). Exhaustive search does not finish much beyond the defaults (each more election, crash or duplicate multiplies the states several times): larger configurations (requests and elections up to 60) are for sampling, e.g. -s ss --set requests=30,elections=10",
         }
     }
 

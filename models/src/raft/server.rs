@@ -88,6 +88,46 @@ impl Server {
         (0..cfg.servers).filter(move |&s| s != me)
     }
 
+    /// Whether `msg` can change nothing here, now or later (terms only
+    /// grow, a server leads or stands for election in a term only after it
+    /// started that election, and a leader's match index only grows and
+    /// stays below its next index): a vote or an append reply of an
+    /// earlier term, a refused vote or one it already counted of its own
+    /// term, a vote of its own term when it no longer stands, an append
+    /// reply of its own term to a follower, a success its leader already
+    /// counted.
+    pub fn stale(&self, cfg: &Cfg, msg: &Msg) -> bool {
+        match *msg {
+            Msg::Vote { term, from, granted } => {
+                term < self.term
+                    || term == self.term
+                        && (!granted
+                            || match self.role {
+                                Role::Candidate { votes } => votes & (1 << from) != 0,
+                                _ => true,
+                            })
+            }
+            Msg::AppendReply {
+                term,
+                from,
+                success,
+                index,
+            } => {
+                term < self.term
+                    || term == self.term
+                        && match &self.role {
+                            Role::Leader { matched, .. } => {
+                                // (The buggy leader re-reads its own log on
+                                // every success: never stale there.)
+                                success && index <= matched[from as usize] && cfg.bug != Some(Bug::MatchFromNextIndex)
+                            }
+                            _ => self.role == Role::Follower,
+                        }
+            }
+            _ => false,
+        }
+    }
+
     /// Runs one message.
     pub fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
         match msg {
@@ -308,7 +348,7 @@ impl Server {
         }
         let f = from as usize;
         if !success {
-            next[f] = next[f].min(index).max(1);
+            next[f] = next[f].min(index).max(matched[f] + 1);
             self.send_append(from, ctx);
             return;
         }
