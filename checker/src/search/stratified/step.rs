@@ -289,6 +289,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// `order` at that choice: a frontier entry for the next stratum,
     /// unless it retires (tried only when this choice's successor was
     /// cached, `skip`: near new states, later successors seldom all are).
+    #[inline(always)]
     fn defer(
         &mut self,
         held: &Held<P::State, O>,
