@@ -4,7 +4,7 @@
 
 use clap::builder::{PossibleValue, PossibleValuesParser, RangedU64ValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mcheck_checker::search::SsParams;
+use mcheck_checker::search::{HybridParams, SsParams};
 use mcheck_checker::search::{Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH, STRATEGIES};
 
 /// Replays a shrink may try by default.
@@ -114,6 +114,7 @@ pub(crate) enum StrategyName {
     Rs,
     Irs,
     Pct,
+    Hybrid,
 }
 
 impl StrategyName {
@@ -127,6 +128,7 @@ impl StrategyName {
             StrategyName::Rs => "rs",
             StrategyName::Irs => "irs",
             StrategyName::Pct => "pct",
+            StrategyName::Hybrid => "hybrid",
         }
     }
 }
@@ -134,7 +136,7 @@ impl StrategyName {
 impl ValueEnum for StrategyName {
     fn value_variants<'a>() -> &'a [Self] {
         use StrategyName::*;
-        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct]
+        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct, Hybrid]
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
@@ -170,7 +172,7 @@ pub(crate) struct RunArgs {
     /// Wall-clock budget in seconds (default: none for ses, dfs and pb; 60 for sampling).
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     pub time_limit: Option<f64>,
-    /// Stop after this many distinct states (ses, dfs, pb).
+    /// Stop after this many distinct states (ses, dfs, pb; hybrid: the SES phase, default 1,000,000).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_states: Option<u64>,
     /// Stop after this many schedules (ss, rs, irs, pct).
@@ -206,10 +208,10 @@ pub(crate) struct RunArgs {
     /// PCT: change points are drawn in [1, K] (default: the length of one execution).
     #[arg(long, value_name = "K", value_parser = at_least_one())]
     pub pct_steps: Option<u64>,
-    /// SS: c1 in num_samples(d) = c1 * c2^d.
+    /// SS and hybrid: c1 in num_samples(d) = c1 * c2^d.
     #[arg(long, value_name = "X", default_value_t = SsParams::default().c1, value_parser = |s: &str| number_in(s, 1.0, 1e12))]
     pub c1: f64,
-    /// SS: c2 in num_samples(d) = c1 * c2^d.
+    /// SS and hybrid: c2 in num_samples(d) = c1 * c2^d.
     #[arg(long, value_name = "Y", default_value_t = SsParams::default().c2, value_parser = |s: &str| number_in(s, 1.0, 1e6))]
     pub c2: f64,
     /// IRS: the depth bound added per iteration.
@@ -250,6 +252,13 @@ impl RunArgs {
                 depth: self.pct_depth,
                 steps: self.pct_steps,
             },
+            StrategyName::Hybrid => Strategy::Hybrid(HybridParams {
+                ses_states: None,
+                ss: SsParams {
+                    c1: self.c1,
+                    c2: self.c2,
+                },
+            }),
         }
     }
 }

@@ -23,6 +23,7 @@
 mod batch;
 mod error;
 pub mod exec;
+mod hybrid;
 pub mod order;
 mod parallel;
 mod pct;
@@ -35,6 +36,7 @@ mod threads;
 mod walk;
 
 pub use error::SearchError;
+pub use hybrid::{hybrid, HybridParams, DEFAULT_HYBRID_STATES};
 pub use pct::{default_steps as pct_default_steps, pct};
 pub use progress::{human, rate};
 pub use random::{irs, rs};
@@ -65,12 +67,18 @@ pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -
     let name = explorer.name().to_string();
     let report = Report::new("ses", Some(&name), config.seed, 1);
     let result = stratified_on_threads(program, Composed::new(explorer), config, report)?;
+    Ok(with_delay_schedule(result, &name, config))
+}
+
+/// The report of an SES search (of explorer `name`), with the delay path
+/// of its violation as the schedule.
+fn with_delay_schedule(result: SearchResult, name: &str, config: &Config) -> Report {
     let mut report = result.report;
     if let Some(v) = result.violation {
         let path = exec::delay_path(&v.advances);
         let schedule = exec::schedule(
             PathKind::Delays,
-            Some(&name),
+            Some(name),
             config.seed,
             config.max_steps,
             config.deadlock,
@@ -79,7 +87,7 @@ pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -
         );
         report.schedule = Some(schedule);
     }
-    Ok(report)
+    report
 }
 
 /// Plain exhaustive depth-first search: every choice of every state, in
@@ -181,6 +189,9 @@ pub enum Strategy {
         /// k, the range of the change points.
         steps: Option<u64>,
     },
+    /// SES up to a state budget, then stratified sampling from where it
+    /// stopped (see [`hybrid`]).
+    Hybrid(HybridParams),
 }
 
 /// Default IRS depth step.
@@ -202,6 +213,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ),
     ("rs", "random walk: uniform choice at every step, until a budget (baseline)"),
     ("irs", "iterative random walk: iteration i runs 3^i walks cut at depth i * --irs-step (baseline)"),
+    ("hybrid", "ses until a state budget (--max-states, default 1,000,000), then stratified sampling from the states it left unexplored"),
     ("pct", "PCT: random actor priorities with --pct-depth - 1 change points in [1, --pct-steps] (baseline)"),
 ];
 
@@ -216,6 +228,7 @@ impl Strategy {
             Strategy::Rs => "rs",
             Strategy::Irs { .. } => "irs",
             Strategy::Pct { .. } => "pct",
+            Strategy::Hybrid(_) => "hybrid",
         }
     }
 
@@ -240,5 +253,6 @@ pub fn run<P: Program, E: Explorer>(
         Strategy::Rs => rs(program, config),
         Strategy::Irs { step } => irs(program, config, *step),
         Strategy::Pct { depth, steps } => pct(program, config, *depth, *steps),
+        Strategy::Hybrid(params) => hybrid(program, explorer, config, params),
     }
 }
