@@ -119,11 +119,36 @@ fn the_report_is_the_same_on_one_and_two_threads() {
             seed: 5,
             ..quiet()
         };
-        let one = hybrid(&p, budget, &Config { threads: 1, ..base.clone() });
-        let two = hybrid(&p, budget, &Config { threads: 2, ..base.clone() });
+        let one = hybrid(
+            &p,
+            budget,
+            &Config {
+                threads: 1,
+                ..base.clone()
+            },
+        );
+        let two = hybrid(
+            &p,
+            budget,
+            &Config {
+                threads: 2,
+                ..base.clone()
+            },
+        );
         assert_eq!(shape(&one), shape(&two), "seed {seed}");
-        let other = hybrid(&p, budget, &Config { threads: 2, seed: 6, ..base });
+        let other = hybrid(
+            &p,
+            budget,
+            &Config {
+                threads: 2,
+                seed: 6,
+                ..base
+            },
+        );
         differ += u32::from(shape(&other) != shape(&one));
     }
-    assert!(differ > 20, "only {differ} systems gave another report with another seed");
+    assert!(
+        differ > 20,
+        "only {differ} systems gave another report with another seed"
+    );
 }

@@ -81,7 +81,9 @@ pub fn hybrid<P: Program, E: Explorer>(
     }
     let states = params.ses_states.or(config.max_states).unwrap_or(DEFAULT_HYBRID_STATES);
     if states == 0 {
-        return Err(SearchError::Input("hybrid: the SES phase's state budget must be at least 1".into()));
+        return Err(SearchError::Input(
+            "hybrid: the SES phase's state budget must be at least 1".into(),
+        ));
     }
     let total_time = config.sampling_time_limit();
     let explorer = crate::explorer::prepare(program, explorer, config.seed);

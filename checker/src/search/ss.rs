@@ -155,12 +155,18 @@ pub fn ss<P: Program, E: Explorer>(
     };
     let s0 = program.initial();
     let actors0 = program.actors(&s0);
-    let end = rounds(&mut batches, params, config.max_delays, explorer.is_randomized(), |db, i, scratch| {
-        let seeds = sample_seeds(config.seed, db, i);
-        let prepared = prepare(&explorer, &actors0, seeds.explorer);
-        let r = run_sample(program, &s0, &prepared, seeds, db, &limits, scratch);
-        batch_sample(r, db, &name)
-    })?;
+    let end = rounds(
+        &mut batches,
+        params,
+        config.max_delays,
+        explorer.is_randomized(),
+        |db, i, scratch| {
+            let seeds = sample_seeds(config.seed, db, i);
+            let prepared = prepare(&explorer, &actors0, seeds.explorer);
+            let r = run_sample(program, &s0, &prepared, seeds, db, &limits, scratch);
+            batch_sample(r, db, &name)
+        },
+    )?;
     let mut report = batches.finish(end, PathKind::Delays, Some(&name), config.max_steps);
     report.transitions = report.steps;
     if let Some(schedule) = &report.schedule {

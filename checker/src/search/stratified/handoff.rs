@@ -85,7 +85,15 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
 
     /// The root of `state` at path `node` and `depth`, `taken` choices
     /// taken, `left` left (`None`: count them).
-    fn root(&mut self, state: P::State, order: O, node: u32, depth: u32, taken: u32, left: Option<u32>) -> Root<P::State, O> {
+    fn root(
+        &mut self,
+        state: P::State,
+        order: O,
+        node: u32,
+        depth: u32,
+        taken: u32,
+        left: Option<u32>,
+    ) -> Root<P::State, O> {
         let left = left.unwrap_or_else(|| {
             let start = self.load_enabled(&state);
             let total = self.choices_from(start);
