@@ -172,7 +172,7 @@ pub(crate) struct RunArgs {
     /// Wall-clock budget in seconds (default: none for ses, dfs and pb; 60 for sampling).
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     pub time_limit: Option<f64>,
-    /// Stop after this many distinct states (ses, dfs, pb; hybrid: the SES phase, default 1,000,000).
+    /// Stop after this many distinct states (ses, dfs, pb; hybrid: the SES phase, default 100,000).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_states: Option<u64>,
     /// Stop after this many schedules (ss, rs, irs, pct).

@@ -51,8 +51,9 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// The SES phase's state budget when neither [`HybridParams::ses_states`]
-/// nor `--max-states` gives one.
-pub const DEFAULT_HYBRID_STATES: u64 = 1_000_000;
+/// nor `--max-states` gives one: a few seconds of SES on the shipped
+/// models (measured in ARCHITECTURE.md §4, "Hybrid").
+pub const DEFAULT_HYBRID_STATES: u64 = 100_000;
 
 /// The settings of the hybrid strategy.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -138,6 +139,7 @@ pub fn hybrid<P: Program, E: Explorer>(
     })?;
     let mut report = batches.finish(end, PathKind::Delays, Some(&name), config.max_steps);
     report.transitions = report.steps;
+    report.elapsed_s += ses_elapsed;
     report.bound_reached = match &report.schedule {
         Some(schedule) => schedule.path.len() as u32,
         None => ses_bound,

@@ -14,7 +14,10 @@
 //! * [`ss`]: stratified sampling (paper §4),
 //! * [`rs`]: random walk,
 //! * [`irs`]: iterative random walk with a growing depth bound,
-//! * [`pct()`]: probabilistic concurrency testing.
+//! * [`pct()`]: probabilistic concurrency testing;
+//!
+//! and [`hybrid`], SES up to a state budget, then SS from the states it
+//! left unexplored (the stratified loop, then the batch runner).
 //!
 //! The counterexample of every strategy is a self-contained
 //! [`Schedule`](crate::Schedule): its path, explorer and seed, the step
@@ -213,7 +216,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ),
     ("rs", "random walk: uniform choice at every step, until a budget (baseline)"),
     ("irs", "iterative random walk: iteration i runs 3^i walks cut at depth i * --irs-step (baseline)"),
-    ("hybrid", "ses until a state budget (--max-states, default 1,000,000), then stratified sampling from the states it left unexplored"),
+    ("hybrid", "ses until a state budget (--max-states, default 100,000), then stratified sampling from the states it left unexplored"),
     ("pct", "PCT: random actor priorities with --pct-depth - 1 change points in [1, --pct-steps] (baseline)"),
 ];
 
