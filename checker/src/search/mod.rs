@@ -216,8 +216,8 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ),
     ("rs", "random walk: uniform choice at every step, until a budget (baseline)"),
     ("irs", "iterative random walk: iteration i runs 3^i walks cut at depth i * --irs-step (baseline)"),
-    ("hybrid", "ses until a state budget (--max-states, default 100,000), then stratified sampling from the states it left unexplored"),
     ("pct", "PCT: random actor priorities with --pct-depth - 1 change points in [1, --pct-steps] (baseline)"),
+    ("hybrid", "ses until a state budget (--max-states, default 100,000), then stratified sampling from the states it left unexplored"),
 ];
 
 impl Strategy {
