@@ -162,32 +162,32 @@ pub(crate) struct RunArgs {
     /// The search strategy.
     #[arg(short, long, value_enum, default_value_t = StrategyName::Ses)]
     pub strategy: StrategyName,
-    /// Stop after this delay bound (ses, ss), preemption bound (pb) or iteration (irs).
+    /// Stop after this delay bound (ses, ss, hybrid), preemption bound (pb) or iteration (irs).
     #[arg(long, value_name = "D")]
     pub max_delays: Option<u32>,
     /// Longest execution, in steps.
     #[arg(long, value_name = "L", default_value_t = mcheck_checker::config::DEFAULT_MAX_STEPS,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=100_000_000))]
     pub max_steps: usize,
-    /// Wall-clock budget in seconds (default: none for ses, dfs and pb; 60 for sampling).
+    /// Wall-clock budget in seconds (default: none for ses, dfs and pb; 60 for sampling and hybrid).
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     pub time_limit: Option<f64>,
     /// Stop after this many distinct states (ses, dfs, pb; hybrid: the SES phase, default 100,000).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_states: Option<u64>,
-    /// Stop after this many schedules (ss, rs, irs, pct).
+    /// Stop after this many schedules (ss, rs, irs, pct; hybrid: its sampling phase).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_schedules: Option<u64>,
-    /// Memory budget of the state cache in MiB (ses, dfs, pb; default: grow within --max-memory-mb).
+    /// Memory budget of the state cache in MiB (ses, dfs, pb, hybrid; default: grow within --max-memory-mb).
     #[arg(long, value_name = "MB", value_parser = at_least_one())]
     pub cache_mb: Option<u64>,
-    /// Memory budget of the whole search in MiB (ses, dfs, pb; default: 3/4 of the machine).
+    /// Memory budget of the whole search in MiB (ses, dfs, pb, hybrid; default: 3/4 of the machine).
     #[arg(long, value_name = "MB", value_parser = memory_mb)]
     pub max_memory_mb: Option<u64>,
-    /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct).
+    /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct, hybrid).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads (ses, pb, ss, rs, irs, pct; default: 1 for ses and pb, all cores for sampling).
+    /// Worker threads (ses, pb, ss, rs, irs, pct, hybrid; default: 1 for ses and pb, all cores for sampling and hybrid, whose SES phase runs on one).
     #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
     pub threads: Option<usize>,
     /// Run only the samples with index mod N = K (ss, rs, irs, pct).

@@ -268,7 +268,7 @@ fn clap_messages_are_shown_in_full() {
             &["run", "lostupdate", "-s", "se"],
             &[
                 "'se'",
-                "possible values: ses, ss, dfs, pb, rs, irs, pct",
+                "possible values: ses, ss, dfs, pb, rs, irs, pct, hybrid",
                 "similar value exists: 'ses'",
             ],
         ),
@@ -335,7 +335,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
     };
     let run = help(&["run", "-h"]);
     for n in [
-        "[possible values: ses, ss, dfs, pb, rs, irs, pct]",
+        "[possible values: ses, ss, dfs, pb, rs, irs, pct, hybrid]",
         "rr, rtc, prr, or one of the model's own",
         "--c1 <X>",
         "[default: 100]",
@@ -344,7 +344,8 @@ fn help_lists_values_defaults_and_exit_statuses() {
         assert!(run.contains(n), "run -h lacks {n:?}: {run}");
     }
     let run_long = help(&["run", "--help"]);
-    assert!(run_long.contains("- pct: PCT"), "{run_long}");
+    assert!(run_long.contains("- pct:    PCT"), "{run_long}");
+    assert!(run_long.contains("- hybrid: ses until a state budget"), "{run_long}");
     let replay = help(&["replay", "-h"]);
     assert!(
         replay.contains("[possible values: text, mermaid, dot, json]"),
