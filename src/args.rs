@@ -4,7 +4,7 @@
 
 use clap::builder::{PossibleValue, PossibleValuesParser, RangedU64ValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mcheck_checker::search::SsParams;
+use mcheck_checker::search::{HybridParams, SsParams};
 use mcheck_checker::search::{Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH, STRATEGIES};
 
 /// Replays a shrink may try by default.
@@ -200,6 +200,7 @@ pub(crate) enum StrategyName {
     Pct,
     Pos,
     Pctcp,
+    Hybrid,
 }
 
 impl StrategyName {
@@ -215,6 +216,7 @@ impl StrategyName {
             StrategyName::Pct => "pct",
             StrategyName::Pos => "pos",
             StrategyName::Pctcp => "pctcp",
+            StrategyName::Hybrid => "hybrid",
         }
     }
 }
@@ -222,7 +224,7 @@ impl StrategyName {
 impl ValueEnum for StrategyName {
     fn value_variants<'a>() -> &'a [Self] {
         use StrategyName::*;
-        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct, Pos, Pctcp]
+        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct, Pos, Pctcp, Hybrid]
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
@@ -248,32 +250,32 @@ pub(crate) struct RunArgs {
     /// The search strategy.
     #[arg(short, long, value_enum, default_value_t = StrategyName::Ses)]
     pub strategy: StrategyName,
-    /// Stop after this delay bound (ses, ss), preemption bound (pb) or iteration (irs).
+    /// Stop after this delay bound (ses, ss, hybrid), preemption bound (pb) or iteration (irs).
     #[arg(long, value_name = "D")]
     pub max_delays: Option<u32>,
     /// Longest execution, in steps.
     #[arg(long, value_name = "L", default_value_t = mcheck_checker::config::DEFAULT_MAX_STEPS,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=100_000_000))]
     pub max_steps: usize,
-    /// Wall-clock budget in seconds (default: none for ses, dfs and pb; 60 for sampling).
+    /// Wall-clock budget in seconds (default: none for ses, dfs and pb; 60 for sampling and hybrid).
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     pub time_limit: Option<f64>,
-    /// Stop after this many distinct states (ses, dfs, pb).
+    /// Stop after this many distinct states (ses, dfs, pb; hybrid: the SES phase, default 100,000).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_states: Option<u64>,
-    /// Stop after this many schedules (ss, rs, irs, pct, pos, pctcp).
+    /// Stop after this many schedules (ss, rs, irs, pct, pos, pctcp; hybrid: its sampling phase).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_schedules: Option<u64>,
-    /// Memory budget of the state cache in MiB (ses, dfs, pb; default: grow within --max-memory-mb).
+    /// Memory budget of the state cache in MiB (ses, dfs, pb, hybrid; default: grow within --max-memory-mb).
     #[arg(long, value_name = "MB", value_parser = at_least_one())]
     pub cache_mb: Option<u64>,
-    /// Memory budget of the whole search in MiB (ses, dfs, pb; default: 3/4 of the machine).
+    /// Memory budget of the whole search in MiB (ses, dfs, pb, hybrid; default: 3/4 of the machine).
     #[arg(long, value_name = "MB", value_parser = memory_mb)]
     pub max_memory_mb: Option<u64>,
-    /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct, pos, pctcp).
+    /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct, pos, pctcp, hybrid).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads (ses, pb, ss, rs, irs, pct, pos, pctcp; default: 1 for ses and pb, all cores for sampling).
+    /// Worker threads (ses, pb, ss, rs, irs, pct, pos, pctcp, hybrid; default: 1 for ses and pb, all cores for sampling and hybrid, whose SES phase runs on one).
     #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
     pub threads: Option<usize>,
     /// Run only the samples with index mod N = K (ss, rs, irs, pct, pos, pctcp).
@@ -294,10 +296,10 @@ pub(crate) struct RunArgs {
     /// PCT and PCTCP: change points are drawn in [1, K] (default: the length of one execution).
     #[arg(long, value_name = "K", value_parser = at_least_one())]
     pub pct_steps: Option<u64>,
-    /// SS: c1 in num_samples(d) = c1 * c2^d.
+    /// SS and hybrid: c1 in num_samples(d) = c1 * c2^d.
     #[arg(long, value_name = "X", default_value_t = SsParams::default().c1, value_parser = |s: &str| number_in(s, 1.0, 1e12))]
     pub c1: f64,
-    /// SS: c2 in num_samples(d) = c1 * c2^d.
+    /// SS and hybrid: c2 in num_samples(d) = c1 * c2^d.
     #[arg(long, value_name = "Y", default_value_t = SsParams::default().c2, value_parser = |s: &str| number_in(s, 1.0, 1e6))]
     pub c2: f64,
     /// IRS: the depth bound added per iteration.
@@ -343,6 +345,13 @@ impl RunArgs {
                 depth: self.pct_depth,
                 steps: self.pct_steps,
             },
+            StrategyName::Hybrid => Strategy::Hybrid(HybridParams {
+                ses_states: None,
+                ss: SsParams {
+                    c1: self.c1,
+                    c2: self.c2,
+                },
+            }),
         }
     }
 }

@@ -9,7 +9,7 @@ use mcheck_checker::{Config, Progress};
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use StrategyName::{Dfs, Irs, Pb, Pct, Pctcp, Pos, Rs, Ses, Ss};
+use StrategyName::{Dfs, Hybrid, Irs, Pb, Pct, Pctcp, Pos, Rs, Ses, Ss};
 
 /// A strategy-specific flag of `run`: its clap id, its spelling, the
 /// strategies it applies to, and why the others ignore it. Flags not
@@ -21,20 +21,22 @@ struct Applies {
     why: &'static str,
 }
 
-const EXHAUSTIVE: &[StrategyName] = &[Ses, Dfs, Pb];
 const SAMPLING: &[StrategyName] = &[Ss, Rs, Irs, Pct, Pos, Pctcp];
+/// The exhaustive searches and hybrid, whose SES phase keeps a cache and
+/// counts states.
+const CACHED: &[StrategyName] = &[Ses, Dfs, Pb, Hybrid];
 
 const APPLIES: &[Applies] = &[
     Applies {
         id: "explorer",
         flag: "--explorer",
-        to: &[Ses, Ss],
+        to: &[Ses, Ss, Hybrid],
         why: "the other strategies follow no explorer",
     },
     Applies {
         id: "max_delays",
         flag: "--max-delays",
-        to: &[Ses, Pb, Ss, Irs],
+        to: &[Ses, Pb, Ss, Irs, Hybrid],
         why: "the others have no bound to stop at",
     },
     Applies {
@@ -46,25 +48,25 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "max_states",
         flag: "--max-states",
-        to: EXHAUSTIVE,
+        to: CACHED,
         why: "sampling does not count distinct states; use --max-schedules",
     },
     Applies {
         id: "cache_mb",
         flag: "--cache-mb",
-        to: EXHAUSTIVE,
+        to: CACHED,
         why: "sampling keeps no state cache",
     },
     Applies {
         id: "max_memory_mb",
         flag: "--max-memory-mb",
-        to: EXHAUSTIVE,
+        to: CACHED,
         why: "sampling keeps no states in memory",
     },
     Applies {
         id: "max_schedules",
         flag: "--max-schedules",
-        to: SAMPLING,
+        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Hybrid],
         why: "exhaustive searches count states; use --max-states",
     },
     Applies {
@@ -76,25 +78,25 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "threads",
         flag: "-j/--threads",
-        to: &[Ses, Pb, Ss, Rs, Irs, Pct, Pos, Pctcp],
+        to: &[Ses, Pb, Ss, Rs, Irs, Pct, Pos, Pctcp, Hybrid],
         why: "dfs runs on one thread",
     },
     Applies {
         id: "seed",
         flag: "--seed",
-        to: &[Ses, Ss, Rs, Irs, Pct, Pos, Pctcp],
+        to: &[Ses, Ss, Rs, Irs, Pct, Pos, Pctcp, Hybrid],
         why: "dfs and pb make no random choice",
     },
     Applies {
         id: "c1",
         flag: "--c1",
-        to: &[Ss],
+        to: &[Ss, Hybrid],
         why: "it sets stratified sampling's sample counts",
     },
     Applies {
         id: "c2",
         flag: "--c2",
-        to: &[Ss],
+        to: &[Ss, Hybrid],
         why: "it sets stratified sampling's sample counts",
     },
     Applies {

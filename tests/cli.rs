@@ -138,6 +138,42 @@ fn exact_bound_finds_what_the_program_state_cache_prunes() {
     );
 }
 
+/// `-s hybrid`: chain's bug 7 after an SES phase of 2,000 states (SES
+/// alone with rtc needs 16,941), the same report on 1 and 2 threads, and a
+/// saved counterexample that replays.
+#[test]
+fn hybrid_finds_chain_bug_7_and_its_counterexample_replays() {
+    let dir = std::env::temp_dir().join(format!("mcheck-cli-hybrid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cex.json");
+    let file = file.to_str().unwrap();
+    let base = [
+        "run",
+        "chain",
+        "--bug",
+        "7",
+        "-s",
+        "hybrid",
+        "-e",
+        "rtc",
+        "--max-states",
+        "2000",
+        "--json",
+        "-q",
+    ];
+    let o = mcheck(&[&base[..], &["-j", "1", "--save", file]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!((&v["strategy"], &v["outcome"]), (&"hybrid".into(), &"violation".into()));
+    assert_eq!((&v["states"], &v["schedules"]), (&2000.into(), &850.into()));
+    let two = json(&mcheck(&[&base[..], &["-j", "2"]].concat()));
+    assert_eq!((&two["schedule"], &two["steps"]), (&v["schedule"], &v["steps"]));
+    let r = mcheck(&["replay", file]);
+    assert_eq!(r.status.code(), Some(1), "{}{}", stdout(&r), stderr(&r));
+    assert!(stdout(&r).contains("!! monitor in propagation"), "{}", stdout(&r));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn correct_version_is_verified() {
     let o = mcheck(&["run", "lostupdate", "--json", "-q"]);
@@ -232,7 +268,7 @@ fn clap_messages_are_shown_in_full() {
             &["run", "lostupdate", "-s", "se"],
             &[
                 "'se'",
-                "possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp",
+                "possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, hybrid",
                 "similar value exists: 'ses'",
             ],
         ),
@@ -299,7 +335,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
     };
     let run = help(&["run", "-h"]);
     for n in [
-        "[possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp]",
+        "[possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, hybrid]",
         "rr, rtc, prr, or one of the model's own",
         "--c1 <X>",
         "[default: 100]",
@@ -309,7 +345,12 @@ fn help_lists_values_defaults_and_exit_statuses() {
     }
     let run_long = help(&["run", "--help"]);
     // One line per strategy (clap aligns the descriptions).
-    for (name, what) in [("pct", "PCT: random"), ("pos", "POS: partial"), ("pctcp", "PCTCP: PCT")] {
+    for (name, what) in [
+        ("pct", "PCT: random"),
+        ("pos", "POS: partial"),
+        ("pctcp", "PCTCP: PCT"),
+        ("hybrid", "ses until a state budget"),
+    ] {
         let line = |l: &str| l.trim_start().starts_with(&format!("- {name}:")) && l.contains(what);
         assert!(run_long.lines().any(line), "{name}: {run_long}");
     }
@@ -327,7 +368,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
 /// where they apply.
 #[test]
 fn inapplicable_flags_are_rejected_naming_their_strategies() {
-    let exhaustive = "it applies to ses, dfs, pb";
+    let exhaustive = "it applies to ses, dfs, pb, hybrid";
     let sampling = "it applies to ss, rs, irs, pct, pos, pctcp";
     let cases: &[(&str, &[&str], &str)] = &[
         ("ses", &["--shard", "0/2"], sampling),
@@ -336,22 +377,26 @@ fn inapplicable_flags_are_rejected_naming_their_strategies() {
         (
             "dfs",
             &["-j", "2"],
-            "it applies to ses, pb, ss, rs, irs, pct, pos, pctcp",
+            "it applies to ses, pb, ss, rs, irs, pct, pos, pctcp, hybrid",
         ),
-        ("dfs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs"),
-        ("rs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs"),
-        ("pct", &["--max-delays", "1"], "it applies to ses, pb, ss, irs"),
+        ("dfs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs, hybrid"),
+        ("rs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs, hybrid"),
+        ("pct", &["--max-delays", "1"], "it applies to ses, pb, ss, irs, hybrid"),
         ("ss", &["--max-states", "10"], exhaustive),
         ("rs", &["--cache-mb", "8"], exhaustive),
         ("irs", &["--max-memory-mb", "64"], exhaustive),
-        ("ses", &["--max-schedules", "10"], sampling),
-        ("dfs", &["-e", "prr"], "it applies to ses, ss"),
+        (
+            "ses",
+            &["--max-schedules", "10"],
+            "it applies to ss, rs, irs, pct, pos, pctcp, hybrid",
+        ),
+        ("dfs", &["-e", "prr"], "it applies to ses, ss, hybrid"),
         (
             "pb",
             &["--seed", "3"],
-            "it applies to ses, ss, rs, irs, pct, pos, pctcp",
+            "it applies to ses, ss, rs, irs, pct, pos, pctcp, hybrid",
         ),
-        ("ses", &["--c1", "10"], "it applies to ss"),
+        ("ses", &["--c1", "10"], "it applies to ss, hybrid"),
         ("rs", &["--pct-depth", "2"], "it applies to pct, pctcp"),
         ("ses", &["--irs-step", "3"], "it applies to irs"),
         ("ss", &["--exact-bound"], "it applies to ses, pb"),
@@ -516,7 +561,7 @@ fn shrink_note_counts_in_english() {
 /// Every strategy stops within a second of `--time-limit` and still reports.
 #[test]
 fn time_limit_holds_for_every_strategy() {
-    for s in ["ses", "dfs", "pb", "rs", "irs", "pct", "pos", "pctcp"] {
+    for s in ["ses", "dfs", "pb", "rs", "irs", "pct", "pos", "pctcp", "hybrid"] {
         let start = std::time::Instant::now();
         let o = mcheck(&[
             "run",

@@ -18,6 +18,9 @@
 //! * [`pos()`]: partial order sampling,
 //! * [`pctcp()`]: PCT with priorities per causal chain of messages.
 //!
+//! and [`hybrid`], SES up to a state budget, then SS from the states it
+//! left unexplored (the stratified loop, then the batch runner).
+//!
 //! The counterexample of every strategy is a self-contained
 //! [`Schedule`](crate::Schedule): its path, explorer and seed, the step
 //! limit, whether deadlocks count and the violation it reproduces.
@@ -25,6 +28,7 @@
 mod batch;
 mod error;
 pub mod exec;
+mod hybrid;
 pub mod order;
 mod parallel;
 mod pct;
@@ -39,6 +43,7 @@ mod threads;
 mod walk;
 
 pub use error::SearchError;
+pub use hybrid::{hybrid, HybridParams, DEFAULT_HYBRID_STATES};
 pub use pct::{default_steps as pct_default_steps, pct};
 pub use pctcp::pctcp;
 pub use pos::pos;
@@ -72,12 +77,18 @@ pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -
     let name = explorer.name().to_string();
     let report = Report::new("ses", Some(&name), config.seed, 1);
     let result = stratified_on_threads(program, Composed::new(explorer), config, report)?;
+    Ok(with_delay_schedule(result, &name, config))
+}
+
+/// The report of an SES search (of explorer `name`), with the delay path
+/// of its violation as the schedule.
+fn with_delay_schedule(result: SearchResult, name: &str, config: &Config) -> Report {
     let mut report = result.report;
     if let Some(v) = result.violation {
         let path = exec::delay_path(&v.advances);
         let schedule = exec::schedule(
             PathKind::Delays,
-            Some(&name),
+            Some(name),
             config.seed,
             config.max_steps,
             config.deadlock,
@@ -86,7 +97,7 @@ pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -
         );
         report.schedule = Some(schedule);
     }
-    Ok(report)
+    report
 }
 
 /// Plain exhaustive depth-first search: every choice of every state, in
@@ -198,6 +209,9 @@ pub enum Strategy {
         /// k, the range of the change points.
         steps: Option<u64>,
     },
+    /// SES up to a state budget, then stratified sampling from where it
+    /// stopped (see [`hybrid`]).
+    Hybrid(HybridParams),
 }
 
 /// Default IRS depth step.
@@ -222,6 +236,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("pct", "PCT: random actor priorities with --pct-depth - 1 change points in [1, --pct-steps] (baseline)"),
     ("pos", "POS: partial order sampling, a random priority per message, fresh ones for the messages that race with a delivery (baseline)"),
     ("pctcp", "PCTCP: PCT with random priorities per causal chain of messages, --pct-depth and --pct-steps as PCT's (baseline)"),
+    ("hybrid", "ses until a state budget (--max-states, default 100,000), then stratified sampling from the states it left unexplored"),
 ];
 
 impl Strategy {
@@ -237,6 +252,7 @@ impl Strategy {
             Strategy::Pct { .. } => "pct",
             Strategy::Pos => "pos",
             Strategy::Pctcp { .. } => "pctcp",
+            Strategy::Hybrid(_) => "hybrid",
         }
     }
 
@@ -263,5 +279,6 @@ pub fn run<P: Program, E: Explorer>(
         Strategy::Pct { depth, steps } => pct(program, config, *depth, *steps),
         Strategy::Pos => pos(program, config),
         Strategy::Pctcp { depth, steps } => pctcp(program, config, *depth, *steps),
+        Strategy::Hybrid(params) => hybrid(program, explorer, config, params),
     }
 }

@@ -171,21 +171,20 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
     fn run<P: Program<State = S>>(
         &mut self,
         program: &P,
-        s0: &S,
-        prepared: &E,
+        start: &Start<'_, S, E>,
         limits: &Limits<'_>,
         record: bool,
     ) -> (u64, RunEnd) {
         match &mut self.state {
-            Some(s) => s.clone_from(s0),
-            None => self.state = Some(s0.clone()),
+            Some(s) => s.clone_from(start.state),
+            None => self.state = Some(start.state.clone()),
         }
         match &mut self.order {
             Some(o) => {
-                o.explorer.clone_from(prepared);
-                o.alt = 0;
+                o.explorer.clone_from(&start.order.explorer);
+                o.alt = start.order.alt;
             }
-            None => self.order = Some(Composed::new(prepared.clone())),
+            None => self.order = Some(start.order.clone()),
         }
         let (Some(s), Some(order)) = (self.state.as_mut(), self.order.as_mut()) else {
             return (0, RunEnd::Internal("the sample's scratch is not initialised".into()));
@@ -219,7 +218,7 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
             self.ids.extend(self.en.iter().map(|e| e.actor));
             if record && step >= from {
                 let total: u64 = self.en.iter().map(|e| u64::from(e.alternatives)).sum();
-                let placed = if Some(step) == last { at_last } else { 0 };
+                let placed = if Some(step) == last { at_last } else { 0 } + if step == 0 { start.taken } else { 0 };
                 if total > placed + 1 {
                     self.branching.push(step);
                 }
@@ -271,6 +270,16 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
     }
 }
 
+/// Where the runs of a sample start: a state, the composed order there,
+/// and the delays already made at that state (0 from the initial state;
+/// a hybrid root's choices taken), which a delay must exceed to be new.
+#[derive(Debug)]
+pub(super) struct Start<'a, S, E> {
+    pub(super) state: &'a S,
+    pub(super) order: &'a Composed<E>,
+    pub(super) taken: u64,
+}
+
 /// Run one sample with `bound` delays: `prepared` is the explorer already
 /// seeded with `seeds.explorer` and initialised ([`crate::explorer::prepare`]),
 /// `s0` the program's initial state. See the module docs for the
@@ -279,6 +288,25 @@ pub(super) fn run_sample<P: Program, E: Explorer>(
     program: &P,
     s0: &P::State,
     prepared: &E,
+    seeds: SampleSeeds,
+    bound: u32,
+    limits: &Limits<'_>,
+    scratch: &mut Scratch<P::State, E>,
+) -> SampleResult {
+    let order = Composed::new(prepared.clone());
+    let start = Start {
+        state: s0,
+        order: &order,
+        taken: 0,
+    };
+    run_sample_from(program, &start, seeds, bound, limits, scratch)
+}
+
+/// [`run_sample`] from `start` (steps and delay positions relative to
+/// it; `max_steps` of `limits` counts from it).
+pub(super) fn run_sample_from<P: Program, E: Explorer>(
+    program: &P,
+    start: &Start<'_, P::State, E>,
     seeds: SampleSeeds,
     bound: u32,
     limits: &Limits<'_>,
@@ -297,7 +325,7 @@ pub(super) fn run_sample<P: Program, E: Explorer>(
     };
     loop {
         let placing = (result.choices.len() as u64) < u64::from(bound);
-        let (steps, end) = scratch.run(program, s0, prepared, limits, placing);
+        let (steps, end) = scratch.run(program, start, limits, placing);
         result.steps += steps;
         result.longest = result.longest.max(steps);
         match end {

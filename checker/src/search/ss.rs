@@ -83,7 +83,7 @@ impl SsParams {
         }
     }
 
-    fn check(&self) -> Result<(), SearchError> {
+    pub(super) fn check(&self) -> Result<(), SearchError> {
         if !(self.c1.is_finite() && self.c1 > 0.0) {
             return Err(SearchError::Input(format!("ss: c1 must be positive, not {}", self.c1)));
         }
@@ -155,39 +155,18 @@ pub fn ss<P: Program, E: Explorer>(
     };
     let s0 = program.initial();
     let actors0 = program.actors(&s0);
-    let mut db = 0u32;
-    let end = loop {
-        // With a deterministic explorer every zero-delay sample is the
-        // same execution: run it once.
-        let total = if db == 0 && !explorer.is_randomized() {
-            1
-        } else {
-            params.num_samples(db)
-        };
-        let label = format!("ss bound {db}");
-        let end = batches.round(db, total, &label, Scratch::default, |i, scratch| {
+    let end = rounds(
+        &mut batches,
+        params,
+        config.max_delays,
+        explorer.is_randomized(),
+        |db, i, scratch| {
             let seeds = sample_seeds(config.seed, db, i);
             let prepared = prepare(&explorer, &actors0, seeds.explorer);
             let r = run_sample(program, &s0, &prepared, seeds, db, &limits, scratch);
             batch_sample(r, db, &name)
-        })?;
-        match end {
-            RoundEnd::Done if config.max_delays.is_some_and(|m| db >= m) || db == u32::MAX => {
-                break RoundEnd::Stopped(BoundedBy::MaxDelays);
-            }
-            RoundEnd::Done if db > 0 && batches.last_round_incomplete() => {
-                // Every sample of this bound ran out of branching steps
-                // before placing all its delays: deeper bounds would almost
-                // surely repeat the same executions.
-                batches.report_mut().notes.push(format!(
-                    "no sample of delay bound {db} found room for {db} delays (too few branching steps): stopped sampling"
-                ));
-                break RoundEnd::Stopped(BoundedBy::Sampling);
-            }
-            RoundEnd::Done => db += 1,
-            other => break other,
-        }
-    };
+        },
+    )?;
     let mut report = batches.finish(end, PathKind::Delays, Some(&name), config.max_steps);
     report.transitions = report.steps;
     if let Some(schedule) = &report.schedule {
@@ -198,8 +177,49 @@ pub fn ss<P: Program, E: Explorer>(
     Ok(report)
 }
 
+/// The rounds of stratified sampling on `batches`: delay bound 0, 1, 2,
+/// ... with `params.num_samples(db)` samples each (one at bound 0 unless
+/// `randomized`: a deterministic explorer's zero-delay samples are one
+/// execution), sample `i` of bound `db` being `sample(db, i, scratch)`,
+/// until a violation, a budget, bound `max_delays` or a bound where no sample
+/// found room for its delays.
+pub(super) fn rounds<S, E>(
+    batches: &mut Batches<'_>,
+    params: &SsParams,
+    max_delays: Option<u32>,
+    randomized: bool,
+    sample: impl Fn(u32, u64, &mut Scratch<S, E>) -> Result<Sample, SearchError> + Sync + Send,
+) -> Result<RoundEnd, SearchError> {
+    let mut db = 0u32;
+    loop {
+        let total = if db == 0 && !randomized {
+            1
+        } else {
+            params.num_samples(db)
+        };
+        let label = format!("ss bound {db}");
+        let end = batches.round(db, total, &label, Scratch::default, |i, scratch| sample(db, i, scratch))?;
+        match end {
+            RoundEnd::Done if max_delays.is_some_and(|m| db >= m) || db == u32::MAX => {
+                return Ok(RoundEnd::Stopped(BoundedBy::MaxDelays));
+            }
+            RoundEnd::Done if db > 0 && batches.last_round_incomplete() => {
+                // Every sample of this bound ran out of branching steps
+                // before placing all its delays: deeper bounds would almost
+                // surely repeat the same executions.
+                batches.report_mut().notes.push(format!(
+                    "no sample of delay bound {db} found room for {db} delays (too few branching steps): stopped sampling"
+                ));
+                return Ok(RoundEnd::Stopped(BoundedBy::Sampling));
+            }
+            RoundEnd::Done => db += 1,
+            other => return Ok(other),
+        }
+    }
+}
+
 /// One sample's result as the batch runner counts it.
-fn batch_sample(r: SampleResult, db: u32, explorer: &str) -> Result<Sample, SearchError> {
+pub(super) fn batch_sample(r: SampleResult, db: u32, explorer: &str) -> Result<Sample, SearchError> {
     let complete = r.placed_all(db);
     let mut sample = Sample {
         steps: r.steps,

@@ -32,12 +32,14 @@ mod arena;
 mod budget;
 mod chunk;
 mod frame;
+mod handoff;
 mod peek;
 mod retire;
 mod step;
 
 pub(super) use arena::PathNode;
 pub(super) use budget::Shared;
+pub(super) use handoff::{run_to_roots, Root};
 
 use super::error::SearchError;
 use super::order::ChoiceOrder;
@@ -185,6 +187,15 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     /// Whether a resumed entry takes its one choice without a stack frame
     /// (always, but for the test that compares it with the general path).
     fast_resume: bool,
+    /// Whether a stopped stratum keeps its entries not resumed yet in
+    /// `rest` (for the hybrid strategy's hand-over).
+    keep_rest: bool,
+    /// The state count at which the budgets are checked at once, not at
+    /// the next multiple of the check interval (the hybrid strategy's
+    /// `max_states`, exact; else never).
+    exact_states: u64,
+    /// The entries a stopped stratum did not resume (with `keep_rest`).
+    rest: Vec<Entry<P::State, O>>,
 }
 
 /// The cache budget of an exhaustive search (`None`: no cache at all).
@@ -245,6 +256,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             revisits: 0,
             deferred: FixedHashSet::with_hasher(FIXED_HASHER),
             fast_resume: true,
+            keep_rest: false,
+            exact_states: u64::MAX,
+            rest: Vec::new(),
         }
     }
 

@@ -80,7 +80,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// The cache key of the successor of `state` by `choice`, the current
     /// choice of `order` (0 if it violates), computed to prefetch its
     /// look-up.
-    #[inline]
+    #[inline(always)]
     pub(super) fn successor_fp(&mut self, state: &P::State, choice: (ActorId, u32), order: &O) -> u64 {
         let keyed = self.config.exact_bound.then_some(order);
         successor_fp(self.program, &mut self.events, state, choice, keyed)
@@ -89,7 +89,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// The cache key of the successor a deferred entry reaches first when
     /// resumed (0 without a cache): its look-up is prefetched when the
     /// entry comes up.
-    #[inline]
+    #[inline(always)]
     pub(super) fn first_fp(&mut self, state: &P::State, choice: (ActorId, u32), order: &O) -> u64 {
         if self.config.use_cache {
             self.successor_fp(state, choice, order)
@@ -120,7 +120,10 @@ fn key_of<O: ChoiceOrder>(fp: u64, order: &O) -> u64 {
 
 /// The cache key of the successor of `state` by `(actor, alt)`, 0 if the
 /// transition violates: its fingerprint, with `exact_bound` (`order`: the
-/// order at `state`) keyed with its order.
+/// order at `state`) keyed with its order. Inlined into each caller (as a
+/// call, with its state copy and events on its own frame, it cost 5% of
+/// SES's instructions on TwoPhase: ARCHITECTURE.md §9).
+#[inline(always)]
 fn successor_fp<P: Program, O: ChoiceOrder>(
     program: &P,
     events: &mut Vec<Event>,

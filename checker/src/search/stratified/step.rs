@@ -76,6 +76,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 stop = self.run_stack()?;
             }
             if stop.is_some() {
+                if self.keep_rest {
+                    self.rest.extend(entries);
+                }
                 break;
             }
         }
@@ -275,6 +278,10 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             if successor == Successor::New {
                 self.report.states += 1;
                 self.stratum.new_states += 1;
+                if self.report.states >= self.exact_states {
+                    // The budgets are checked after this step.
+                    self.next_check = 0;
+                }
             } else {
                 self.revisits += 1;
             }
@@ -289,6 +296,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// `order` at that choice: a frontier entry for the next stratum,
     /// unless it retires (tried only when this choice's successor was
     /// cached, `skip`: near new states, later successors seldom all are).
+    #[inline(always)]
     fn defer(
         &mut self,
         held: &Held<P::State, O>,
