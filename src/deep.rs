@@ -24,7 +24,7 @@ pub const MEAN_SAMPLES: u64 = 100;
 
 /// The deep table's techniques, in order, by column name: one line each.
 pub const TECHNIQUES: &[&str] = &[
-    "RS", "IRS", "PCT", "POS", "PCTCP", "SS-RR", "SS-RTC", "SS-PRR", "SES-RTC",
+    "RS", "IRS", "PCT", "POS", "PCTCP", "SS-RR", "SS-RTC", "SS-PRR", "Hybrid", "SES-RTC",
 ];
 
 /// The deep table's columns (see [`TECHNIQUES`]), from the first table's.
@@ -277,7 +277,7 @@ pub fn markdown_row(r: &DeepRow) -> String {
 /// What follows the rows: the legend and the errors.
 pub fn markdown_tail(rows: &[DeepRow]) -> String {
     let mut out = format!(
-        "\nSES-RTC: distinct states before the bug; the others: schedules before the bug, median over the seeds (seeds that found it / seeds). `-`: the median seed did not find it within the budget. Mean steps: the mean length of {MEAN_SAMPLES} random executions of the bug-free program at the row's parameters (`*`: below {MIN_MEAN_STEPS}).\n\n"
+        "\nSES-RTC: distinct states before the bug; the others: schedules before the bug (Hybrid: the schedules of its sampling phase, after SES spent up to 100,000 states; 0 when SES found it), median over the seeds (seeds that found it / seeds). `-`: the median seed did not find it within the budget. Mean steps: the mean length of {MEAN_SAMPLES} random executions of the bug-free program at the row's parameters (`*`: below {MIN_MEAN_STEPS}).\n\n"
     );
     out.push_str(&table::errors_text(
         rows.iter().map(|r| (r.model.as_str(), r.bug, &r.cells)),
