@@ -420,7 +420,8 @@ pub fn errors_text<'a>(
 /// What follows the rows: the legend, the errors, the ratios.
 pub fn markdown_tail(rows: &[Row], args: &TableArgs) -> String {
     let mut out = format!(
-        "\nExhaustive columns (PB, SES-*): distinct states before the bug; sampling columns: schedules before the bug (Hybrid: the schedules of its sampling phase, after SES spent up to 100,000 states; 0 when SES found it), median over {} (runs that found it / runs). `-`: not found within {} s, {} states or {} schedules.\n\n",
+        "\nExhaustive columns (PB, SES-*): distinct states before the bug; sampling columns: schedules before the bug (Hybrid: the schedules of its sampling phase, after its SES phase spent up to the {} states of the cap; 0 when SES found it), median over {} (runs that found it / runs). `-`: not found within {} s, {} states or {} schedules.\n\n",
+        args.max_states,
         crate::render::count_of(args.runs, "seed"),
         args.budget.as_secs_f64(),
         args.max_states,
