@@ -38,7 +38,7 @@ fn bug_numbers_and_defaults_have_one_source() {
     ];
     let defaults: Vec<u64> = PARAMS.iter().map(|p| p.default).collect();
     assert_eq!(defaults, fields.map(u64::from));
-    assert_eq!(defaults, [3, 1, 1, 3, 1, 1]);
+    assert_eq!(defaults, [3, 1, 1, 2, 1, 1]);
 }
 
 #[test]
@@ -51,8 +51,8 @@ fn exact_state_counts() {
                 ("crashes", "0"),
                 ("network", "0"),
             ][..],
-            126,
-            281,
+            708,
+            1935,
         ),
         (
             &[
@@ -71,8 +71,8 @@ fn exact_state_counts() {
                 ("crashes", "0"),
                 ("network", "0"),
             ][..],
-            11453,
-            32250,
+            51791,
+            158375,
         ),
         (
             &[
@@ -82,8 +82,8 @@ fn exact_state_counts() {
                 ("crashes", "1"),
                 ("network", "1"),
             ][..],
-            2099,
-            5893,
+            3626,
+            10693,
         ),
         (
             &[
@@ -93,18 +93,19 @@ fn exact_state_counts() {
                 ("crashes", "1"),
                 ("network", "3"),
             ][..],
-            722,
-            2129,
+            1395,
+            4557,
         ),
         (
             &[
                 ("requests", "1"),
                 ("elections", "0"),
-                ("crashes", "1"),
+                ("crashes", "0"),
+                ("network", "3"),
                 ("duplicates", "2"),
             ][..],
-            10260,
-            48033,
+            16177,
+            96262,
         ),
     ] {
         let p = program(set, None);
@@ -133,7 +134,7 @@ fn check_bug(bug: Bug, explorer: &str, states: u64, delays: u32, monitor: &str) 
 
 #[test]
 fn bug1_commit_old_term() {
-    let message = check_bug(Bug::Figure8Commit, "rtc", 111807, 6, "leader-completeness");
+    let message = check_bug(Bug::Figure8Commit, "rtc", 390316, 7, "leader-completeness");
     assert_eq!(
         message,
         "leader server1 of term 4 lacks the entry (t1 c1) at index 1 that leader server0 committed in term 3; it holds (t2 c1) there"
@@ -142,22 +143,22 @@ fn bug1_commit_old_term() {
 
 #[test]
 fn bug2_vote_without_log_check() {
-    check_bug(Bug::VoteWithoutLogCheck, "rtc", 692, 3, "leader-completeness");
+    check_bug(Bug::VoteWithoutLogCheck, "rtc", 863, 3, "leader-completeness");
 }
 
 #[test]
 fn bug3_truncate_on_append() {
-    check_bug(Bug::TruncateOnEveryAppend, "rtc", 7717, 5, "durability");
+    check_bug(Bug::TruncateOnEveryAppend, "rtc", 4021, 4, "durability");
 }
 
 #[test]
 fn bug4_match_from_next_index() {
-    check_bug(Bug::MatchFromNextIndex, "rtc", 17378, 6, "durability");
+    check_bug(Bug::MatchFromNextIndex, "rtc", 24122, 6, "durability");
 }
 
 #[test]
 fn bug5_volatile_vote() {
-    check_bug(Bug::VolatileVote, "rtc", 142089, 7, "election-safety");
+    check_bug(Bug::VolatileVote, "rtc", 175741, 7, "election-safety");
 }
 
 fn server(id: u8, term: u8, log: &[(u8, u8)], leader: bool) -> Server {

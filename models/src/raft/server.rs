@@ -364,7 +364,8 @@ impl Server {
 
     /// The leader commits the highest index replicated on a majority whose
     /// entry is of its own term (entries of earlier terms are committed with
-    /// it, never by counting their own replicas).
+    /// it, never by counting their own replicas), then sends every follower
+    /// an `Append` carrying the new commit index.
     fn leader_commit(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
         let Role::Leader { matched, .. } = &self.role else {
             return;
@@ -386,6 +387,10 @@ impl Server {
                 });
                 ctx.send(cfg.client(), Msg::Ack(e.cmd));
             }
+            // Tell the followers at once, as etcd's leader does after it
+            // commits (`bcastAppend`): otherwise they learn the new commit
+            // index only with the next request's `Append`.
+            self.broadcast(cfg, ctx);
         }
     }
 
