@@ -488,3 +488,35 @@ fn the_tracker_decides_the_future_and_the_history_is_not_hashed() {
     }
     assert_eq!(compared, 343);
 }
+
+#[test]
+fn failed_operations_had_no_effect() {
+    // p0's write of 5 is known to have failed: a read of 5 has no place,
+    // a read of 0 is fine, and the tracker agrees.
+    let base = || {
+        let mut h = History::<Register>::new();
+        h.invoke(0, RegOp::Write(5));
+        h.invoke(1, RegOp::Read);
+        h.fail(0);
+        h
+    };
+    let mut five = base();
+    five.respond(1, RegRet::Value(5));
+    let mut zero = base();
+    zero.respond(1, RegRet::Value(0));
+    assert_eq!(five.operations().expect("well formed").len(), 1);
+    assert!(check(&Register, &five).expect("well formed").is_err());
+    assert!(!tracker_says(&five));
+    assert!(check(&Register, &zero).expect("well formed").is_ok());
+    assert!(tracker_says(&zero));
+    // A write that a completed read already saw cannot fail afterwards.
+    let mut h = History::<Register>::new();
+    h.invoke(0, RegOp::Write(5));
+    h.invoke(1, RegOp::Read);
+    h.respond(1, RegRet::Value(5));
+    h.fail(0);
+    assert!(check(&Register, &h).expect("well formed").is_err());
+    assert!(!tracker_says(&h));
+    let text = mcheck_checker::lin::timeline(&h, &[]);
+    assert!(text.contains("   3  ]   .   p0 Write(5) failed (no effect)"), "{text}");
+}

@@ -23,6 +23,13 @@ pub enum Entry<S: SequentialSpec> {
         /// The value returned.
         ret: S::Ret,
     },
+    /// `process`'s open operation is known to have had no effect (an
+    /// aborted write): it is left out of the operations, as Knossos does
+    /// with a failed operation.
+    Fail {
+        /// The process.
+        process: u32,
+    },
 }
 
 impl<S: SequentialSpec> fmt::Debug for Entry<S> {
@@ -30,6 +37,7 @@ impl<S: SequentialSpec> fmt::Debug for Entry<S> {
         match self {
             Entry::Invoke { process, op } => write!(f, "p{process} invoke {op:?}"),
             Entry::Return { process, ret } => write!(f, "p{process} return {ret:?}"),
+            Entry::Fail { process } => write!(f, "p{process} fail"),
         }
     }
 }
@@ -120,6 +128,11 @@ impl<S: SequentialSpec> History<S> {
         self.entries.push(Entry::Return { process, ret });
     }
 
+    /// `process`'s open operation had no effect.
+    pub fn fail(&mut self, process: u32) {
+        self.entries.push(Entry::Fail { process });
+    }
+
     /// The events, in order.
     pub fn entries(&self) -> &[Entry<S>] {
         &self.entries
@@ -136,13 +149,14 @@ impl<S: SequentialSpec> History<S> {
     }
 
     /// The operations in the order of their invocations, each with its
-    /// response if it has one; an error when the history is not well
+    /// response if it has one (failed ones left out); an error when the history is not well
     /// formed (a process with two open operations, a response without
     /// one).
     pub fn operations(&self) -> Result<Vec<Operation<S>>, HistoryError> {
         let mut ops: Vec<Operation<S>> = Vec::new();
         // (process, index in ops) of the open operations.
         let mut open: Vec<(u32, usize)> = Vec::new();
+        let mut failed: Vec<usize> = Vec::new();
         for (at, e) in self.entries.iter().enumerate() {
             match e {
                 Entry::Invoke { process, op } => {
@@ -166,8 +180,20 @@ impl<S: SequentialSpec> History<S> {
                     ops[i].ret = Some(ret.clone());
                     ops[i].returned = Some(at);
                 }
+                Entry::Fail { process } => {
+                    let Some(k) = open.iter().position(|(p, _)| p == process) else {
+                        return Err(HistoryError::Unmatched { process: *process, at });
+                    };
+                    let (_, i) = open.swap_remove(k);
+                    failed.push(i);
+                }
             }
         }
+        let mut i = 0;
+        ops.retain(|_| {
+            i += 1;
+            !failed.contains(&(i - 1))
+        });
         Ok(ops)
     }
 }

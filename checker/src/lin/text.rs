@@ -12,7 +12,7 @@ use std::fmt::Write;
 pub fn timeline<S: SequentialSpec>(history: &History<S>, mark: &[usize]) -> String {
     let mut processes: Vec<u32> = Vec::new();
     for e in history.entries() {
-        let (Entry::Invoke { process, .. } | Entry::Return { process, .. }) = e;
+        let (Entry::Invoke { process, .. } | Entry::Return { process, .. } | Entry::Fail { process }) = e;
         if !processes.contains(process) {
             processes.push(*process);
         }
@@ -24,13 +24,13 @@ pub fn timeline<S: SequentialSpec>(history: &History<S>, mark: &[usize]) -> Stri
     }
     out.push('\n');
     for (at, e) in history.entries().iter().enumerate() {
-        let (Entry::Invoke { process, .. } | Entry::Return { process, .. }) = e;
+        let (Entry::Invoke { process, .. } | Entry::Return { process, .. } | Entry::Fail { process }) = e;
         let column = processes.iter().position(|p| p == process).unwrap_or(0);
         let _ = write!(out, "{at:>4}  ");
         for (c, o) in open.iter().enumerate() {
             let sign = match (c == column, e, o.is_some()) {
                 (true, Entry::Invoke { .. }, _) => '[',
-                (true, Entry::Return { .. }, _) => ']',
+                (true, Entry::Return { .. } | Entry::Fail { .. }, _) => ']',
                 (false, _, true) => '|',
                 (false, _, false) => '.',
             };
@@ -44,6 +44,10 @@ pub fn timeline<S: SequentialSpec>(history: &History<S>, mark: &[usize]) -> Stri
             Entry::Return { ret, .. } => {
                 let op = open[column].take().unwrap_or_default();
                 let _ = write!(out, "p{process} {op} returns {ret:?}");
+            }
+            Entry::Fail { .. } => {
+                let op = open[column].take().unwrap_or_default();
+                let _ = write!(out, "p{process} {op} failed (no effect)");
             }
         }
         if mark.contains(&at) {

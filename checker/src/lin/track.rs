@@ -125,6 +125,7 @@ impl<S: SequentialSpec> Tracker<S> {
         match entry {
             Entry::Invoke { process, op } => self.invoke(*process, op.clone()),
             Entry::Return { process, ret } => self.respond(*process, ret.clone()),
+            Entry::Fail { process } => self.fail(*process),
         }
     }
 
@@ -177,6 +178,23 @@ impl<S: SequentialSpec> Tracker<S> {
         self.configs = kept.into_iter().collect();
         if self.configs.is_empty() {
             return Err(TrackError::NotLinearizable(self.explain(&spec)));
+        }
+        Ok(())
+    }
+
+    /// `process`'s open operation had no effect: only the configurations
+    /// where it did not take effect remain.
+    pub fn fail(&mut self, process: u32) -> Result<(), TrackError> {
+        let at = self.history.len();
+        let Ok(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
+            return Err(TrackError::Malformed(HistoryError::Unmatched { process, at }));
+        };
+        Arc::make_mut(&mut self.history).fail(process);
+        self.open.remove(k);
+        self.configs
+            .retain(|(_, done)| done.binary_search_by_key(&process, |(q, _)| *q).is_err());
+        if self.configs.is_empty() {
+            return Err(TrackError::NotLinearizable(self.explain(&S::default())));
         }
         Ok(())
     }
