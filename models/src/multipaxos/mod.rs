@@ -28,12 +28,8 @@
 //! acceptance and from requests that reach a leader late.
 //!
 //! Monitors: **agreement** (at most one value is chosen per slot, across
-//! all learners), **validity** (a chosen value was proposed by the
-//! client) and **linearizability**: each request is an `append(v)` of its
-//! own logical client (process `v`), invoked when the client sends it and
-//! returning the slot where `v` is first chosen (what a learner would
-//! answer); the history must be linearizable with respect to an
-//! append-only log (ARCHITECTURE.md §6).
+//! all learners) and **validity** (a chosen value was proposed by the
+//! client).
 //!
 //! Seeded bugs (each needs the leader change to race with ballot 1's
 //! phase 2, hence at least one delay under run to completion):
@@ -45,7 +41,6 @@
 //! 3. `takeover-without-phase1` ([`Bug::TakeoverWithoutPhase1`]): the new leader skips phase 1 and trusts
 //!    its own acceptor log to find free slots.
 
-use mcheck_checker::lin::{Entry, Log, LogOp, LogRet, Tracker};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
@@ -227,7 +222,6 @@ pub enum Note {
 pub struct Monitor {
     proposed: u64,
     chosen: Vec<u8>,
-    history: Tracker<Log>,
 }
 
 const TIMEOUT_NODE: u8 = 1;
@@ -309,7 +303,6 @@ impl MachineModel for Cfg {
         setup.monitor(Monitor {
             proposed: 0,
             chosen: vec![0; slots],
-            history: Tracker::default(),
         });
     }
 
@@ -359,24 +352,8 @@ impl MachineModel for Cfg {
 
     fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {
         match note {
-            Note::Proposed(v) => {
-                mon.proposed |= 1 << v;
-                let entry = Entry::Invoke {
-                    process: u32::from(*v),
-                    op: LogOp::Append(u64::from(*v)),
-                };
-                mon.history.record(&entry).map_err(MonitorError::linearizability)?;
-            }
+            Note::Proposed(v) => mon.proposed |= 1 << v,
             Note::Chosen { slot, value, by } => {
-                if !mon.chosen.contains(value) {
-                    // The first time the value is chosen anywhere: its
-                    // append returns the slot.
-                    let entry = Entry::Return {
-                        process: u32::from(*value),
-                        ret: LogRet::Index(u64::from(*slot)),
-                    };
-                    mon.history.record(&entry).map_err(MonitorError::linearizability)?;
-                }
                 if mon.proposed & (1 << value) == 0 {
                     return Err(MonitorError::new(
                         "validity",
