@@ -22,6 +22,7 @@ pub fn timeline<S: SequentialSpec>(history: &History<S>, mark: &[usize]) -> Stri
     for p in &processes {
         let _ = write!(out, "{:<4}", format!("p{p}"));
     }
+    out.truncate(out.trim_end().len());
     out.push('\n');
     for (at, e) in history.entries().iter().enumerate() {
         let (Entry::Invoke { process, .. } | Entry::Return { process, .. } | Entry::Fail { process }) = e;
