@@ -31,7 +31,8 @@ fn each_new_bug_is_a_linearizability_violation_with_a_timeline_that_replays() {
         let out = stdout(&o);
         assert_eq!(o.status.code(), Some(1), "{model} {bug}: {out}");
         assert!(
-            out.contains("VIOLATION at step") && out.contains(": linearizability in linearizability: history not linearizable"),
+            out.contains("VIOLATION at step")
+                && out.contains(": linearizability in linearizability: history not linearizable"),
             "{model} {bug}: {out}"
         );
         assert!(out.contains(culprit), "{model} {bug}: {out}");
@@ -55,7 +56,10 @@ fn two_phase_commit_stays_verified_with_the_check_on() {
     let o = mcheck(&["run", "2pc", "-q"]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
-    assert!(out.contains("outcome: verified") && out.contains("states 82782 "), "{out}");
+    assert!(
+        out.contains("outcome: verified") && out.contains("states 82782 "),
+        "{out}"
+    );
 }
 
 #[test]

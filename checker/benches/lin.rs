@@ -4,7 +4,7 @@
 //! failing key). Target: under 100 ms each.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mcheck_checker::lin::{check, History, KvMap, KvOp, SequentialSpec};
+use mcheck_checker::lin::{check, History, KvMap, KvOp, KvRet, SequentialSpec};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;
@@ -23,7 +23,7 @@ fn history(seed: u64) -> History<KvMap> {
     let spec = KvMap;
     let mut state = spec.init();
     let mut h = History::new();
-    let mut clients: Vec<Option<(KvOp, Option<mcheck_checker::lin::KvRet>)>> = vec![None; CLIENTS as usize];
+    let mut clients: Vec<Option<(KvOp, Option<KvRet>)>> = vec![None; CLIENTS as usize];
     let mut invoked = 0;
     let mut value = 0;
     while invoked < OPS || clients.iter().any(Option::is_some) {
@@ -58,9 +58,9 @@ fn history(seed: u64) -> History<KvMap> {
 fn stale(seed: u64) -> History<KvMap> {
     let mut h = history(seed);
     h.invoke(0, KvOp::Put(0, 1_000_000));
-    h.respond(0, mcheck_checker::lin::KvRet::Ok);
+    h.respond(0, KvRet::Ok);
     h.invoke(1, KvOp::Get(0));
-    h.respond(1, mcheck_checker::lin::KvRet::Value(None));
+    h.respond(1, KvRet::Value(None));
     h
 }
 

@@ -65,6 +65,9 @@ fn tracker_says<S: SequentialSpec>(h: &History<S>) -> bool {
     true
 }
 
+/// A simulated process: idle, invoked `op`, or `op` took effect with `ret`.
+type Process<S> = Option<(<S as SequentialSpec>::Op, Option<<S as SequentialSpec>::Ret>)>;
+
 /// A random history of `processes` processes and at most `max_ops`
 /// operations: a simulated object where an invoked operation takes effect
 /// at a random later moment and returns at a random moment after that;
@@ -82,7 +85,7 @@ fn random_history<S: SequentialSpec>(
     let mut state = spec.init();
     let mut h = History::new();
     // Per process: None idle, Some((op, None)) invoked, Some((op, Some(ret))) took effect.
-    let mut proc: Vec<Option<(S::Op, Option<S::Ret>)>> = vec![None; processes as usize];
+    let mut proc: Vec<Process<S>> = vec![None; processes as usize];
     let mut invoked = 0;
     for _ in 0..4 * max_ops {
         let p = rng.random_range(0..processes) as usize;
