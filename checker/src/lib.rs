@@ -14,6 +14,7 @@ pub mod cache;
 pub mod check;
 pub mod config;
 pub mod explorer;
+pub mod lin;
 pub mod machine;
 pub mod model;
 pub mod program;

@@ -90,17 +90,22 @@ pub enum ViolationKind {
     MaxSteps,
     /// Model code panicked; the message is the panic's.
     Panic,
+    /// The history of client operations has no linearization with respect
+    /// to the model's sequential specification (ARCHITECTURE.md §6); the
+    /// message shows it as a timeline.
+    Linearizability,
 }
 
 impl ViolationKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ViolationKind; 6] = [
+    pub const ALL: [ViolationKind; 7] = [
         ViolationKind::Assertion,
         ViolationKind::Monitor,
         ViolationKind::UnhandledEvent,
         ViolationKind::Deadlock,
         ViolationKind::MaxSteps,
         ViolationKind::Panic,
+        ViolationKind::Linearizability,
     ];
 
     /// The kind named `name` (see [`ViolationKind::as_str`]).
@@ -117,6 +122,7 @@ impl ViolationKind {
             ViolationKind::Deadlock => "deadlock",
             ViolationKind::MaxSteps => "max_steps",
             ViolationKind::Panic => "panic",
+            ViolationKind::Linearizability => "linearizability",
         }
     }
 }

@@ -66,6 +66,7 @@ pub use delivery::Delivery;
 pub use program::{install_quiet_panic_hook, Machines};
 pub use world::{InFlight, MachineId, Pending, Slot, World};
 
+use crate::program::ViolationKind;
 use std::fmt::{self, Debug};
 use std::hash::Hash;
 
@@ -77,6 +78,10 @@ pub struct MonitorError {
     pub monitor: &'static str,
     /// What went wrong, naming the machines and values involved.
     pub message: String,
+    /// The violation's kind: [`ViolationKind::Monitor`], or
+    /// [`ViolationKind::Linearizability`] for a client history checked
+    /// against a sequential spec ([`crate::lin::Tracker`]).
+    pub kind: ViolationKind,
 }
 
 impl MonitorError {
@@ -85,6 +90,22 @@ impl MonitorError {
         MonitorError {
             monitor,
             message: message.into(),
+            kind: ViolationKind::Monitor,
+        }
+    }
+
+    /// The history of client operations is not linearizable (reported by
+    /// the monitor `linearizability`, of kind
+    /// [`ViolationKind::Linearizability`]).
+    pub fn linearizability(error: crate::lin::TrackError) -> Self {
+        let kind = match error {
+            crate::lin::TrackError::NotLinearizable(_) => ViolationKind::Linearizability,
+            crate::lin::TrackError::Malformed(_) => ViolationKind::Monitor,
+        };
+        MonitorError {
+            monitor: "linearizability",
+            message: error.to_string(),
+            kind,
         }
     }
 }

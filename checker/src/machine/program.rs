@@ -237,7 +237,7 @@ impl<M: MachineModel> Machines<M> {
             let monitor = &mut s.monitor;
             match guarded(|| self.0.observe(monitor, a)) {
                 Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(Violation::new(ViolationKind::Monitor, e.monitor, e.message)),
+                Ok(Err(e)) => return Err(Violation::new(e.kind, e.monitor, e.message)),
                 Err(payload) => {
                     let message = format!("monitor panicked: {}", panic_message(payload.as_ref()));
                     return Err(self.violation(ViolationKind::Panic, s, id, message));
@@ -262,7 +262,7 @@ impl<M: MachineModel> Machines<M> {
     fn check_invariant(&self, s: &World<M>, id: MachineId) -> Result<(), Violation> {
         match guarded(|| self.0.invariant(s)) {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(Violation::new(ViolationKind::Monitor, e.monitor, e.message)),
+            Ok(Err(e)) => Err(Violation::new(e.kind, e.monitor, e.message)),
             Err(payload) => {
                 let message = format!("invariant panicked: {}", panic_message(payload.as_ref()));
                 Err(self.violation(ViolationKind::Panic, s, id, message))

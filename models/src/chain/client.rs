@@ -1,6 +1,7 @@
 //! A client: for each key, an update at the head, then a query at the tail.
 
-use super::{Cfg, Msg};
+use super::{Bug, Cfg, Msg, Note};
+use mcheck_checker::lin::{Entry, KvOp, KvRet};
 use mcheck_checker::machine::{Ctx, MachineId};
 
 /// A client (see the module docs of [`super`]).
@@ -24,14 +25,21 @@ impl Client {
 
     pub(crate) fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
         match *msg {
-            Msg::Go => self.request(ctx),
+            Msg::Go => self.invoke(ctx),
             Msg::UpdDone(o) | Msg::Answer { op: o, .. } => {
-                if o == self.op {
+                let trusted = cfg.has(Bug::ClientTrustsStaleDone) && self.updating() && matches!(msg, Msg::UpdDone(_));
+                if o == self.op || trusted {
+                    let ret = match *msg {
+                        Msg::Answer { val, .. } => KvRet::Value((val != 0).then_some(u64::from(val))),
+                        _ => KvRet::Ok,
+                    };
+                    let process = ctx.me().0;
+                    ctx.announce(Note::Client(Entry::Return { process, ret }));
                     self.op += 1;
                     if self.op == 2 * cfg.keys {
                         ctx.halt();
                     } else {
-                        self.request(ctx);
+                        self.invoke(ctx);
                     }
                 }
             }
@@ -49,6 +57,19 @@ impl Client {
             }
             _ => ctx.assert(false, || format!("client cannot handle {msg:?}")),
         }
+    }
+
+    /// Record the current operation in the history and send it.
+    fn invoke(&self, ctx: &mut Ctx<Cfg>) {
+        let key = u64::from(self.op / 2);
+        let op = if self.updating() {
+            KvOp::Put(key, u64::from(self.val))
+        } else {
+            KvOp::Get(key)
+        };
+        let process = ctx.me().0;
+        ctx.announce(Note::Client(Entry::Invoke { process, op }));
+        self.request(ctx);
     }
 
     /// Send the current operation: an update to the head or a query to the

@@ -68,6 +68,12 @@
 //!   queued for it.
 //! * `query`: a query returns the value of the last update of its key the
 //!   tail acknowledged (by sequence number).
+//! * `linearizability`: the clients record each update (`put(key, val)`,
+//!   invoked when first sent, done on its `UpdDone`) and query (`get(key)`,
+//!   done on its `Answer`; value 0 is "none") in a
+//!   [`mcheck_checker::lin::Tracker`] over a key-value map; the history of
+//!   every execution must be linearizable (ARCHITECTURE.md §6). Resends
+//!   are not new invocations.
 //!
 //! The tail signals `"stable"` (an [`mcheck_checker::Event::Custom`]) when
 //! it applies the first update; the custom explorer ([`explorer`]) uses it.
@@ -79,6 +85,7 @@ mod master;
 mod monitor;
 mod server;
 
+use mcheck_checker::lin::{Entry, KvMap, Tracker};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BoxedExplorer, BugSpec, ExplorerSpec, Model, ModelInfo, ParamSpec, Params};
@@ -107,6 +114,10 @@ pub enum Bug {
     NewHeadSeq,
     /// A predecessor prunes what its new successor has.
     PruneOnLastSeq,
+    /// The head tells the client its update is done on receipt.
+    EarlyUpdateDone,
+    /// Clients take any update acknowledgement for their current update.
+    ClientTrustsStaleDone,
 }
 
 impl SeededBug for Bug {
@@ -165,6 +176,22 @@ impl SeededBug for Bug {
             id: 7,
             name: "prune-on-lastseq",
             description: "runs with servers=4 (build raises it): when a middle server crashes, its predecessor takes the new successor's LastSeq as an acknowledgement and drops from sent (and acknowledges upstream) every update the successor has; but the successor is not the tail, and it still waits for the tail's acknowledgement of those updates, so the predecessor's sent list no longer covers them (propagation monitor); with a three-server chain the new successor is the tail and the shortcut happens to be right",
+        },
+    ),
+    (
+        Bug::EarlyUpdateDone,
+        BugSpec {
+            id: 8,
+            name: "early-update-done",
+            description: "the head answers UpdDone to the client as soon as it appends the update, before the tail has it; the client's next operation, the query of that key, reaches the tail before the forwarded update and returns the old value after the update returned (a stale read). No monitor sees it (the tail's answers agree with what it acknowledged): only the clients' history is not linearizable",
+        },
+    ),
+    (
+        Bug::ClientTrustsStaleDone,
+        BugSpec {
+            id: 9,
+            name: "client-trusts-stale-done",
+            description: "the client takes any UpdDone as the acknowledgement of its current update, without comparing operation numbers; when the head crashes with the client's update on its way, the client resends it to the new head, which gives it a new sequence number: the update is committed twice and the second UpdDone (for the old operation) reaches the client while its next update (of another key) is on its way; the client queries that key and reads nothing after its put returned. No monitor sees it (the tail's answers agree with what it acknowledged): only the clients' history is not linearizable",
         },
     ),
     ];
@@ -419,13 +446,19 @@ pub enum Note {
         /// Value returned.
         val: u8,
     },
+    /// A client invoked an operation or got its answer (the history
+    /// checked for linearizability against a key-value map).
+    Client(Entry<KvMap>),
 }
+
+/// The monitors' state: the query monitor and the clients' history.
+pub type Monitors = (QueryMonitor, Tracker<KvMap>);
 
 impl MachineModel for Cfg {
     type Machine = Machine;
     type Msg = Msg;
     type Announce = Note;
-    type Monitor = QueryMonitor;
+    type Monitor = Monitors;
 
     fn setup(&self, setup: &mut Setup<Self>) {
         let n = self.servers as u32;
@@ -535,13 +568,14 @@ impl MachineModel for Cfg {
         }
     }
 
-    fn observe(&self, mon: &mut QueryMonitor, note: &Note) -> Result<(), MonitorError> {
+    fn observe(&self, (mon, history): &mut Monitors, note: &Note) -> Result<(), MonitorError> {
         match note {
             Note::Acked { seq, key, val } => {
                 mon.acked(*seq, *key, *val);
                 Ok(())
             }
             Note::Answered { key, val } => mon.answered(*key, *val).map_err(|e| MonitorError::new("query", e)),
+            Note::Client(entry) => history.record(entry).map_err(MonitorError::linearizability),
         }
     }
 

@@ -46,6 +46,9 @@ impl Server {
                     client: client.0,
                     op,
                 };
+                if cfg.has(Bug::EarlyUpdateDone) && self.succ.is_some() {
+                    ctx.send(client, Msg::UpdDone(op));
+                }
                 self.append(upd, ctx);
             }
             Msg::Fwd { upd, .. } => {

@@ -37,6 +37,11 @@
 //!   aborted by another (or voted against by one).
 //! * `read-your-writes`: a client that was told its write committed reads
 //!   it back; one told it aborted does not read the value it tried to write.
+//! * `linearizability`: each client records its writes (`put(key, value)`,
+//!   invoked when sent, returning on a committed `Result`, failed (no
+//!   effect) on an aborted one) and reads (`get(key)`, value 0 is "none")
+//!   in a [`mcheck_checker::lin::Tracker`] over a key-value map; the
+//!   history must be linearizable (ARCHITECTURE.md §6).
 //!
 //! # Seeded bugs
 //!
@@ -45,6 +50,7 @@
 //! decision, votes arrive in order and each commit is applied before the
 //! client's read.
 
+use mcheck_checker::lin::{Entry, KvMap, Tracker};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
@@ -73,6 +79,8 @@ pub enum Bug {
     StaleVote,
     /// A participant serves a read before applying a logged commit.
     ReadBeforeApply,
+    /// An abort resets the key instead of dropping the prepared write.
+    AbortResetsStore,
 }
 
 impl SeededBug for Bug {
@@ -107,6 +115,14 @@ impl SeededBug for Bug {
             id: 4,
             name: "read-before-apply",
             description: "a participant serves a Read while a committed write is logged but not yet applied to its store: the client gets its committed Result and sends its Read before the participant has handled the Commit, so the Read is queued ahead of the participant's own Apply message and returns the old value of the key",
+        },
+    ),
+    (
+        Bug::AbortResetsStore,
+        BugSpec {
+            id: 5,
+            name: "abort-resets-store",
+            description: "a participant that prepared a write undoes it on Abort by resetting the key in its store to 0 (no value) instead of just dropping the prepared write: after the client's first write committed, its second write is aborted (the other participant votes no), and the client reads the key back from this participant and gets nothing, although its first write committed. read-your-writes is satisfied (the value read is not the aborted one): only the client's history is not linearizable",
         },
     ),
     ];
@@ -299,6 +315,9 @@ pub enum Note {
         /// The value read.
         got: u8,
     },
+    /// A client invoked a write or a read, or got its outcome (the history
+    /// checked for linearizability against a key-value map).
+    Client(Entry<KvMap>),
 }
 
 /// The atomicity monitor: per transaction (index `txn - 1`), which
@@ -309,6 +328,7 @@ pub enum Note {
 pub struct Monitor {
     commits: Vec<u8>,
     aborts: Vec<u8>,
+    history: Tracker<KvMap>,
 }
 
 impl MachineModel for Cfg {
@@ -398,13 +418,16 @@ impl MachineModel for Cfg {
         match m {
             Machine::Coordinator(c) => c.handle(self, msg, ctx),
             Machine::Timer(t) => t.handle(msg, ctx),
-            Machine::Participant(p) => p.handle(msg, ctx),
+            Machine::Participant(p) => p.handle(self, msg, ctx),
             Machine::Client(c) => c.handle(self, msg, ctx),
         }
     }
 
     fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {
         let txn = match *note {
+            Note::Client(ref entry) => {
+                return mon.history.record(entry).map_err(MonitorError::linearizability);
+            }
             Note::VotedNo { p, txn } => record(&mut mon.aborts, p, txn),
             Note::Decided { p, txn, commit } => record(if commit { &mut mon.commits } else { &mut mon.aborts }, p, txn),
             Note::ReadBack {

@@ -1,6 +1,7 @@
 //! The roles of two-phase commit: each machine's state and handler.
 
 use super::{Bug, Cfg, Msg, Note, COORDINATOR, MAX_CLIENTS, TIMER};
+use mcheck_checker::lin::{Entry, KvOp, KvRet};
 use mcheck_checker::machine::Ctx;
 use mcheck_checker::machine::MachineId;
 
@@ -121,7 +122,7 @@ impl Timer {
 }
 
 impl Participant {
-    pub(crate) fn handle(&mut self, msg: &Msg, ctx: &mut Ctx<Cfg>) {
+    pub(crate) fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
         let p = (ctx.me().0 - 2) as u8;
         match *msg {
             Msg::Prepare { txn, key, value } => {
@@ -144,8 +145,15 @@ impl Participant {
                 ctx.announce(Note::Decided { p, txn, commit: true });
             }
             Msg::Abort(txn) => {
-                if matches!(self.pending, Some((t, _, _)) if t == txn) {
-                    self.pending = None;
+                if let Some((t, key, _)) = self.pending {
+                    if t == txn {
+                        self.pending = None;
+                        if cfg.bug == Some(Bug::AbortResetsStore) {
+                            if let Some(slot) = self.store.get_mut(usize::from(key)) {
+                                *slot = 0;
+                            }
+                        }
+                    }
                 }
                 ctx.announce(Note::Decided { p, txn, commit: false });
             }
@@ -169,6 +177,8 @@ impl Client {
     fn write(&self, ctx: &mut Ctx<Cfg>) {
         let from = ctx.me();
         let (key, value) = (self.key, self.round + 1);
+        let op = KvOp::Put(u64::from(key), u64::from(value));
+        ctx.announce(Note::Client(Entry::Invoke { process: from.0, op }));
         ctx.send(COORDINATOR, Msg::Write { from, key, value });
     }
 
@@ -180,6 +190,17 @@ impl Client {
                 let i = if last { cfg.participants - 1 } else { 0 };
                 self.phase = Phase::Reading { committed };
                 let (from, key) = (ctx.me(), self.key);
+                let process = from.0;
+                ctx.announce(Note::Client(if committed {
+                    Entry::Return {
+                        process,
+                        ret: KvRet::Ok,
+                    }
+                } else {
+                    Entry::Fail { process }
+                }));
+                let op = KvOp::Get(u64::from(key));
+                ctx.announce(Note::Client(Entry::Invoke { process, op }));
                 ctx.send(cfg.participant_id(i), Msg::Read { from, key });
             }
             Msg::Value(got) => {
@@ -190,6 +211,9 @@ impl Client {
                         committed,
                         got,
                     });
+                    let ret = KvRet::Value((got != 0).then_some(u64::from(got)));
+                    let process = ctx.me().0;
+                    ctx.announce(Note::Client(Entry::Return { process, ret }));
                 }
                 self.round += 1;
                 self.phase = Phase::Writing;

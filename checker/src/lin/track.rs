@@ -1,0 +1,212 @@
+//! The incremental check that runs inside an execution and the part of it
+//! that is hashed with the state (ARCHITECTURE.md §6, Linearizability).
+
+use super::check::check;
+use super::history::{Entry, History, HistoryError};
+use super::spec::SequentialSpec;
+use super::text::explain;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// A spec state with the open operations that already took effect in it
+/// (by process, sorted) and what they returned.
+type Config<S> = (<S as SequentialSpec>::State, Vec<(u32, <S as SequentialSpec>::Ret)>);
+
+/// Why recording an event failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TrackError {
+    /// The event makes the history ill formed (a model bug).
+    Malformed(HistoryError),
+    /// The history is no longer linearizable; the text explains it with a
+    /// timeline.
+    NotLinearizable(String),
+}
+
+impl fmt::Display for TrackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrackError::Malformed(e) => write!(f, "ill-formed history: {e}"),
+            TrackError::NotLinearizable(text) => f.write_str(text),
+        }
+    }
+}
+
+impl std::error::Error for TrackError {}
+
+/// The history of one execution and its linearizability, checked event by
+/// event. Keep it in a model's monitor state.
+///
+/// **What is hashed** (and compared): the open operations and the set of
+/// *configurations* (spec state, open operations already linearized with
+/// their return values) that linearizations of the history so far can
+/// reach. Whether an extension of the history is linearizable depends on
+/// the history only through these two (every completed operation is in
+/// every configuration's past), so two executions that reach the same
+/// program state and the same tracker have the same violating futures:
+/// the state caches of SES, DFS and PB stay sound. The history itself is
+/// kept for the message only, outside the hash (it is shared between
+/// copies of the state until one of them records an event).
+///
+/// **The check**: an invocation adds an open operation. A response closes
+/// the configurations under linearizing open operations, keeps those where
+/// the responding operation took effect with the value it returned, and
+/// forgets it; none left means no linearization exists: the error then
+/// runs [`check`] (Wing and Gong's search) on the whole history for the
+/// culprit and the timeline. A pending operation never fails the check,
+/// so an execution that ends (or is cut by the step limit) with a
+/// non-empty set of configurations has a linearizable history.
+pub struct Tracker<S: SequentialSpec> {
+    open: Vec<(u32, S::Op)>,
+    configs: Vec<Config<S>>,
+    history: Arc<History<S>>,
+}
+
+impl<S: SequentialSpec> Default for Tracker<S> {
+    fn default() -> Self {
+        Tracker {
+            open: Vec::new(),
+            configs: vec![(S::default().init(), Vec::new())],
+            history: Arc::new(History::new()),
+        }
+    }
+}
+
+impl<S: SequentialSpec> Clone for Tracker<S> {
+    fn clone(&self) -> Self {
+        Tracker {
+            open: self.open.clone(),
+            configs: self.configs.clone(),
+            history: Arc::clone(&self.history),
+        }
+    }
+}
+
+impl<S: SequentialSpec> PartialEq for Tracker<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.open == other.open && self.configs == other.configs
+    }
+}
+
+impl<S: SequentialSpec> Eq for Tracker<S> {}
+
+impl<S: SequentialSpec> Hash for Tracker<S> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.open.hash(state);
+        self.configs.hash(state);
+    }
+}
+
+impl<S: SequentialSpec> fmt::Debug for Tracker<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tracker")
+            .field("open", &self.open)
+            .field("configs", &self.configs)
+            .field("events", &self.history.len())
+            .finish()
+    }
+}
+
+impl<S: SequentialSpec> Tracker<S> {
+    /// The history recorded so far.
+    pub fn history(&self) -> &History<S> {
+        &self.history
+    }
+
+    /// How many configurations the history can be in (0 never: recording
+    /// fails first).
+    pub fn configurations(&self) -> usize {
+        self.configs.len()
+    }
+
+    /// Record `entry` (an invocation or a response).
+    pub fn record(&mut self, entry: &Entry<S>) -> Result<(), TrackError> {
+        match entry {
+            Entry::Invoke { process, op } => self.invoke(*process, op.clone()),
+            Entry::Return { process, ret } => self.respond(*process, ret.clone()),
+            Entry::Fail { process } => self.fail(*process),
+        }
+    }
+
+    /// `process` invokes `op`.
+    pub fn invoke(&mut self, process: u32, op: S::Op) -> Result<(), TrackError> {
+        let at = self.history.len();
+        let Err(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
+            return Err(TrackError::Malformed(HistoryError::Overlapping { process, at }));
+        };
+        Arc::make_mut(&mut self.history).invoke(process, op.clone());
+        self.open.insert(k, (process, op));
+        Ok(())
+    }
+
+    /// `process`'s open operation returns `ret`.
+    pub fn respond(&mut self, process: u32, ret: S::Ret) -> Result<(), TrackError> {
+        let at = self.history.len();
+        let Ok(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
+            return Err(TrackError::Malformed(HistoryError::Unmatched { process, at }));
+        };
+        Arc::make_mut(&mut self.history).respond(process, ret.clone());
+        let spec = S::default();
+        let mut closed: BTreeSet<Config<S>> = self.configs.drain(..).collect();
+        let mut work: Vec<Config<S>> = closed.iter().cloned().collect();
+        while let Some((state, done)) = work.pop() {
+            for (p, op) in &self.open {
+                let Err(j) = done.binary_search_by_key(p, |(q, _)| *q) else {
+                    continue;
+                };
+                let (next, r) = spec.apply(&state, op);
+                let mut more = done.clone();
+                more.insert(j, (*p, r));
+                let config = (next, more);
+                if !closed.contains(&config) {
+                    closed.insert(config.clone());
+                    work.push(config);
+                }
+            }
+        }
+        let mut kept = BTreeSet::new();
+        for (state, mut done) in closed {
+            if let Ok(j) = done.binary_search_by_key(&process, |(q, _)| *q) {
+                if done[j].1 == ret {
+                    done.remove(j);
+                    kept.insert((state, done));
+                }
+            }
+        }
+        self.open.remove(k);
+        self.configs = kept.into_iter().collect();
+        if self.configs.is_empty() {
+            return Err(TrackError::NotLinearizable(self.explain(&spec)));
+        }
+        Ok(())
+    }
+
+    /// `process`'s open operation had no effect: only the configurations
+    /// where it did not take effect remain.
+    pub fn fail(&mut self, process: u32) -> Result<(), TrackError> {
+        let at = self.history.len();
+        let Ok(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
+            return Err(TrackError::Malformed(HistoryError::Unmatched { process, at }));
+        };
+        Arc::make_mut(&mut self.history).fail(process);
+        self.open.remove(k);
+        self.configs
+            .retain(|(_, done)| done.binary_search_by_key(&process, |(q, _)| *q).is_err());
+        if self.configs.is_empty() {
+            return Err(TrackError::NotLinearizable(self.explain(&S::default())));
+        }
+        Ok(())
+    }
+
+    fn explain(&self, spec: &S) -> String {
+        match check(spec, &self.history) {
+            Ok(Err(failure)) => explain(&self.history, &failure),
+            Ok(Ok(())) => format!(
+                "mcheck bug: the incremental check and Wing and Gong's search disagree on {:?}",
+                self.history
+            ),
+            Err(e) => format!("ill-formed history: {e}"),
+        }
+    }
+}
