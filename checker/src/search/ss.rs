@@ -103,7 +103,8 @@ pub struct SsParams {
 }
 
 impl Default for SsParams {
-    /// `c1 = 100`, `c2 = 2`.
+    /// `c1 = 100`, `c2 = 2`, the mixed placement ([`SsParams::paper`]: the
+    /// same counts, uniform placement only).
     ///
     /// Why doubling: the guarantee per sample at bound `db` is `1/L'^db`,
     /// so no growth keeps the hit probability of a fixed `db`-delay
