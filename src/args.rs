@@ -4,7 +4,7 @@
 
 use clap::builder::{PossibleValue, PossibleValuesParser, RangedU64ValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mcheck_checker::search::{HybridParams, SsParams};
+use mcheck_checker::search::{HybridParams, SsParams, SsPlacement};
 use mcheck_checker::search::{Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH, STRATEGIES};
 
 /// Replays a shrink may try by default.
@@ -302,6 +302,9 @@ pub(crate) struct RunArgs {
     /// SS and hybrid: c2 in num_samples(d) = c1 * c2^d.
     #[arg(long, value_name = "Y", default_value_t = SsParams::default().c2, value_parser = |s: &str| number_in(s, 1.0, 1e6))]
     pub c2: f64,
+    /// SS and hybrid: where the delays go: uniform (the paper's), or mixed (each uniform sample followed by a twin that draws its delays log-uniformly, near the start and near each other).
+    #[arg(long, value_name = "P", default_value = SsParams::default().placement.name(), value_parser = PossibleValuesParser::new(SsPlacement::NAMES))]
+    pub placement: String,
     /// IRS: the depth bound added per iteration.
     #[arg(long, value_name = "S", default_value_t = DEFAULT_IRS_STEP,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
@@ -331,10 +334,7 @@ impl RunArgs {
             StrategyName::Dfs => Strategy::Dfs,
             StrategyName::Pb => Strategy::Pb,
             StrategyName::Rs => Strategy::Rs,
-            StrategyName::Ss => Strategy::Ss(SsParams {
-                c1: self.c1,
-                c2: self.c2,
-            }),
+            StrategyName::Ss => Strategy::Ss(self.ss_params()),
             StrategyName::Irs => Strategy::Irs { step: self.irs_step },
             StrategyName::Pct => Strategy::Pct {
                 depth: self.pct_depth,
@@ -347,11 +347,17 @@ impl RunArgs {
             },
             StrategyName::Hybrid => Strategy::Hybrid(HybridParams {
                 ses_states: None,
-                ss: SsParams {
-                    c1: self.c1,
-                    c2: self.c2,
-                },
+                ss: self.ss_params(),
             }),
+        }
+    }
+
+    /// `--c1`, `--c2` and `--placement` (clap accepts only valid names).
+    fn ss_params(&self) -> SsParams {
+        SsParams {
+            c1: self.c1,
+            c2: self.c2,
+            placement: SsPlacement::parse(&self.placement).unwrap_or_default(),
         }
     }
 }

@@ -9,7 +9,7 @@
 use crate::args::parse_overrides;
 use crate::registry::{DynModel, Registry};
 use crate::table::{self, Budget, Cell, Column, Run, Target};
-use mcheck_checker::search::{run_indexed, Strategy};
+use mcheck_checker::search::{run_indexed, SsParams, Strategy};
 use mcheck_checker::{Config, Params, Progress, StopFlag};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -27,12 +27,20 @@ pub const TECHNIQUES: &[&str] = &[
     "RS", "IRS", "PCT", "POS", "PCTCP", "SS-RR", "SS-RTC", "SS-PRR", "Hybrid", "SES-RTC",
 ];
 
-/// The deep table's columns (see [`TECHNIQUES`]), from the first table's.
+/// The deep table's columns (see [`TECHNIQUES`]), from the first table's,
+/// but stratified sampling with its default settings (the mixed
+/// placement, as `mcheck run -s ss`), not the paper's (ARCHITECTURE.md §4).
 pub fn columns() -> Vec<Column> {
     let all = table::columns();
     TECHNIQUES
         .iter()
         .filter_map(|name| all.iter().find(|c| c.name == *name).cloned())
+        .map(|mut c| {
+            if let Strategy::Ss(_) = c.strategy {
+                c.strategy = Strategy::Ss(SsParams::default());
+            }
+            c
+        })
         .collect()
 }
 
@@ -294,6 +302,14 @@ mod tests {
     fn techniques_are_columns() {
         let names: Vec<&str> = columns().iter().map(|c| c.name).collect();
         assert_eq!(names, TECHNIQUES);
+        for c in columns() {
+            if let Strategy::Ss(p) = c.strategy {
+                assert_eq!(p, SsParams::default(), "{}", c.name);
+            }
+        }
+        let first = table::columns();
+        let ss_rtc = first.iter().find(|c| c.name == "SS-RTC").map(|c| &c.strategy);
+        assert_eq!(ss_rtc, Some(&Strategy::Ss(SsParams::paper())));
         assert_eq!(column("ss-rtc").map(|c| c.name), Ok("SS-RTC"));
         let err = column("zz").unwrap_err();
         assert!(err.contains("\"zz\"") && err.contains("SES-RTC"), "{err}");

@@ -100,6 +100,12 @@ const APPLIES: &[Applies] = &[
         why: "it sets stratified sampling's sample counts",
     },
     Applies {
+        id: "placement",
+        flag: "--placement",
+        to: &[Ss, Hybrid],
+        why: "it sets where stratified sampling puts its delays",
+    },
+    Applies {
         id: "pct_depth",
         flag: "--pct-depth",
         to: &[Pct, Pctcp],

@@ -464,9 +464,10 @@ pub fn ratio_text(x: Option<f64>) -> String {
     format!("{v:.decimals$}x")
 }
 
-/// The stratified-sampling columns, with the default c1 and c2.
+/// The stratified-sampling columns, with the paper's settings (uniform
+/// placement; the deep table uses the default, see `deep::columns`).
 fn sampling_columns() -> Vec<Column> {
-    let ss = Strategy::Ss(mcheck_checker::search::SsParams::default());
+    let ss = Strategy::Ss(SsParams::paper());
     ["rr", "rtc", "prr"]
         .into_iter()
         .zip(["SS-RR", "SS-RTC", "SS-PRR"])

@@ -23,7 +23,7 @@ fn config(threads: usize) -> Config {
 
 fn sampling(c: &mut Criterion) {
     let p = RandomProgram::generate(3, false, false);
-    let params = SsParams { c1: 100.0, c2: 2.0 };
+    let params = SsParams::paper();
     let all = config(0).worker_threads();
     for threads in [1, all] {
         // Deterministic: every run executes the same samples and steps.

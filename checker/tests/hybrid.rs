@@ -19,7 +19,10 @@ fn quiet() -> Config {
 fn params(ses_states: u64) -> HybridParams {
     HybridParams {
         ses_states: Some(ses_states),
-        ss: SsParams { c1: 20.0, c2: 2.0 },
+        ss: SsParams {
+            c1: 20.0,
+            ..SsParams::paper()
+        },
     }
 }
 

@@ -81,7 +81,7 @@ fn sampling_runs_bound_zero_once_for_deterministic_explorers() {
         max_delays: Some(1),
         ..Config::default()
     };
-    let params = search::SsParams::default();
+    let params = search::SsParams::paper();
     let per_bound = |name: &str| {
         let r = search::ss(&p, builtin(name).unwrap(), &config, &params).unwrap();
         assert_eq!(r.outcome, Outcome::Bounded, "{name}");

@@ -39,7 +39,7 @@
 use super::batch::{stream_seed, Batches, Sample};
 use super::error::SearchError;
 use super::order::Composed;
-use super::sample::{run_sample_from, sample_seeds, Limits, Start};
+use super::sample::{run_sample_from, Limits, Start};
 use super::ss::{batch_sample, rounds, SsParams};
 use super::stratified::{run_to_roots, Root};
 use crate::config::Config;
@@ -134,7 +134,14 @@ pub fn hybrid<P: Program, E: Explorer>(
             order: &root.order,
             taken: u64::from(root.taken),
         };
-        let r = run_sample_from(program, &start, sample_seeds(config.seed, db, i), db, &limits, scratch);
+        let r = run_sample_from(
+            program,
+            &start,
+            params.ss.seeds(config.seed, db, i),
+            db,
+            &limits,
+            scratch,
+        );
         Ok(from_root(batch_sample(r, db, &name)?, root, config.seed))
     })?;
     let mut report = batches.finish(end, PathKind::Delays, Some(&name), config.max_steps);

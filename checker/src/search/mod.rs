@@ -50,7 +50,7 @@ pub use pos::pos;
 pub use progress::{human, rate};
 pub use random::{irs, rs};
 pub use sample::{SampleEnd, SampleResult};
-pub use ss::{draw_sample, ss, SsParams};
+pub use ss::{draw_sample, ss, SsParams, SsPlacement};
 pub use threads::run_indexed;
 
 use crate::config::Config;

@@ -26,6 +26,20 @@
 //! most `L'` candidates, and positions are non-decreasing, as delay paths
 //! are. This improves the paper's `1 / L^d` (Thm 3), since delays are never
 //! wasted on steps without a choice.
+//!
+//! # Near placement
+//!
+//! A sample with [`SampleSeeds::near`] draws each delay position
+//! log-uniformly instead: the `j`-th candidate (from 0, in step order) with
+//! probability `ln((j + 2) / (j + 1)) / ln(n + 1)` among `n`, so a delay
+//! lands within the first `m` candidates with probability
+//! `ln(m + 1) / ln(n + 1)`, whatever the length. Its delays cluster near the
+//! start and near each other, where the races of a long repeated workload
+//! sit (ARCHITECTURE.md §4, "Where the delays go"). Every candidate keeps
+//! probability at least `1 / ((n + 1) ln(n + 1))`, so a near sample reaches
+//! every execution with `d` useful delays with probability at least
+//! `1 / ((L' + 1) ln(L' + 1))^d`; stratified sampling pairs each near sample
+//! with a uniform one, which keeps `1 / L'^d`.
 
 use super::batch::stream_seed;
 use super::order::{ChoiceOrder, Composed};
@@ -44,6 +58,9 @@ pub(super) struct SampleSeeds {
     pub(super) positions: u64,
     /// Seeds the explorer ([`Explorer::seed`]); recorded in the schedule.
     pub(super) explorer: u64,
+    /// Draw the delay positions log-uniformly (see the module docs, "Near
+    /// placement"), not uniformly.
+    pub(super) near: bool,
 }
 
 /// The seeds of sample `index` of delay bound `bound` under the search seed
@@ -53,7 +70,31 @@ pub(super) fn sample_seeds(seed: u64, bound: u32, index: u64) -> SampleSeeds {
     SampleSeeds {
         positions: stream_seed(seed, u64::from(bound), index, 0),
         explorer: stream_seed(seed, u64::from(bound), index, 1),
+        near: false,
     }
+}
+
+/// The seeds of the near twin of sample `index` of delay bound `bound`
+/// (streams 3 and 4 of the same scheme; stream 2 is hybrid's root).
+pub(super) fn near_seeds(seed: u64, bound: u32, index: u64) -> SampleSeeds {
+    SampleSeeds {
+        positions: stream_seed(seed, u64::from(bound), index, 3),
+        explorer: stream_seed(seed, u64::from(bound), index, 4),
+        near: true,
+    }
+}
+
+/// The index among `n > 0` candidates that a delay takes: uniform, or
+/// log-uniform when `near` (candidate `j` with probability
+/// `ln((j + 2) / (j + 1)) / ln(n + 1)`).
+fn pick(rng: &mut Xoshiro256PlusPlus, n: usize, near: bool) -> usize {
+    if !near {
+        return rng.random_range(0..n);
+    }
+    // x uniform in [0, ln(n + 1)): e^x - 1 is in [0, n), and its floor is
+    // j exactly when x is in [ln(j + 1), ln(j + 2)).
+    let x = rng.random::<f64>() * ((n + 1) as f64).ln();
+    ((x.exp() - 1.0).floor() as usize).min(n - 1)
 }
 
 /// The limits every run of a sample obeys.
@@ -363,7 +404,7 @@ pub(super) fn run_sample_from<P: Program, E: Explorer>(
         }
         let n = scratch.branching.len();
         result.choices.push(n as u64);
-        let pick = scratch.branching[rng.random_range(0..n)];
-        scratch.at.push(pick);
+        let at = scratch.branching[pick(&mut rng, n, seeds.near)];
+        scratch.at.push(at);
     }
 }

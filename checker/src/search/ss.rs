@@ -7,12 +7,24 @@
 //! bound 0 a deterministic explorer ([`Explorer::is_randomized`] false)
 //! gives the same execution in every sample, so SS runs it once.
 //!
+//! By default ([`SsPlacement::Mixed`]) every uniform sample of a bound
+//! `db ≥ 1` is followed by a *near twin* that draws its delays
+//! log-uniformly, near the start and near each other (see
+//! [`super::sample`], "Near placement"): on long repeated workloads the
+//! races sit in a short window of a long execution and need two to four
+//! delays there, which uniform positions almost never give
+//! (ARCHITECTURE.md §4, "Where the delays go"). The uniform samples are
+//! those of the paper's placement ([`SsParams::paper`]), unchanged, so
+//! the guarantee per uniform sample stands.
+//!
 //! # Determinism
 //!
 //! SS runs on the batch runner of the sampling strategies, with the delay
 //! bound as the round: sample `i` of bound `db` draws everything from two
 //! streams derived from `(seed, db, i)` (see `sample_seeds`): its delay
-//! positions and its explorer's seed. Budgets count samples by index,
+//! positions and its explorer's seed (under the mixed placement, uniform
+//! sample `j` is sample `2j` with the streams of `(seed, db, j)`, and its
+//! twin `2j + 1` uses two further streams of `(seed, db, j)`). Budgets count samples by index,
 //! never by completion order, and the reported counterexample is the
 //! violating sample with the lowest `(db, i)`. Statistics count the
 //! samples up to and including that one. So the same seed gives the same
@@ -29,24 +41,70 @@
 
 use super::batch::{Batches, RoundEnd, Sample};
 use super::error::SearchError;
-use super::sample::{run_sample, sample_seeds, Limits, SampleEnd, SampleResult, Scratch};
+use super::sample::{near_seeds, run_sample, sample_seeds, Limits, SampleEnd, SampleResult, SampleSeeds, Scratch};
 use crate::config::Config;
 use crate::explorer::Explorer;
 use crate::program::{ActorInfo, Program};
 use crate::report::{BoundedBy, Report};
 use crate::schedule::PathKind;
 
-/// The settings of stratified sampling: `num_samples(db) = ⌈c1 · c2^db⌉`.
+/// Where the samples of a delay bound put their delays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SsPlacement {
+    /// The paper's: each delay uniform among the branching steps at or
+    /// after the previous one. `num_samples(db)` samples a bound.
+    Uniform,
+    /// Every uniform sample is followed by a *near* twin that draws its
+    /// delays log-uniformly, close to the start and to each other (see
+    /// [`super::sample`], "Near placement"): `2 · num_samples(db)` samples
+    /// a bound (one at bound 0 with a deterministic explorer, as for
+    /// `Uniform`), the uniform ones exactly those of `Uniform`, so the
+    /// `1/L'^db` guarantee per uniform sample holds unchanged.
+    #[default]
+    Mixed,
+}
+
+impl SsPlacement {
+    /// The names the CLI accepts, in order.
+    pub const NAMES: [&'static str; 2] = ["uniform", "mixed"];
+
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SsPlacement::Uniform => "uniform",
+            SsPlacement::Mixed => "mixed",
+        }
+    }
+
+    /// The placement called `name`; the error names the valid ones.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "uniform" => Ok(SsPlacement::Uniform),
+            "mixed" => Ok(SsPlacement::Mixed),
+            _ => Err(format!(
+                "unknown placement {name:?}; valid placements: {}",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// The settings of stratified sampling: `num_samples(db) = ⌈c1 · c2^db⌉`
+/// uniform samples a bound, each with a near twin under
+/// [`SsPlacement::Mixed`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SsParams {
     /// Samples at delay bound 0 (scale of every bound). Positive.
     pub c1: f64,
     /// Growth of the sample count per extra delay. At least 1.
     pub c2: f64,
+    /// Where the delays go (default [`SsPlacement::Mixed`]).
+    pub placement: SsPlacement,
 }
 
 impl Default for SsParams {
-    /// `c1 = 100`, `c2 = 2`.
+    /// `c1 = 100`, `c2 = 2`, the mixed placement ([`SsParams::paper`]: the
+    /// same counts, uniform placement only).
     ///
     /// Why doubling: the guarantee per sample at bound `db` is `1/L'^db`,
     /// so no growth keeps the hit probability of a fixed `db`-delay
@@ -68,7 +126,11 @@ impl Default for SsParams {
     /// anew in every sample) and for long executions, where one delay has
     /// hundreds of positions to choose from.
     fn default() -> Self {
-        SsParams { c1: 100.0, c2: 2.0 }
+        SsParams {
+            c1: 100.0,
+            c2: 2.0,
+            placement: SsPlacement::Mixed,
+        }
     }
 }
 
@@ -80,6 +142,39 @@ impl SsParams {
             u64::MAX
         } else {
             n.max(1.0) as u64
+        }
+    }
+
+    /// The paper's settings: `c1 = 100`, `c2 = 2`, uniform placement
+    /// only.
+    pub fn paper() -> Self {
+        SsParams {
+            placement: SsPlacement::Uniform,
+            ..SsParams::default()
+        }
+    }
+
+    /// The samples of delay bound `db` (see [`SsPlacement`]): one at bound 0
+    /// unless `randomized` (a deterministic explorer's zero-delay samples
+    /// are one execution); else `num_samples(db)`, doubled under
+    /// [`SsPlacement::Mixed`] from bound 1 on (saturating).
+    pub fn round_size(&self, db: u32, randomized: bool) -> u64 {
+        match (db, self.placement) {
+            (0, _) if !randomized => 1,
+            (0, _) | (_, SsPlacement::Uniform) => self.num_samples(db),
+            (_, SsPlacement::Mixed) => self.num_samples(db).saturating_mul(2),
+        }
+    }
+
+    /// The seeds of sample `index` of delay bound `db` under the search
+    /// seed `seed`: under [`SsPlacement::Mixed`] from bound 1 on, sample
+    /// `2j` is uniform sample `j` (the seeds `Uniform` gives it) and sample
+    /// `2j + 1` is its near twin.
+    pub(super) fn seeds(&self, seed: u64, db: u32, index: u64) -> SampleSeeds {
+        match self.placement {
+            SsPlacement::Mixed if db > 0 && index % 2 == 1 => near_seeds(seed, db, index / 2),
+            SsPlacement::Mixed if db > 0 => sample_seeds(seed, db, index / 2),
+            _ => sample_seeds(seed, db, index),
         }
     }
 
@@ -98,17 +193,18 @@ impl SsParams {
 }
 
 /// Draw sample `index` of delay bound `bound` exactly as [`ss`] does with
-/// `config` (seed, max steps, deadlock), without any budget. For tests and
-/// for inspecting what a search sampled.
+/// `config` (seed, max steps, deadlock) and `params`, without any budget.
+/// For tests and for inspecting what a search sampled.
 pub fn draw_sample<P: Program, E: Explorer>(
     program: &P,
     explorer: &E,
     config: &Config,
+    params: &SsParams,
     bound: u32,
     index: u64,
 ) -> SampleResult {
     let s0 = program.initial();
-    let seeds = sample_seeds(config.seed, bound, index);
+    let seeds = params.seeds(config.seed, bound, index);
     let prepared = prepare(explorer, &program.actors(&s0), seeds.explorer);
     let limits = Limits {
         max_steps: config.max_steps,
@@ -161,7 +257,7 @@ pub fn ss<P: Program, E: Explorer>(
         config.max_delays,
         explorer.is_randomized(),
         |db, i, scratch| {
-            let seeds = sample_seeds(config.seed, db, i);
+            let seeds = params.seeds(config.seed, db, i);
             let prepared = prepare(&explorer, &actors0, seeds.explorer);
             let r = run_sample(program, &s0, &prepared, seeds, db, &limits, scratch);
             batch_sample(r, db, &name)
@@ -178,9 +274,8 @@ pub fn ss<P: Program, E: Explorer>(
 }
 
 /// The rounds of stratified sampling on `batches`: delay bound 0, 1, 2,
-/// ... with `params.num_samples(db)` samples each (one at bound 0 unless
-/// `randomized`: a deterministic explorer's zero-delay samples are one
-/// execution), sample `i` of bound `db` being `sample(db, i, scratch)`,
+/// ... with `params.round_size(db, randomized)` samples each, sample `i`
+/// of bound `db` being `sample(db, i, scratch)`,
 /// until a violation, a budget, bound `max_delays` or a bound where no sample
 /// found room for its delays.
 pub(super) fn rounds<S, E>(
@@ -192,11 +287,7 @@ pub(super) fn rounds<S, E>(
 ) -> Result<RoundEnd, SearchError> {
     let mut db = 0u32;
     loop {
-        let total = if db == 0 && !randomized {
-            1
-        } else {
-            params.num_samples(db)
-        };
+        let total = params.round_size(db, randomized);
         let label = format!("ss bound {db}");
         let end = batches.round(db, total, &label, Scratch::default, |i, scratch| sample(db, i, scratch))?;
         match end {
