@@ -14,6 +14,7 @@ pub mod cache;
 pub mod check;
 pub mod config;
 pub mod explorer;
+pub mod liveness;
 pub mod machine;
 pub mod model;
 pub mod program;
@@ -30,7 +31,7 @@ pub use config::{Config, Progress, StopFlag};
 pub use explorer::{BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{
-    ActorId, ActorInfo, ActorView, Enabled, Event, Program, StateView, StepTrace, Violation, ViolationKind,
+    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Program, StateView, StepTrace, Violation, ViolationKind,
 };
 pub use races::{explain, explain_model, ExplainError, Explanation, Race, Variant};
 pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};

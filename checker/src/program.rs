@@ -90,17 +90,27 @@ pub enum ViolationKind {
     MaxSteps,
     /// Model code panicked; the message is the panic's.
     Panic,
+    /// A liveness violation found by exhaustive search: a fair cycle of
+    /// hot states, or an execution that ends with a monitor hot
+    /// (ARCHITECTURE.md §5, "Liveness"). The schedule is a lasso.
+    Liveness,
+    /// A *possible* liveness violation found by sampling: an execution
+    /// reached the step limit with a monitor hot for more than the
+    /// temperature threshold of consecutive steps. Never a proof.
+    PossibleLiveness,
 }
 
 impl ViolationKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ViolationKind; 6] = [
+    pub const ALL: [ViolationKind; 8] = [
         ViolationKind::Assertion,
         ViolationKind::Monitor,
         ViolationKind::UnhandledEvent,
         ViolationKind::Deadlock,
         ViolationKind::MaxSteps,
         ViolationKind::Panic,
+        ViolationKind::Liveness,
+        ViolationKind::PossibleLiveness,
     ];
 
     /// The kind named `name` (see [`ViolationKind::as_str`]).
@@ -117,6 +127,8 @@ impl ViolationKind {
             ViolationKind::Deadlock => "deadlock",
             ViolationKind::MaxSteps => "max_steps",
             ViolationKind::Panic => "panic",
+            ViolationKind::Liveness => "liveness",
+            ViolationKind::PossibleLiveness => "possible_liveness",
         }
     }
 }
@@ -170,6 +182,23 @@ impl fmt::Display for Violation {
             Some(m) => write!(f, "{} in {}: {}", self.kind, m, self.message),
             None => write!(f, "{}: {}", self.kind, self.message),
         }
+    }
+}
+
+/// What a hot state owes (see [`Program::hot`]): the monitor that is hot
+/// and, in words, what it waits for.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Hot {
+    /// The hot monitor (or property) by name.
+    pub monitor: String,
+    /// What is owed (`"client0's request 3 is not answered"`).
+    pub owed: String,
+}
+
+impl Hot {
+    /// The liveness violation of `kind` that this hot monitor makes.
+    pub fn violation(&self, kind: ViolationKind, message: String) -> Violation {
+        Violation::new(kind, self.monitor.clone(), message)
     }
 }
 
@@ -314,6 +343,17 @@ pub trait Program: Sync {
     fn view(&self, _s: &Self::State) -> Option<StateView> {
         None
     }
+
+    /// Monitor temperature: `Some` when `s` is **hot** (some monitor is
+    /// owed something: a request waits for its answer, a crashed server
+    /// waits for repair), `None` when it is cold. Liveness checking
+    /// (ARCHITECTURE.md §5, "Liveness") reports a fair cycle of hot states
+    /// and a terminal hot state. Must be a pure function of `s`. Optional:
+    /// the default is never hot. The machine runtime asks
+    /// `MachineModel::hot`.
+    fn hot(&self, _s: &Self::State) -> Option<Hot> {
+        None
+    }
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -349,5 +389,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn view(&self, s: &Self::State) -> Option<StateView> {
         (**self).view(s)
+    }
+    fn hot(&self, s: &Self::State) -> Option<Hot> {
+        (**self).hot(s)
     }
 }
