@@ -13,21 +13,24 @@ use super::graph::{Graph, NONE};
 /// The states of the fair hot SCC whose first-reached state is reached
 /// first (the shortest stem), if any.
 pub(super) fn fair_hot_scc(g: &Graph) -> Option<Vec<u32>> {
-    let mut best: Option<Vec<u32>> = None;
+    let actors = g.edges.iter().map(|e| e.actor as usize + 1).max().unwrap_or(0);
+    let mut best: Option<(u32, Vec<u32>)> = None;
     for_each_hot_scc(g, |scc| {
         let first = scc.iter().copied().min().unwrap_or(NONE);
-        let better = best.as_ref().is_none_or(|b| first < b.iter().copied().min().unwrap_or(NONE));
-        if better && is_fair(g, scc) {
-            best = Some(scc.to_vec());
+        // A single state is a cycle only with a self-loop.
+        let cyclic = scc.len() > 1 || g.out(first).iter().any(|e| e.to == first);
+        let better = best.as_ref().is_none_or(|b| first < b.0);
+        if cyclic && better && is_fair(g, scc, actors) {
+            best = Some((first, scc.to_vec()));
         }
     });
-    best
+    best.map(|b| b.1)
 }
 
 /// Whether the nontrivial SCC `scc` (its states) holds a weakly fair cycle.
-pub(super) fn is_fair(g: &Graph, scc: &[u32]) -> bool {
+/// `actors` bounds the actor ids plus one.
+pub(super) fn is_fair(g: &Graph, scc: &[u32], actors: usize) -> bool {
     let inside = membership(scc);
-    let actors = g.edges.iter().map(|e| e.actor as usize + 1).max().unwrap_or(0);
     // enabled_at[a]: states of the SCC where actor a is enabled;
     // steps[a]: whether a has an edge inside.
     let (mut enabled_at, mut steps) = (vec![0usize; actors], vec![false; actors]);
