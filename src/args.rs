@@ -294,7 +294,7 @@ pub(crate) struct RunArgs {
     /// for executions that end hot; sampling strategies report executions
     /// that reach --max-steps hot for more than --temperature consecutive
     /// steps as possible liveness violations.
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off)]
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     pub liveness: bool,
     /// Sampling strategies and hybrid: the temperature threshold, in
     /// consecutive hot steps at --max-steps (default: half of --max-steps).

@@ -71,7 +71,9 @@ impl HotProgram {
                 continue;
             }
             let fair = (0..self.inner.actors).all(|a| {
-                let always = comp.iter().all(|&u| !self.inner.succ[u as usize][a as usize].is_empty());
+                let always = comp
+                    .iter()
+                    .all(|&u| !self.inner.succ[u as usize][a as usize].is_empty());
                 !always || inner_edges.iter().any(|&(_, b)| b == a)
             });
             if fair {
@@ -156,10 +158,16 @@ fn exhaustive_liveness_agrees_with_the_scc_oracle_on_1000_random_systems() {
                 if schedule.cycle.is_empty() {
                     assert!(p.edges(entry).is_empty(), "seed {seed}: a lasso without a cycle ends");
                 } else {
-                    assert!(states.iter().all(|&s| p.hot[s as usize]), "seed {seed}: the cycle stays hot");
+                    assert!(
+                        states.iter().all(|&s| p.hot[s as usize]),
+                        "seed {seed}: the cycle stays hot"
+                    );
                     for a in 0..p.inner.actors {
                         let always = states.iter().all(|&s| !p.inner.succ[s as usize][a as usize].is_empty());
-                        assert!(!always || actors.contains(&a), "seed {seed}: the cycle starves actor {a}");
+                        assert!(
+                            !always || actors.contains(&a),
+                            "seed {seed}: the cycle starves actor {a}"
+                        );
                     }
                 }
                 let ex = replay_lasso(&p, &schedule, false);
@@ -240,13 +248,28 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
     // The client's retries form a hot cycle, but the server is enabled
     // throughout and never runs in it: unfair, so no violation.
     let fair = Retry { fair_server: true };
-    let report = mcheck_checker::search::run(&fair, mcheck_checker::testing::Causal::default(), &Strategy::Dfs, &config).unwrap();
+    let report = mcheck_checker::search::run(
+        &fair,
+        mcheck_checker::testing::Causal::default(),
+        &Strategy::Dfs,
+        &config,
+    )
+    .unwrap();
     assert!(report.is_verified(), "{report:?}");
-    assert!(report.notes.iter().any(|n| n.starts_with("liveness: 5 states (2 hot), 5 transitions")), "{:?}", report.notes);
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.starts_with("liveness: 5 states (2 hot), 5 transitions")),
+        "{:?}",
+        report.notes
+    );
     // Without a server the retries are a fair hot cycle.
     let broken = Retry { fair_server: false };
     for strategy in [Strategy::Dfs, Strategy::Ses, Strategy::Pb] {
-        let report = mcheck_checker::search::run(&broken, mcheck_checker::testing::Causal::default(), &strategy, &config).unwrap();
+        let report =
+            mcheck_checker::search::run(&broken, mcheck_checker::testing::Causal::default(), &strategy, &config)
+                .unwrap();
         let found = report.violation.clone().expect("a liveness violation");
         assert_eq!(found.violation.kind, ViolationKind::Liveness);
         assert_eq!(found.violation.machine.as_deref(), Some("answer"));
@@ -272,11 +295,21 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
         ..Config::default()
     };
     assert_eq!(sampling.temperature(), 20);
-    let report = mcheck_checker::search::run(&broken, mcheck_checker::testing::Causal::default(), &Strategy::Rs, &sampling).unwrap();
+    let report = mcheck_checker::search::run(
+        &broken,
+        mcheck_checker::testing::Causal::default(),
+        &Strategy::Rs,
+        &sampling,
+    )
+    .unwrap();
     let found = report.violation.clone().expect("a possible liveness violation");
     assert_eq!(found.violation.kind, ViolationKind::PossibleLiveness);
     assert_eq!(found.step, 39);
-    assert!(found.violation.message.contains("hot for its last 40 steps"), "{}", found.violation.message);
+    assert!(
+        found.violation.message.contains("hot for its last 40 steps"),
+        "{}",
+        found.violation.message
+    );
     let schedule = report.schedule.unwrap();
     mcheck_checker::replay(&broken, None::<mcheck_checker::testing::Causal>, &schedule, false).unwrap();
     // Above the threshold only: 40 hot steps are not more than 40.
@@ -284,7 +317,13 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
         temperature: Some(40),
         ..sampling
     };
-    let report = mcheck_checker::search::run(&broken, mcheck_checker::testing::Causal::default(), &Strategy::Rs, &cool).unwrap();
+    let report = mcheck_checker::search::run(
+        &broken,
+        mcheck_checker::testing::Causal::default(),
+        &Strategy::Rs,
+        &cool,
+    )
+    .unwrap();
     assert!(report.violation.is_none());
     let _ = Temperature::new(&broken, 40, 0);
 }

@@ -68,7 +68,8 @@ impl Graph {
 
     /// Bytes of what the graph stores on top of the states' fingerprints.
     pub(super) fn bytes(&self) -> u64 {
-        let per_state = self.hot.capacity() + 4 * (self.parent.capacity() + self.via.capacity() + self.offsets.capacity());
+        let per_state =
+            self.hot.capacity() + 4 * (self.parent.capacity() + self.via.capacity() + self.offsets.capacity());
         (per_state + 8 * self.edges.capacity()) as u64 + self.map_bytes
     }
 }

@@ -26,7 +26,9 @@ pub(super) fn fair_cycle(g: &Graph, scc: &[u32], entry: u32) -> Vec<u64> {
         let disabled = scc.iter().copied().find(|&i| g.out(i).iter().all(|e| e.actor != a));
         let target = match disabled {
             Some(i) => route(g, &inside, at, |s| s == i),
-            None => route(g, &inside, at, |s| g.out(s).iter().any(|e| e.actor == a && e.to != NONE && inside(e.to))),
+            None => route(g, &inside, at, |s| {
+                g.out(s).iter().any(|e| e.actor == a && e.to != NONE && inside(e.to))
+            }),
         };
         cycle.extend(target.0);
         at = target.1;
@@ -170,13 +172,7 @@ pub fn replay_lasso<P: Program>(program: &P, schedule: &Schedule, traced: bool) 
     };
     rec.record(&program.initial());
     let choices: Vec<u64> = schedule.path.iter().chain(&schedule.cycle).copied().collect();
-    let mut ex = execute(
-        &rec,
-        &mut ChoiceDriver::new(&choices),
-        choices.len() + 1,
-        false,
-        traced,
-    );
+    let mut ex = execute(&rec, &mut ChoiceDriver::new(&choices), choices.len() + 1, false, traced);
     let seen = rec.seen.into_inner().unwrap_or_else(|e| e.into_inner());
     let (stem, len) = (schedule.path.len(), schedule.cycle.len());
     if ex.end == End::Violation || ex.end == End::Diverged || ex.steps != stem + len {
@@ -188,25 +184,37 @@ pub fn replay_lasso<P: Program>(program: &P, schedule: &Schedule, traced: bool) 
     };
     let cycle = &seen[stem..=stem + len];
     let Some(hot) = cycle[0].hot.clone() else {
-        fail(&mut ex, format!("step {stem}: the lasso's state is cold, no monitor is hot"));
+        fail(
+            &mut ex,
+            format!("step {stem}: the lasso's state is cold, no monitor is hot"),
+        );
         return ex;
     };
     if len == 0 {
         if !cycle[0].enabled.is_empty() {
-            fail(&mut ex, format!("step {stem}: the execution does not end (actors are enabled)"));
+            fail(
+                &mut ex,
+                format!("step {stem}: the execution does not end (actors are enabled)"),
+            );
             return ex;
         }
     } else if cycle[len].fp != cycle[0].fp {
         fail(
             &mut ex,
-            format!("step {}: the cycle does not return to the state it started from", stem + len),
+            format!(
+                "step {}: the cycle does not return to the state it started from",
+                stem + len
+            ),
         );
         return ex;
     } else if let Some(k) = cycle.iter().position(|s| s.hot.is_none()) {
         fail(&mut ex, format!("step {}: a state of the cycle is cold", stem + k));
         return ex;
     } else if let Some(a) = unfair(&cycle[..len], &choices[stem..]) {
-        fail(&mut ex, format!("the cycle is unfair: actor #{a} is enabled throughout it and never runs"));
+        fail(
+            &mut ex,
+            format!("the cycle is unfair: actor #{a} is enabled throughout it and never runs"),
+        );
         return ex;
     }
     ex.end = End::Violation;

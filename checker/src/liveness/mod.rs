@@ -23,7 +23,7 @@ mod scc;
 mod temperature;
 
 pub use lasso::replay_lasso;
-pub use temperature::{Tempered, Temperature};
+pub use temperature::{Temperature, Tempered};
 
 use crate::config::Config;
 use crate::program::{Program, ViolationKind};
@@ -121,7 +121,9 @@ pub fn check_into<P: Program>(program: &P, config: &Config, report: &mut Report)
         )
     };
     match check(program, config) {
-        Liveness::Holds(s) => report.notes.push(note(&s) + ": no fair hot cycle, no terminal hot state"),
+        Liveness::Holds(s) => report
+            .notes
+            .push(note(&s) + ": no fair hot cycle, no terminal hot state"),
         Liveness::Violated(found, schedule, s) => {
             report.notes.push(note(&s));
             report.outcome = Outcome::Violation;
@@ -133,7 +135,9 @@ pub fn check_into<P: Program>(program: &P, config: &Config, report: &mut Report)
             report.outcome = Outcome::Bounded;
             report.bounded_by = Some(by);
             report.collision_probability = None;
-            report.notes.push("liveness: the state graph was not completed, nothing is claimed about liveness".into());
+            report
+                .notes
+                .push("liveness: the state graph was not completed, nothing is claimed about liveness".into());
         }
     }
 }

@@ -5,7 +5,7 @@ use super::delivery::Action;
 use super::world::{MachineId, Pending, Slot, World};
 use super::{MachineModel, Receive};
 use crate::program::{
-    ActorId, ActorInfo, Hot, ActorView, Enabled, Event, Program, StateView, StepTrace, Violation, ViolationKind,
+    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Program, StateView, StepTrace, Violation, ViolationKind,
 };
 use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
