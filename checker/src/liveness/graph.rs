@@ -92,7 +92,7 @@ pub(super) fn build<P: Program>(program: &P, config: &Config, started: Instant) 
     while let Some(s) = queue.pop_front() {
         let me = g.offsets.len() as u32 - 1;
         expanded += 1;
-        if expanded % 1024 == 0 {
+        if expanded.is_multiple_of(1024) {
             if config.stop.is_raised() {
                 return Err(BoundedBy::Interrupted);
             }
