@@ -426,6 +426,15 @@ pub fn shard(s: &str) -> Result<(u32, u32), String> {
     Ok((k, n))
 }
 
+/// `on` or `off`.
+fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("expected on or off, not {s:?}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,14 +465,5 @@ mod tests {
         for bad in ["4/4", "1/0", "a/b", "1", "-1/2", ""] {
             assert!(shard(bad).is_err(), "{bad:?}");
         }
-    }
-}
-
-/// `on` or `off`.
-fn on_off(s: &str) -> Result<bool, String> {
-    match s {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("expected on or off, not {s:?}")),
     }
 }
