@@ -289,6 +289,17 @@ pub(crate) struct RunArgs {
     /// (preemptions for pb) violates anything; explores more states.
     #[arg(long)]
     pub exact_bound: bool,
+    /// Liveness checking (on by default): ses, dfs and pb (and hybrid when
+    /// it verifies) then look for fair cycles of hot monitor states and
+    /// for executions that end hot; sampling strategies report executions
+    /// that reach --max-steps hot for more than --temperature consecutive
+    /// steps as possible liveness violations.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
+    pub liveness: bool,
+    /// Sampling strategies and hybrid: the temperature threshold, in
+    /// consecutive hot steps at --max-steps (default: half of --max-steps).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..))]
+    pub temperature: Option<u64>,
     /// PCT and PCTCP: the bug depth d (d - 1 priority-change points).
     #[arg(long, value_name = "D", default_value_t = DEFAULT_PCT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -419,6 +430,15 @@ pub fn shard(s: &str) -> Result<(u32, u32), String> {
         return Err(bad());
     }
     Ok((k, n))
+}
+
+/// `on` or `off`.
+fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("expected on or off, not {s:?}")),
+    }
 }
 
 #[cfg(test)]

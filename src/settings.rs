@@ -118,6 +118,12 @@ const APPLIES: &[Applies] = &[
         why: "it is the change-point range of PCT and PCTCP",
     },
     Applies {
+        id: "temperature",
+        flag: "--temperature",
+        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Hybrid],
+        why: "exhaustive searches find liveness violations as fair cycles, without a threshold",
+    },
+    Applies {
         id: "irs_step",
         flag: "--irs-step",
         to: &[Irs],
@@ -165,6 +171,8 @@ pub fn run_config(args: &RunArgs) -> Result<Config, String> {
         shard: args.shard,
         deadlock: args.deadlock,
         exact_bound: args.exact_bound,
+        liveness: args.liveness,
+        temperature: args.temperature,
         progress: progress(args.quiet),
         ..Config::default()
     };

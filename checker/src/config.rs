@@ -89,6 +89,16 @@ pub struct Config {
     /// explorer whose [`crate::Explorer::state_hash`] is defined; costs
     /// more states (one per explorer state reaching a program state).
     pub exact_bound: bool,
+    /// Check liveness too (ARCHITECTURE.md §5, "Liveness"): the exhaustive
+    /// searches, once verified, look for fair cycles of hot states and
+    /// terminal hot states; the sampling strategies report executions that
+    /// reach `max_steps` hot for more than `temperature` consecutive steps
+    /// as possible liveness violations.
+    pub liveness: bool,
+    /// The sampling strategies' temperature threshold, in consecutive hot
+    /// steps. `None`: [`Config::temperature`]'s default, half of
+    /// `max_steps`.
+    pub temperature: Option<u64>,
 }
 
 impl Default for Config {
@@ -109,11 +119,20 @@ impl Default for Config {
             stop: StopFlag::new(),
             use_cache: true,
             exact_bound: false,
+            liveness: false,
+            temperature: None,
         }
     }
 }
 
 impl Config {
+    /// The temperature threshold of the sampling strategies: the
+    /// configured one, else half of `max_steps` (hot for the whole second
+    /// half of an execution that the step limit cut).
+    pub fn temperature(&self) -> u64 {
+        self.temperature.unwrap_or(self.max_steps as u64 / 2)
+    }
+
     /// The time limit of sampling strategies, which never finish by
     /// themselves: the configured one, else 60 s.
     pub fn sampling_time_limit(&self) -> Duration {

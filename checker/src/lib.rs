@@ -15,6 +15,7 @@ pub mod check;
 pub mod config;
 pub mod explorer;
 pub mod lin;
+pub mod liveness;
 pub mod machine;
 pub mod model;
 pub mod program;
@@ -31,7 +32,7 @@ pub use config::{Config, Progress, StopFlag};
 pub use explorer::{BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{
-    ActorId, ActorInfo, ActorView, Enabled, Event, Program, StateView, StepTrace, Violation, ViolationKind,
+    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Program, StateView, StepTrace, Violation, ViolationKind,
 };
 pub use races::{explain, explain_model, ExplainError, Explanation, Race, Variant};
 pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};

@@ -94,11 +94,19 @@ pub enum ViolationKind {
     /// to the model's sequential specification (ARCHITECTURE.md §6); the
     /// message shows it as a timeline.
     Linearizability,
+    /// A liveness violation found by exhaustive search: a fair cycle of
+    /// hot states, or an execution that ends with a monitor hot
+    /// (ARCHITECTURE.md §5, "Liveness"). The schedule is a lasso.
+    Liveness,
+    /// A *possible* liveness violation found by sampling: an execution
+    /// reached the step limit with a monitor hot for more than the
+    /// temperature threshold of consecutive steps. Never a proof.
+    PossibleLiveness,
 }
 
 impl ViolationKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ViolationKind; 7] = [
+    pub const ALL: [ViolationKind; 9] = [
         ViolationKind::Assertion,
         ViolationKind::Monitor,
         ViolationKind::UnhandledEvent,
@@ -106,6 +114,8 @@ impl ViolationKind {
         ViolationKind::MaxSteps,
         ViolationKind::Panic,
         ViolationKind::Linearizability,
+        ViolationKind::Liveness,
+        ViolationKind::PossibleLiveness,
     ];
 
     /// The kind named `name` (see [`ViolationKind::as_str`]).
@@ -123,6 +133,8 @@ impl ViolationKind {
             ViolationKind::MaxSteps => "max_steps",
             ViolationKind::Panic => "panic",
             ViolationKind::Linearizability => "linearizability",
+            ViolationKind::Liveness => "liveness",
+            ViolationKind::PossibleLiveness => "possible_liveness",
         }
     }
 }
@@ -176,6 +188,23 @@ impl fmt::Display for Violation {
             Some(m) => write!(f, "{} in {}: {}", self.kind, m, self.message),
             None => write!(f, "{}: {}", self.kind, self.message),
         }
+    }
+}
+
+/// What a hot state owes (see [`Program::hot`]): the monitor that is hot
+/// and, in words, what it waits for.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub struct Hot {
+    /// The hot monitor (or property) by name.
+    pub monitor: String,
+    /// What is owed (`"client0's request 3 is not answered"`).
+    pub owed: String,
+}
+
+impl Hot {
+    /// The liveness violation of `kind` that this hot monitor makes.
+    pub fn violation(&self, kind: ViolationKind, message: String) -> Violation {
+        Violation::new(kind, self.monitor.clone(), message)
     }
 }
 
@@ -320,6 +349,17 @@ pub trait Program: Sync {
     fn view(&self, _s: &Self::State) -> Option<StateView> {
         None
     }
+
+    /// Monitor temperature: `Some` when `s` is **hot** (some monitor is
+    /// owed something: a request waits for its answer, a crashed server
+    /// waits for repair), `None` when it is cold. Liveness checking
+    /// (ARCHITECTURE.md §5, "Liveness") reports a fair cycle of hot states
+    /// and a terminal hot state. Must be a pure function of `s`. Optional:
+    /// the default is never hot. The machine runtime asks
+    /// `MachineModel::hot`.
+    fn hot(&self, _s: &Self::State) -> Option<Hot> {
+        None
+    }
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -355,5 +395,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn view(&self, s: &Self::State) -> Option<StateView> {
         (**self).view(s)
+    }
+    fn hot(&self, s: &Self::State) -> Option<Hot> {
+        (**self).hot(s)
     }
 }

@@ -14,7 +14,7 @@
 use crate::cache::fingerprint;
 use crate::explorer::{prepare, Explorer};
 use crate::model::ParamError;
-use crate::program::{Program, Violation};
+use crate::program::{Program, Violation, ViolationKind};
 use crate::report::Found;
 use crate::schedule::{ParseError, PathKind, Schedule, TrailStep};
 use crate::search::exec::{execute, ChoiceDriver, DelayDriver, End, Execution};
@@ -39,6 +39,30 @@ pub fn model_digest<P: Program>(program: &P, schedule: &Schedule) -> String {
 /// A path that cannot be followed (a choice that the state does not offer)
 /// ends the execution with [`End::Diverged`].
 pub fn follow<P: Program, E: Explorer>(
+    program: &P,
+    explorer: Option<E>,
+    schedule: &Schedule,
+    traced: bool,
+) -> Result<Execution, ReplayError> {
+    if !schedule.cycle.is_empty() || expects(schedule, ViolationKind::Liveness) {
+        return Ok(crate::liveness::replay_lasso(program, schedule, traced));
+    }
+    if expects(schedule, ViolationKind::PossibleLiveness) {
+        // The message names the hot streak, which the path alone sets:
+        // any threshold below it reproduces it.
+        let tempered = crate::liveness::Temperature::new(program, schedule.max_steps, 0);
+        return follow_path(&tempered, explorer, schedule, traced);
+    }
+    follow_path(program, explorer, schedule, traced)
+}
+
+/// Whether `schedule` expects a violation of `kind`.
+fn expects(schedule: &Schedule, kind: ViolationKind) -> bool {
+    schedule.expected.as_ref().is_some_and(|v| v.kind == kind)
+}
+
+/// [`follow`] of a path (no lasso).
+fn follow_path<P: Program, E: Explorer>(
     program: &P,
     explorer: Option<E>,
     schedule: &Schedule,

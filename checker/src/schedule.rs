@@ -25,6 +25,9 @@
 //!   explorer says), or `c=` a choice path (the index of the choice taken
 //!   at each step, counting the alternatives of the enabled actors in id
 //!   order). An empty path is `d=` or `c=`;
+//! * for a liveness lasso only, `cyc=` its cycle: choice indices (as in
+//!   `c=`) that lead from the state the path ends in back to that same
+//!   state (ARCHITECTURE.md §5, "Liveness");
 //! * last, `sum=` the [checksum](Schedule::content_checksum) of everything
 //!   above, so that replay can tell an edited schedule from a changed model.
 //!
@@ -49,7 +52,7 @@ pub const TEXT_TAG: &str = "mcheck2";
 pub const TEXT_TAG_V1: &str = "mcheck1";
 
 /// The shape of the text form, for error messages.
-const FORM: &str = "expected mcheck2:MODEL|-:p=NAME=V,...|-:bug=N|-:e=EXPLORER|-:seed=S:max-steps=L[:deadlock][:v=KIND[:at=STEP][:by=MACHINE]:msg=TEXT]:d=P.P...|c=C.C...[:sum=HEX]";
+const FORM: &str = "expected mcheck2:MODEL|-:p=NAME=V,...|-:bug=N|-:e=EXPLORER|-:seed=S:max-steps=L[:deadlock][:v=KIND[:at=STEP][:by=MACHINE]:msg=TEXT]:d=P.P...|c=C.C...[:cyc=C.C...][:sum=HEX]";
 
 /// What the path of a schedule counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -123,6 +126,11 @@ pub struct Schedule {
     pub deadlock: bool,
     /// The path (see the module docs).
     pub path: Vec<u64>,
+    /// A liveness lasso's cycle: the choice indices (as a choice path's)
+    /// that lead from the state the path ends in back to that same state.
+    /// Empty for every other counterexample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cycle: Vec<u64>,
     /// The violation it reproduces, when known.
     #[serde(default)]
     pub expected: Option<Violation>,
@@ -160,6 +168,7 @@ impl Schedule {
             max_steps,
             deadlock: false,
             path,
+            cycle: Vec::new(),
             expected: None,
             expected_step: None,
             trail: Vec::new(),
@@ -203,7 +212,13 @@ impl Schedule {
             expected,
             self.expected_step.map(|s| s as u64),
         );
-        format!("{:016x}", fingerprint(&content))
+        // The cycle joins the content only when there is one, so that the
+        // checksums of every schedule without one stay what they were.
+        if self.cycle.is_empty() {
+            format!("{:016x}", fingerprint(&content))
+        } else {
+            format!("{:016x}", fingerprint(&(content, &self.cycle)))
+        }
     }
 
     /// Record the current content checksum (and the current version): from
@@ -252,6 +267,9 @@ impl Schedule {
             self.kind.tag(),
             join(self.path.iter().map(u64::to_string), ".")
         );
+        if !self.cycle.is_empty() {
+            out += &format!(":cyc={}", join(self.cycle.iter().map(u64::to_string), "."));
+        }
         let sum = if self.checksum.is_empty() {
             self.content_checksum()
         } else {
@@ -335,6 +353,13 @@ impl Schedule {
                 "at" => s.expected_step = Some(value.parse().map_err(|_| bad("a step number"))?),
                 "by" => violation.1 = Some(decode(value).ok_or_else(|| bad(ENCODED))?),
                 "msg" => violation.2 = Some(decode(value).ok_or_else(|| bad(ENCODED))?),
+                "cyc" => {
+                    s.cycle = value
+                        .split('.')
+                        .map(|x| x.parse::<u64>())
+                        .collect::<Result<_, _>>()
+                        .map_err(|_| bad("whole numbers separated by dots"))?;
+                }
                 "sum" => {
                     if value.len() != 16 || !value.bytes().all(|b| b.is_ascii_hexdigit()) {
                         return Err(bad("16 hex digits"));
@@ -424,12 +449,19 @@ impl Schedule {
         if self.kind == PathKind::Delays && self.explorer.is_none() {
             return Err(ParseError::ExplorerNeeded);
         }
+        if self.kind == PathKind::Delays && !self.cycle.is_empty() {
+            return Err(ParseError::Bad {
+                field: "cyc",
+                value: join(self.cycle.iter().map(u64::to_string), "."),
+                expected: "a cycle after a choice path (c=), never after a delay path",
+            });
+        }
         Ok(())
     }
 }
 
 /// The keys of the text form (`c` is the other path).
-const FIELDS: [&str; 13] = [
+const FIELDS: [&str; 14] = [
     "p",
     "bug",
     "e",
@@ -442,13 +474,15 @@ const FIELDS: [&str; 13] = [
     "msg",
     "d",
     "c",
+    "cyc",
     "sum",
 ];
 
 /// The keys that version 1 does not have.
-const V2_FIELDS: [&str; 5] = ["v", "at", "by", "msg", "sum"];
+const V2_FIELDS: [&str; 6] = ["v", "at", "by", "msg", "cyc", "sum"];
 
-const KINDS: &str = "a violation kind (assertion, monitor, unhandled_event, deadlock, max_steps, panic)";
+const KINDS: &str =
+    "a violation kind (assertion, monitor, unhandled_event, deadlock, max_steps, panic, liveness, possible_liveness)";
 const ENCODED: &str = "text with + for a space and %XX for other bytes";
 
 impl FromStr for Schedule {

@@ -54,8 +54,16 @@
 //!    ballot it last accepted instead of the ballot it promised.
 //! 3. `first-value` ([`Bug::FirstValue`]): the proposer adopts the value of the first promise that
 //!    reports an accepted proposal instead of the highest-numbered one.
+//! 4. `silent-refusal` ([`Bug::SilentRefusal`], a liveness bug): the
+//!    acceptor drops an `Accept` below its promise without a `Nack`, so the
+//!    proposer waits forever in phase 2.
+//!
+//! Liveness (the `progress` monitor): a proposer that has neither decided
+//! nor given up is owed an answer. Retries are bounded, so a correct run
+//! always ends with every proposer finished: once proposers stop
+//! competing, the last proposal is chosen.
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 use std::fmt;
@@ -73,6 +81,9 @@ pub enum Bug {
     AcceptBelowPromise,
     /// The proposer adopts the first reported value, not the highest-numbered.
     FirstValue,
+    /// Liveness: the acceptor drops an Accept below its promise without a
+    /// Nack, so the proposer waits for an answer that never comes.
+    SilentRefusal,
 }
 
 impl SeededBug for Bug {
@@ -99,6 +110,14 @@ impl SeededBug for Bug {
             id: 3,
             name: "first-value",
             description: "the proposer adopts the value of the first Promise that reports an accepted proposal instead of the highest-numbered one: proposer 0's Accept(b1.0, v0) reaches one acceptor of its quorum while the other has already promised proposer 1's higher b1.1 and refuses; proposer 0 retries in round 2 with a quorum holding that minority acceptance (b1.0, v0) and an acceptance of (b1.1, v1), hears from the old one first and re-proposes v0 in b2.0, so v0 is chosen in b2.0 while v1 is (or becomes) chosen in b1.1",
+        },
+    ),
+    (
+        Bug::SilentRefusal,
+        BugSpec {
+            id: 4,
+            name: "silent-refusal",
+            description: "liveness: the acceptor drops an Accept below its promise instead of answering Nack (a refusal that is never sent): when proposer 1's Prepare(b1.1) overtakes proposer 0's Accept(b1.0, v0) at the acceptor both quorums share, proposer 0 waits in phase 2 for an Accepted or a Nack that never comes, and never decides nor gives up; the execution ends with the progress monitor hot",
         },
     ),
     ];
@@ -370,7 +389,7 @@ impl Acceptor {
                     self.accepted = Some((b, v));
                     ctx.announce(Note::Accepted(b, v, acc));
                     ctx.send(to, Msg::Accepted { b, acc });
-                } else {
+                } else if cfg.bug != Some(Bug::SilentRefusal) {
                     ctx.send(to, Msg::Nack(b));
                 }
             }
@@ -533,6 +552,24 @@ impl MachineModel for Cfg {
             Machine::Acceptor(a) => a.handle(self, msg, ctx),
             Machine::Proposer(p) => p.handle(self, msg, ctx),
         }
+    }
+
+    /// Liveness (`progress`): hot while a proposer has neither decided nor
+    /// given up on its proposal. Every round ends, by a decision, a Nack
+    /// or the timer, and retries are bounded, so the correct protocol
+    /// always finishes: with no competing proposer left, the last one's
+    /// proposal is chosen (ARCHITECTURE.md §5, "Liveness").
+    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+        world.live().find_map(|(id, m)| match m {
+            Machine::Proposer(p) => Some(MonitorError::new(
+                "progress",
+                format!(
+                    "proposer{} has neither decided nor given up ({:?} in round {})",
+                    id.0, p.phase, p.round
+                ),
+            )),
+            Machine::Acceptor(_) => None,
+        })
     }
 
     fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {

@@ -232,4 +232,14 @@ pub trait MachineModel: Send + Sync {
     fn waiting(&self, _machine: &Self::Machine) -> bool {
         false
     }
+
+    /// Monitor temperature (liveness, ARCHITECTURE.md §5): `Some` while a
+    /// monitor is **hot**, owed something (`monitor` names it, `message`
+    /// says what is owed), `None` while every monitor is cold. Read the
+    /// monitors' state (`world.monitor`) and, where what is owed depends on
+    /// it, the machines. Must be a pure function of the world. Default:
+    /// never hot.
+    fn hot(&self, _world: &World<Self>) -> Option<MonitorError> {
+        None
+    }
 }

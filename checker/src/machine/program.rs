@@ -5,7 +5,7 @@ use super::delivery::Action;
 use super::world::{MachineId, Pending, Slot, World};
 use super::{MachineModel, Receive};
 use crate::program::{
-    ActorId, ActorInfo, ActorView, Enabled, Event, Program, StateView, StepTrace, Violation, ViolationKind,
+    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Program, StateView, StepTrace, Violation, ViolationKind,
 };
 use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -415,6 +415,16 @@ impl<M: MachineModel> Program for Machines<M> {
         Some(StateView {
             actors,
             monitors: format!("{:?}", s.monitor),
+        })
+    }
+
+    fn hot(&self, s: &World<M>) -> Option<Hot> {
+        // A panic in the model's hook is a bug of the model; it counts as
+        // cold here, and the step that reached `s` would have reported it.
+        let owed = guarded(|| self.0.hot(s)).ok().flatten()?;
+        Some(Hot {
+            monitor: owed.monitor.to_string(),
+            owed: owed.message,
         })
     }
 }

@@ -262,8 +262,32 @@ impl Strategy {
     }
 }
 
-/// Run `strategy` on `program` (with `explorer` where it uses one).
+/// Run `strategy` on `program` (with `explorer` where it uses one). With
+/// `config.liveness`, the sampling strategies run on the
+/// [`Temperature`](crate::liveness::Temperature) wrapper, and an
+/// exhaustive search (or hybrid) that verified the program goes on to
+/// [`liveness::check_into`](crate::liveness::check_into).
 pub fn run<P: Program, E: Explorer>(
+    program: &P,
+    explorer: E,
+    strategy: &Strategy,
+    config: &Config,
+) -> Result<Report, SearchError> {
+    if !config.liveness {
+        return run_strategy(program, explorer, strategy, config);
+    }
+    let mut report = if strategy.is_exhaustive() {
+        run_strategy(program, explorer, strategy, config)?
+    } else {
+        let tempered = crate::liveness::Temperature::new(program, config.max_steps, config.temperature());
+        run_strategy(&tempered, explorer, strategy, config)?
+    };
+    crate::liveness::check_into(program, config, &mut report);
+    Ok(report)
+}
+
+/// [`run`] without liveness.
+fn run_strategy<P: Program, E: Explorer>(
     program: &P,
     explorer: E,
     strategy: &Strategy,
