@@ -360,6 +360,14 @@ pub trait Program: Sync {
     fn hot(&self, _s: &Self::State) -> Option<Hot> {
         None
     }
+
+    /// Whether `hot` can ever say `Some`: the liveness check (the graph
+    /// pass after an exhaustive search, the temperature of sampled
+    /// executions) runs only for programs that say so, so that programs
+    /// without liveness monitors pay nothing for it. Default: `false`.
+    fn has_liveness(&self) -> bool {
+        false
+    }
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -398,5 +406,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn hot(&self, s: &Self::State) -> Option<Hot> {
         (**self).hot(s)
+    }
+    fn has_liveness(&self) -> bool {
+        (**self).has_liveness()
     }
 }

@@ -98,6 +98,9 @@ impl Program for HotProgram {
     fn execute(&self, s: &mut u32, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
         self.inner.execute(s, actor, alt, events)
     }
+    fn has_liveness(&self) -> bool {
+        true
+    }
     fn hot(&self, s: &u32) -> Option<Hot> {
         self.hot[*s as usize].then(|| Hot {
             monitor: "owed".into(),
@@ -230,6 +233,9 @@ impl Program for Retry {
             _ => s.2 ^= 1,
         }
         Ok(())
+    }
+    fn has_liveness(&self) -> bool {
+        true
     }
     fn hot(&self, s: &Self::State) -> Option<Hot> {
         (s.0 && !s.1).then(|| Hot {

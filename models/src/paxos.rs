@@ -559,6 +559,10 @@ impl MachineModel for Cfg {
     /// or the timer, and retries are bounded, so the correct protocol
     /// always finishes: with no competing proposer left, the last one's
     /// proposal is chosen (ARCHITECTURE.md §5, "Liveness").
+    fn has_liveness(&self) -> bool {
+        true
+    }
+
     fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
         world.live().find_map(|(id, m)| match m {
             Machine::Proposer(p) => Some(MonitorError::new(

@@ -116,4 +116,7 @@ impl<P: Program> Program for Temperature<'_, P> {
     fn hot(&self, s: &Self::State) -> Option<crate::program::Hot> {
         self.inner.hot(&s.inner)
     }
+    fn has_liveness(&self) -> bool {
+        self.inner.has_liveness()
+    }
 }

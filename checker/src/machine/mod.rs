@@ -242,4 +242,11 @@ pub trait MachineModel: Send + Sync {
     fn hot(&self, _world: &World<Self>) -> Option<MonitorError> {
         None
     }
+
+    /// Whether [`MachineModel::hot`] can ever say `Some` (see
+    /// `Program::has_liveness`): a model with liveness monitors says
+    /// `true`. Default: `false`.
+    fn has_liveness(&self) -> bool {
+        false
+    }
 }

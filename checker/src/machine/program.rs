@@ -418,6 +418,10 @@ impl<M: MachineModel> Program for Machines<M> {
         })
     }
 
+    fn has_liveness(&self) -> bool {
+        self.0.has_liveness()
+    }
+
     fn hot(&self, s: &World<M>) -> Option<Hot> {
         // A panic in the model's hook is a bug of the model; it counts as
         // cold here, and the step that reached `s` would have reported it.

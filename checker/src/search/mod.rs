@@ -273,7 +273,7 @@ pub fn run<P: Program, E: Explorer>(
     strategy: &Strategy,
     config: &Config,
 ) -> Result<Report, SearchError> {
-    if !config.liveness {
+    if !config.liveness || !program.has_liveness() {
         return run_strategy(program, explorer, strategy, config);
     }
     let mut report = if strategy.is_exhaustive() {
