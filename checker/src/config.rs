@@ -89,6 +89,12 @@ pub struct Config {
     /// explorer whose [`crate::Explorer::state_hash`] is defined; costs
     /// more states (one per explorer state reaching a program state).
     pub exact_bound: bool,
+    /// Symmetry reduction (ARCHITECTURE.md §3, "Symmetry"): the exhaustive
+    /// searches (DFS, SES, PB, hybrid's SES phase) cache
+    /// [`crate::Program::canonical_fingerprint`], one entry per orbit, and
+    /// still execute real states. Needs a program that declares a symmetry
+    /// (an error otherwise) and is incompatible with `exact_bound`.
+    pub symmetry: bool,
 }
 
 impl Default for Config {
@@ -109,6 +115,7 @@ impl Default for Config {
             stop: StopFlag::new(),
             use_cache: true,
             exact_bound: false,
+            symmetry: false,
         }
     }
 }

@@ -314,6 +314,33 @@ pub trait Program: Sync {
     fn view(&self, _s: &Self::State) -> Option<StateView> {
         None
     }
+
+    /// The fingerprint of `s`'s **orbit** under the program's symmetry
+    /// (ARCHITECTURE.md §3, "Symmetry"), or `None` (the default) when the
+    /// program declares none. The exhaustive searches store it in their
+    /// cache instead of `s`'s own fingerprint when symmetry is on
+    /// ([`crate::Config::symmetry`]); they still execute `s` itself.
+    ///
+    /// # Contract
+    ///
+    /// A symmetry is a set G of bijections of the states (renamings of
+    /// interchangeable actors) such that, for every g in G:
+    ///
+    /// * the transition relation commutes with g: s -> t by some choice iff
+    ///   g(s) -> g(t) by some choice (of the renamed actor), and g(s0) is
+    ///   in s0's orbit;
+    /// * violations, monitors and invariants are invariant under g: s
+    ///   violates iff g(s) does (the kind of violation may name another
+    ///   actor), and so does the deadlock check.
+    ///
+    /// Then `canonical_fingerprint(s) == canonical_fingerprint(g(s))` must
+    /// hold for every g (the same value for the whole orbit), and two states
+    /// in different orbits must get different values (up to fingerprint
+    /// collisions): **exact**, one state per orbit. The machine runtime
+    /// implements it from [`crate::machine::MachineModel::symmetry`].
+    fn canonical_fingerprint(&self, _s: &Self::State) -> Option<u64> {
+        None
+    }
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -349,5 +376,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn view(&self, s: &Self::State) -> Option<StateView> {
         (**self).view(s)
+    }
+    fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
+        (**self).canonical_fingerprint(s)
     }
 }
