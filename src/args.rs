@@ -289,6 +289,11 @@ pub(crate) struct RunArgs {
     /// (preemptions for pb) violates anything; explores more states.
     #[arg(long)]
     pub exact_bound: bool,
+    /// Symmetry reduction (dfs, ses, pb, hybrid): cache one state per orbit
+    /// under the model's declared groups of interchangeable machines (see
+    /// `mcheck list`); the states counted are orbits.
+    #[arg(long)]
+    pub symmetry: bool,
     /// PCT and PCTCP: the bug depth d (d - 1 priority-change points).
     #[arg(long, value_name = "D", default_value_t = DEFAULT_PCT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=1000))]

@@ -341,6 +341,14 @@ pub trait Program: Sync {
     fn canonical_fingerprint(&self, _s: &Self::State) -> Option<u64> {
         None
     }
+
+    /// The declared groups of interchangeable actors, for people (`mcheck
+    /// list`): one line each, such as `"rm1..rm3 (resource managers)"`.
+    /// Empty (the default) exactly when
+    /// [`Program::canonical_fingerprint`] gives `None`.
+    fn symmetry_groups(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -379,5 +387,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
         (**self).canonical_fingerprint(s)
+    }
+    fn symmetry_groups(&self) -> Vec<String> {
+        (**self).symmetry_groups()
     }
 }

@@ -216,7 +216,9 @@ fn check_symmetry<P: Program>(program: &P, s0: &P::State, config: &Config) -> Re
         ));
     }
     if !config.use_cache {
-        return Err(SearchError::Input("symmetry needs the state cache, which is off".into()));
+        return Err(SearchError::Input(
+            "symmetry needs the state cache, which is off".into(),
+        ));
     }
     if program.canonical_fingerprint(s0).is_none() {
         return Err(SearchError::Input(

@@ -83,7 +83,14 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     #[inline(always)]
     pub(super) fn successor_fp(&mut self, state: &P::State, choice: (ActorId, u32), order: &O) -> u64 {
         let keyed = self.config.exact_bound.then_some(order);
-        successor_fp(self.program, &mut self.events, state, choice, keyed, self.config.symmetry)
+        successor_fp(
+            self.program,
+            &mut self.events,
+            state,
+            choice,
+            keyed,
+            self.config.symmetry,
+        )
     }
 
     /// The fingerprint the cache stores for `s`: its own, or with symmetry
