@@ -8,10 +8,11 @@
 
 mod common;
 
-use common::program;
+use common::{bfs, program};
 use mcheck_checker::search::{dfs, ses};
 use mcheck_checker::testing::Causal;
 use mcheck_checker::{check_model, Config, Model, Outcome, Params, Program, Strategy};
+use mcheck_models::twopc::TwoPc;
 use mcheck_models::twophase::TwoPhase;
 use std::collections::{HashSet, VecDeque};
 
@@ -121,6 +122,7 @@ fn twophase_orbits_match_an_independent_brute_force_count() {
     for (n, states, orbit_count) in [(3, 288, 80), (4, 1_568, 166), (5, 8_832, 314), (6, 50_816, 553)] {
         assert_eq!(orbits(n), (states, orbit_count), "oracle rms={n}");
         let p = program(&TwoPhase, &[("rms", &n.to_string())], None);
+        assert_eq!(bfs(&p).0, states as u64, "rms={n}");
         let d = dfs(&p, &on()).unwrap();
         let s = ses(&p, Causal::default(), &on()).unwrap();
         for r in [&d, &s] {
@@ -175,4 +177,29 @@ fn assert_bugs_found<M: Model>(model: &M, set: &[(&str, &str)]) {
 #[test]
 fn twophase_bug_is_found_with_symmetry() {
     assert_bugs_found(&TwoPhase, &[("rms", "3")]);
+}
+
+#[test]
+fn twopc_bugs_are_found_with_symmetry() {
+    assert_bugs_found(&TwoPc, &[("participants", "2")]);
+}
+
+#[test]
+fn twopc_states_with_and_without_symmetry() {
+    // (participants, states without, states with symmetry), one transaction
+    for (n, plain, reduced) in [(2, 3_812, 1_981), (3, 57_388, 29_336)] {
+        let p = program(&TwoPc, &[("participants", &n.to_string()), ("transactions", "1")], None);
+        let off = dfs(&p, &Config::default()).unwrap();
+        let d = dfs(&p, &on()).unwrap();
+        let s = ses(&p, Causal::default(), &on()).unwrap();
+        assert_eq!(
+            (off.outcome, d.outcome, s.outcome),
+            (Outcome::Verified, Outcome::Verified, Outcome::Verified)
+        );
+        assert_eq!(
+            (off.states, d.states, s.states),
+            (plain, reduced, reduced),
+            "participants={n}"
+        );
+    }
 }
