@@ -204,9 +204,9 @@ fn form(w: &World<Sym>, perm: &[u32]) -> Form {
         machines[f(MachineId(i as u32)).0 as usize] = Some((node, slot.halted, inbox));
     }
     let mut mon = 0u8;
-    for i in 0..perm.len() {
+    for (i, &to) in perm.iter().enumerate() {
         if w.monitor().0 >> i & 1 == 1 {
-            mon |= 1 << perm[i];
+            mon |= 1 << to;
         }
     }
     let pending = w
@@ -230,13 +230,17 @@ fn permutations(k: u32) -> Vec<Vec<u32>> {
     out
 }
 
+/// Every reachable world with its orbit's form, and whether some
+/// transition violates.
+type Reachable = (Vec<(World<Sym>, Form)>, bool);
+
 /// The most worlds the oracle enumerates (larger systems are skipped).
 const MAX_WORLDS: usize = 5_000;
 
 /// Every reachable world (plain BFS, stopping at violations) with its
 /// orbit's representative: the smallest form over all permutations;
 /// `None` above [`MAX_WORLDS`].
-fn oracle(p: &Machines<Sym>) -> Option<(Vec<(World<Sym>, Form)>, bool)> {
+fn oracle(p: &Machines<Sym>) -> Option<Reachable> {
     let perms = permutations(p.0.k);
     let s0 = p.initial();
     let mut seen = HashSet::from([s0.clone()]);
