@@ -300,6 +300,11 @@ pub(crate) struct RunArgs {
     /// consecutive hot steps at --max-steps (default: half of --max-steps).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..))]
     pub temperature: Option<u64>,
+    /// Symmetry reduction (dfs, ses, pb, hybrid): cache one state per orbit
+    /// under the model's declared groups of interchangeable machines (see
+    /// `mcheck list`); the states counted are orbits.
+    #[arg(long)]
+    pub symmetry: bool,
     /// PCT and PCTCP: the bug depth d (d - 1 priority-change points).
     #[arg(long, value_name = "D", default_value_t = DEFAULT_PCT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=1000))]

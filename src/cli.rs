@@ -87,7 +87,11 @@ fn list(registry: &Registry, json: bool) -> Result<u8, String> {
     if json {
         let models: Vec<Value> = registry
             .models()
-            .map(|m| serde_json::to_value(m.info()).expect("model info serializes"))
+            .map(|m| {
+                let mut v = serde_json::to_value(m.info()).expect("model info serializes");
+                v["symmetry"] = json!(m.symmetry_groups());
+                v
+            })
             .collect();
         let out = json!({
             "schema_version": SCHEMA_VERSION,
@@ -118,6 +122,9 @@ fn list(registry: &Registry, json: bool) -> Result<u8, String> {
         }
         for e in &info.explorers {
             println!("      -e {}   {}", e.name, e.description);
+        }
+        for g in m.symmetry_groups() {
+            println!("      --symmetry   interchangeable: {g}");
         }
     }
     println!("Explorers:");

@@ -41,6 +41,9 @@ pub trait DynModel: Send + Sync {
     /// Replay `schedule` and explain it: states, happens-before order,
     /// races; see [`explain_model`].
     fn explain(&self, schedule: &Schedule) -> Result<Explanation, Error>;
+    /// The groups of interchangeable actors the model declares at its
+    /// default parameters ([`mcheck_checker::Program::symmetry_groups`]).
+    fn symmetry_groups(&self) -> Vec<String>;
 }
 
 /// The explorer named `name` for model `m`: a built-in one or one of the
@@ -120,6 +123,11 @@ impl<M: Model> DynModel for M {
 
     fn explain(&self, schedule: &Schedule) -> Result<Explanation, Error> {
         Ok(explain_model(self, schedule_explorer(self, schedule)?, schedule)?)
+    }
+
+    fn symmetry_groups(&self) -> Vec<String> {
+        let params = Model::effective_params(self, &Params::defaults(&Model::info(self).params), None);
+        mcheck_checker::Program::symmetry_groups(&Model::build(self, &params, None))
     }
 }
 

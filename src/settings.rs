@@ -46,6 +46,12 @@ const APPLIES: &[Applies] = &[
         why: "it sets the cache key of the bounded exhaustive searches",
     },
     Applies {
+        id: "symmetry",
+        flag: "--symmetry",
+        to: CACHED,
+        why: "it reduces the state cache of the exhaustive searches; sampling keeps none",
+    },
+    Applies {
         id: "max_states",
         flag: "--max-states",
         to: CACHED,
@@ -173,6 +179,7 @@ pub fn run_config(args: &RunArgs) -> Result<Config, String> {
         exact_bound: args.exact_bound,
         liveness: args.liveness,
         temperature: args.temperature,
+        symmetry: args.symmetry,
         progress: progress(args.quiet),
         ..Config::default()
     };

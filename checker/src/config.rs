@@ -99,6 +99,12 @@ pub struct Config {
     /// steps. `None`: [`Config::temperature`]'s default, half of
     /// `max_steps`.
     pub temperature: Option<u64>,
+    /// Symmetry reduction (ARCHITECTURE.md §3, "Symmetry"): the exhaustive
+    /// searches (DFS, SES, PB, hybrid's SES phase) cache
+    /// [`crate::Program::canonical_fingerprint`], one entry per orbit, and
+    /// still execute real states. Needs a program that declares a symmetry
+    /// (an error otherwise) and is incompatible with `exact_bound`.
+    pub symmetry: bool,
 }
 
 impl Default for Config {
@@ -121,6 +127,7 @@ impl Default for Config {
             exact_bound: false,
             liveness: false,
             temperature: None,
+            symmetry: false,
         }
     }
 }

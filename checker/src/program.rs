@@ -368,6 +368,41 @@ pub trait Program: Sync {
     fn has_liveness(&self) -> bool {
         false
     }
+
+    /// The fingerprint of `s`'s **orbit** under the program's symmetry
+    /// (ARCHITECTURE.md §3, "Symmetry"), or `None` (the default) when the
+    /// program declares none. The exhaustive searches store it in their
+    /// cache instead of `s`'s own fingerprint when symmetry is on
+    /// ([`crate::Config::symmetry`]); they still execute `s` itself.
+    ///
+    /// # Contract
+    ///
+    /// A symmetry is a set G of bijections of the states (renamings of
+    /// interchangeable actors) such that, for every g in G:
+    ///
+    /// * the transition relation commutes with g: s -> t by some choice iff
+    ///   g(s) -> g(t) by some choice (of the renamed actor), and g(s0) is
+    ///   in s0's orbit;
+    /// * violations, monitors and invariants are invariant under g: s
+    ///   violates iff g(s) does (the kind of violation may name another
+    ///   actor), and so does the deadlock check.
+    ///
+    /// Then `canonical_fingerprint(s) == canonical_fingerprint(g(s))` must
+    /// hold for every g (the same value for the whole orbit), and two states
+    /// in different orbits must get different values (up to fingerprint
+    /// collisions): **exact**, one state per orbit. The machine runtime
+    /// implements it from [`crate::machine::MachineModel::symmetry`].
+    fn canonical_fingerprint(&self, _s: &Self::State) -> Option<u64> {
+        None
+    }
+
+    /// The declared groups of interchangeable actors, for people (`mcheck
+    /// list`): one line each, such as `"rm1..rm3 (resource managers)"`.
+    /// Empty (the default) exactly when
+    /// [`Program::canonical_fingerprint`] gives `None`.
+    fn symmetry_groups(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -409,5 +444,11 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn has_liveness(&self) -> bool {
         (**self).has_liveness()
+    }
+    fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
+        (**self).canonical_fingerprint(s)
+    }
+    fn symmetry_groups(&self) -> Vec<String> {
+        (**self).symmetry_groups()
     }
 }

@@ -158,6 +158,9 @@ pub struct Report {
     /// What the state cache was keyed by (exhaustive searches with a
     /// cache; `None` otherwise).
     pub cache_key: Option<CacheKey>,
+    /// Symmetry reduction was on: the cache held one state per orbit
+    /// (`states` counts orbits; ARCHITECTURE.md §3, "Symmetry").
+    pub symmetry: bool,
     /// Bytes used by the cache at the end.
     pub cache_bytes: u64,
     /// Peak bytes of the search's own structures (cache, frontier,
@@ -200,6 +203,7 @@ impl Report {
             strata: Vec::new(),
             cache_full: false,
             cache_key: None,
+            symmetry: false,
             cache_bytes: 0,
             peak_search_bytes: 0,
             peak_memory_mb: 0.0,

@@ -26,6 +26,20 @@ pub use fingerprint::{fingerprint, FpHasher};
 pub use set::FingerprintSet;
 pub use shared::SharedCache;
 
+/// The fingerprint the exhaustive searches cache for `s`: its own
+/// [`fingerprint`], or with `symmetry` its orbit's
+/// ([`crate::Program::canonical_fingerprint`], never 0). Without symmetry
+/// the path is the plain fingerprint behind one predictable branch.
+#[inline(always)]
+pub fn state_fingerprint<P: crate::Program + ?Sized>(program: &P, s: &P::State, symmetry: bool) -> u64 {
+    if symmetry {
+        if let Some(fp) = program.canonical_fingerprint(s) {
+            return fingerprint::nonzero(fp);
+        }
+    }
+    fingerprint(s)
+}
+
 /// The hasher of the in-memory maps and sets of the engine (and its
 /// tests): ahash with fixed keys, so that iteration orders, hence results,
 /// are the same in every run.

@@ -119,4 +119,10 @@ impl<P: Program> Program for Temperature<'_, P> {
     fn has_liveness(&self) -> bool {
         self.inner.has_liveness()
     }
+    fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
+        self.inner.canonical_fingerprint(&s.inner)
+    }
+    fn symmetry_groups(&self) -> Vec<String> {
+        self.inner.symmetry_groups()
+    }
 }

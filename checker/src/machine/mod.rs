@@ -59,11 +59,13 @@ mod ctx;
 mod delivery;
 mod network;
 mod program;
+mod symmetry;
 mod world;
 
 pub use ctx::{Ctx, Setup};
 pub use delivery::Delivery;
 pub use program::{install_quiet_panic_hook, Machines};
+pub use symmetry::MAX_CANDIDATES;
 pub use world::{InFlight, MachineId, Pending, Slot, World};
 
 use crate::program::ViolationKind;
@@ -248,5 +250,45 @@ pub trait MachineModel: Send + Sync {
     /// `true`. Default: `false`.
     fn has_liveness(&self) -> bool {
         false
+    }
+
+    /// Groups of interchangeable machines, by id, for symmetry reduction
+    /// (`--symmetry`; ARCHITECTURE.md §3, "Symmetry"). Default: none.
+    ///
+    /// Contract: for every permutation π of the ids of one group, applied to
+    /// a world by moving machine i to π(i) and renaming every id with
+    /// [`MachineModel::rename`], the transitions commute with π (s -> t iff
+    /// π(s) -> π(t)), the initial world's orbit contains its own image, and
+    /// `receive`, `delivery`, `stale`, `waiting`, the monitors and the
+    /// invariant give the same verdicts on π(s) as on s. The runtime then
+    /// caches one world per orbit, exactly (the module `machine::symmetry`).
+    fn symmetry(&self) -> Vec<Vec<MachineId>> {
+        Vec::new()
+    }
+
+    /// Rename every machine id that a machine, a message or the monitors
+    /// hold by `f`, including ids encoded otherwise (an index, a bit in a
+    /// mask, a position in a vector). Only called with symmetry on; the
+    /// default renames nothing (no value holds an id).
+    fn rename(&self, _value: Renamed<'_, Self>, _f: &dyn Fn(MachineId) -> MachineId) {}
+}
+
+/// A value of a model whose machine ids [`MachineModel::rename`] renames.
+pub enum Renamed<'a, M: MachineModel + ?Sized> {
+    /// A machine.
+    Machine(&'a mut M::Machine),
+    /// A message (queued, in flight or being handled).
+    Msg(&'a mut M::Msg),
+    /// The monitors' state.
+    Monitor(&'a mut M::Monitor),
+}
+
+impl<M: MachineModel + ?Sized> Debug for Renamed<'_, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Renamed::Machine(m) => f.debug_tuple("Machine").field(m).finish(),
+            Renamed::Msg(m) => f.debug_tuple("Msg").field(m).finish(),
+            Renamed::Monitor(m) => f.debug_tuple("Monitor").field(m).finish(),
+        }
     }
 }

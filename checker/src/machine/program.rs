@@ -431,4 +431,21 @@ impl<M: MachineModel> Program for Machines<M> {
             owed: owed.message,
         })
     }
+
+    fn canonical_fingerprint(&self, s: &World<M>) -> Option<u64> {
+        super::symmetry::canonical_fingerprint(&self.0, &self.0.symmetry(), s)
+    }
+
+    fn symmetry_groups(&self) -> Vec<String> {
+        let s0 = self.initial();
+        self.0
+            .symmetry()
+            .iter()
+            .filter(|g| g.len() > 1)
+            .map(|g| {
+                let names: Vec<String> = g.iter().map(|&id| self.name_of(&s0, id)).collect();
+                names.join(", ")
+            })
+            .collect()
+    }
 }

@@ -89,7 +89,7 @@ impl<Msg> InFlight<Msg> {
 
 /// A fixed fingerprint of a message: the same in every run of one build
 /// (SipHash with zero keys), unlike the search's seeded hashers.
-fn fingerprint<T: Hash + ?Sized>(t: &T) -> u64 {
+pub(crate) fn fingerprint<T: Hash + ?Sized>(t: &T) -> u64 {
     let mut h = DefaultHasher::new();
     t.hash(&mut h);
     h.finish()

@@ -51,7 +51,7 @@
 //! client's read.
 
 use mcheck_checker::lin::{Entry, KvMap, Tracker};
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 
@@ -469,6 +469,46 @@ impl MachineModel for Cfg {
             ));
         }
         Ok(())
+    }
+
+    /// Participants are interchangeable but for the two a client may read
+    /// from (the first and the last): those two form one group, the ones
+    /// between another. Ids are held as participant indices (votes, the
+    /// coordinator's tally, the monitor's masks) and client ids.
+    fn symmetry(&self) -> Vec<Vec<MachineId>> {
+        let n = self.participants;
+        let ends = if n > 1 {
+            vec![self.participant_id(0), self.participant_id(n - 1)]
+        } else {
+            vec![]
+        };
+        let middle = (1..n.saturating_sub(1)).map(|i| self.participant_id(i)).collect();
+        vec![ends, middle]
+    }
+
+    fn rename(&self, value: Renamed<'_, Self>, f: &dyn Fn(MachineId) -> MachineId) {
+        let index = |p: u8| (f(self.participant_id(p)).0 - self.participant_id(0).0) as u8;
+        let mask = |m: u8| {
+            (0..self.participants)
+                .filter(|&p| m >> p & 1 == 1)
+                .map(|p| 1u8 << index(p))
+                .sum()
+        };
+        match value {
+            Renamed::Machine(Machine::Coordinator(c)) => {
+                c.client = f(c.client);
+                c.votes = mask(c.votes);
+            }
+            Renamed::Machine(_) => {}
+            Renamed::Msg(Msg::Write { from, .. } | Msg::Read { from, .. }) => *from = f(*from),
+            Renamed::Msg(Msg::Vote { from, .. }) => *from = index(*from),
+            Renamed::Msg(_) => {}
+            Renamed::Monitor(m) => {
+                for x in m.commits.iter_mut().chain(m.aborts.iter_mut()) {
+                    *x = mask(*x);
+                }
+            }
+        }
     }
 }
 

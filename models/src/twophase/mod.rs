@@ -510,6 +510,32 @@ impl Program for TwoPhaseProgram {
         }
         result.map(|_| ())
     }
+
+    /// The resource managers are interchangeable: an RM's whole state is
+    /// its `rmState`, its bit of `tmPrepared` and its `Prepared` message,
+    /// and nothing else names an RM (the TM's state and the Commit/Abort
+    /// flags are the same for every RM; `TCConsistent` and the seeded bug
+    /// count RMs, never name one). The orbit's canonical form sorts these
+    /// 4-bit RM records (a counting sort) and keeps the rest: exact.
+    fn canonical_fingerprint(&self, s: &TwoPhaseState) -> Option<u64> {
+        let l = &self.layout;
+        let mut counts = [0u8; 16];
+        for i in 0..l.n {
+            let record = (s.0 >> (2 * i)) & 3
+                | ((s.0 >> (l.tm_prepared as usize + i)) & 1) << 2
+                | ((s.0 >> (l.msg_prepared as usize + i)) & 1) << 3;
+            counts[record as usize] += 1;
+        }
+        let rest = s.0 >> l.tm_state;
+        Some(mcheck_checker::cache::fingerprint(&(
+            u128::from_le_bytes(std::array::from_fn(|k| counts[k])),
+            rest,
+        )))
+    }
+
+    fn symmetry_groups(&self) -> Vec<String> {
+        vec![format!("rm1..rm{} (the resource managers)", self.layout.n)]
+    }
 }
 
 /// The TwoPhase model (`mcheck run twophase`).

@@ -44,7 +44,7 @@ pub(super) use handoff::{run_to_roots, Root};
 use super::error::SearchError;
 use super::order::ChoiceOrder;
 use super::progress::Meter;
-use crate::cache::{fingerprint, FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
+use crate::cache::{FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
 use crate::config::{peak_rss, Config};
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
@@ -207,6 +207,27 @@ pub(super) fn cache_budget(config: &Config) -> Option<usize> {
     }
 }
 
+/// Symmetry needs a program that declares one, a cache and the default
+/// cache key (ARCHITECTURE.md §3, "Symmetry").
+fn check_symmetry<P: Program>(program: &P, s0: &P::State, config: &Config) -> Result<(), SearchError> {
+    if config.exact_bound {
+        return Err(SearchError::Input(
+            "symmetry and exact-bound do not combine: the exact bound keys the cache by the explorer's state, which names actors; use one of them".into(),
+        ));
+    }
+    if !config.use_cache {
+        return Err(SearchError::Input(
+            "symmetry needs the state cache, which is off".into(),
+        ));
+    }
+    if program.canonical_fingerprint(s0).is_none() {
+        return Err(SearchError::Input(
+            "symmetry is on but the program declares no symmetry (Program::canonical_fingerprint, or MachineModel::symmetry for machine models, gives none)".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Run the stratified search on one thread from the initial state with
 /// `root` as the order at s0. The caller names the strategy in `report`.
 pub(super) fn run<P: Program, O: ChoiceOrder>(
@@ -299,8 +320,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// Stratum 0: the search from the initial state with `root` as its order.
     fn start(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
         let s0 = self.program.initial();
+        if self.config.symmetry {
+            check_symmetry(self.program, &s0, self.config)?;
+        }
         if self.config.use_cache {
-            let key = self.key(fingerprint(&s0), &root);
+            let key = self.key(self.fp(&s0), &root);
             self.cache.insert(key);
         }
         self.report.states = 1;
@@ -348,6 +372,13 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         } else {
             CacheKey::ProgramState
         });
+        if self.config.symmetry {
+            r.symmetry = true;
+            r.notes.push(format!(
+                "symmetry: on; the {} states counted are orbits (one canonical state per class of states equal up to renaming interchangeable actors)",
+                r.states
+            ));
+        }
         r.peak_search_bytes = self.peak_bytes;
         r.elapsed_s = self.started.elapsed().as_secs_f64();
         r.peak_memory_mb = peak_rss().unwrap_or(0) as f64 / (1 << 20) as f64;

@@ -4,7 +4,7 @@
 //! successors are still taken, looked up and explored in the search's order.
 
 use super::Search;
-use crate::cache::{fingerprint, StateCache};
+use crate::cache::{fingerprint, state_fingerprint, StateCache};
 use crate::program::{ActorId, Event, Program};
 use crate::search::order::ChoiceOrder;
 
@@ -41,7 +41,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         let mut cur = frame.cur;
         for k in 0..remaining.min(MAX_PEEK) {
             let keyed = self.config.exact_bound.then_some(&order);
-            let fp = successor_fp(self.program, &mut self.events, state, cur, keyed);
+            let fp = successor_fp(self.program, &mut self.events, state, cur, keyed, self.config.symmetry);
             self.peek.push(fp);
             if (k as usize) < PREFETCH_AHEAD {
                 self.cache.prefetch(fp);
@@ -83,7 +83,21 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     #[inline(always)]
     pub(super) fn successor_fp(&mut self, state: &P::State, choice: (ActorId, u32), order: &O) -> u64 {
         let keyed = self.config.exact_bound.then_some(order);
-        successor_fp(self.program, &mut self.events, state, choice, keyed)
+        successor_fp(
+            self.program,
+            &mut self.events,
+            state,
+            choice,
+            keyed,
+            self.config.symmetry,
+        )
+    }
+
+    /// The fingerprint the cache stores for `s`: its own, or with symmetry
+    /// its orbit's (ARCHITECTURE.md §3, "Symmetry").
+    #[inline(always)]
+    pub(super) fn fp(&self, s: &P::State) -> u64 {
+        state_fingerprint(self.program, s, self.config.symmetry)
     }
 
     /// The cache key of the successor a deferred entry reaches first when
@@ -130,13 +144,14 @@ fn successor_fp<P: Program, O: ChoiceOrder>(
     state: &P::State,
     (actor, alt): (ActorId, u32),
     order: Option<&O>,
+    symmetry: bool,
 ) -> u64 {
     let mut c = state.clone();
     events.clear();
     match program.execute(&mut c, actor, alt, events) {
         Ok(()) => match order {
-            None => fingerprint(&c),
-            Some(o) => key_of(fingerprint(&c), &o.child(actor, events)),
+            None => state_fingerprint(program, &c, symmetry),
+            Some(o) => key_of(state_fingerprint(program, &c, symmetry), &o.child(actor, events)),
         },
         Err(_) => 0,
     }

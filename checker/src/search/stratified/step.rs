@@ -9,7 +9,7 @@
 use super::frame::Resumed;
 use super::peek::PREFETCH_AHEAD;
 use super::{Entry, Frame, RawViolation, Search, Stop, NONE};
-use crate::cache::{fingerprint, Insert, StateCache};
+use crate::cache::{Insert, StateCache};
 use crate::program::{ActorId, Program, Violation};
 use crate::report::Found;
 use crate::search::error::SearchError;
@@ -223,7 +223,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         // overlaps that work.
         let child_fp = match (&child, looked_up) {
             (Some(s), None) if self.config.use_cache && within => {
-                let fp = fingerprint(s);
+                let fp = self.fp(s);
                 let fp = if self.config.exact_bound {
                     // The key of the successor is with its order: the
                     // explorer after the step, at alternative 0.
@@ -317,7 +317,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let retire = (c.depth, remaining, (c.en.0, c.en.0 + c.en.1));
         self.report.deferrals += 1;
         self.stratum.deferrals += 1;
-        if self.report.cache_full && !self.deferred.insert(self.key(fingerprint(&state), &order)) {
+        if self.report.cache_full && !self.deferred.insert(self.key(self.fp(&state), &order)) {
             // The cache is full: another entry of this state waits in the
             // next frontier, and its frame will take all the state's
             // choices (ARCHITECTURE.md §3).
@@ -402,7 +402,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let inserted = match (looked_up, child) {
             (Some(Insert::New), c) => {
                 debug_assert!(
-                    c.is_some_and(|c| self.config.exact_bound || fingerprint(c) == peeked),
+                    c.is_some_and(|c| self.config.exact_bound || self.fp(c) == peeked),
                     "mcheck bug: a transition is not deterministic"
                 );
                 Insert::New
@@ -423,7 +423,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     // Without a cache every visit is counted as a state.
                     return Successor::New;
                 }
-                self.cache.insert(if child_fp != 0 { child_fp } else { fingerprint(c) })
+                self.cache.insert(if child_fp != 0 { child_fp } else { self.fp(c) })
             }
         };
         match inserted {

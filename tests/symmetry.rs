@@ -1,0 +1,76 @@
+//! `--symmetry` on the command line (ARCHITECTURE.md §3, "Symmetry"): it
+//! applies to dfs, ses, pb and hybrid only, reports orbits, `mcheck list`
+//! names the declared groups, and a model without one is an error.
+
+use std::process::{Command, Output};
+
+fn mcheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcheck"))
+        .args(args)
+        .output()
+        .expect("mcheck runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn twophase_with_symmetry_counts_orbits_on_every_exhaustive_strategy() {
+    for strategy in ["dfs", "ses", "pb"] {
+        let o = mcheck(&[
+            "run",
+            "twophase",
+            "--set",
+            "rms=5",
+            "--symmetry",
+            "-s",
+            strategy,
+            "-q",
+            "--json",
+        ]);
+        assert!(o.status.success(), "{strategy}: {}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["outcome"], "verified", "{strategy}");
+        assert_eq!(v["states"], 314, "{strategy}");
+        assert_eq!(v["symmetry"], true, "{strategy}");
+    }
+    let o = mcheck(&["run", "twophase", "--set", "rms=5", "-s", "dfs", "-q", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["states"].as_u64(), v["symmetry"].as_bool()),
+        (Some(8_832), Some(false))
+    );
+}
+
+#[test]
+fn symmetry_is_an_error_where_it_does_not_apply() {
+    let o = mcheck(&["run", "twophase", "--symmetry", "-s", "ss", "-q"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--symmetry does not apply to --strategy ss"),
+        "{}",
+        text(&o)
+    );
+    let o = mcheck(&["run", "lostupdate", "--symmetry", "-s", "dfs", "-q"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("declares no symmetry"), "{}", text(&o));
+}
+
+#[test]
+fn list_names_the_declared_groups() {
+    let o = mcheck(&["list"]);
+    let t = text(&o);
+    assert!(
+        t.contains("--symmetry   interchangeable: rm1..rm3 (the resource managers)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("--symmetry   interchangeable: participant2, participant3"),
+        "{t}"
+    );
+}
