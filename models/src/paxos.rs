@@ -55,7 +55,7 @@
 //! 3. `first-value` ([`Bug::FirstValue`]): the proposer adopts the value of the first promise that
 //!    reports an accepted proposal instead of the highest-numbered one.
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 use std::fmt;
@@ -574,6 +574,32 @@ impl MachineModel for Cfg {
                 mon.chosen = Some((b, v));
                 mon.proposals.iter().try_for_each(|p| p2b((b, v), *p))
             }
+        }
+    }
+
+    fn handlers(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("acceptor", "Accept"),
+            ("acceptor", "Prepare"),
+            ("proposer", "Accepted"),
+            ("proposer", "Go"),
+            ("proposer", "Nack"),
+            ("proposer", "Promise"),
+            ("proposer", "Timeout"),
+        ]
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        vec!["value-chosen", "competing-ballots"]
+    }
+
+    fn holds(&self, world: &World<Self>, property: usize) -> bool {
+        let mon = world.monitor();
+        match property {
+            0 => mon.chosen.is_some(),
+            // Two different ballots were proposed (a retry or a rival).
+            1 => mon.proposals.windows(2).any(|w| w[0].0 != w[1].0),
+            _ => false,
         }
     }
 }

@@ -35,16 +35,17 @@ impl Coverage {
             return out;
         }
         out.push_str("Reachability properties:\n");
+        let w = self.properties.iter().map(|p| p.name.len()).max().unwrap_or(0);
         for p in &self.properties {
             let _ = match (p.status, &p.schedule, p.steps) {
                 (Status::Reached, Some(s), Some(n)) => {
-                    writeln!(out, "  {:<20} reached in {n} steps: {}", p.name, s.to_text())
+                    writeln!(out, "  {:<w$}  reached in {n} steps: {}", p.name, s.to_text())
                 }
-                (Status::Reached, _, _) => writeln!(out, "  {:<20} reached in the initial state", p.name),
+                (Status::Reached, _, _) => writeln!(out, "  {:<w$}  reached in the initial state", p.name),
                 (Status::Unreached, _, _) => {
-                    writeln!(out, "  {:<20} UNREACHED: it holds in no reachable state", p.name)
+                    writeln!(out, "  {:<w$}  UNREACHED: it holds in no reachable state", p.name)
                 }
-                (Status::NotSeen, _, _) => writeln!(out, "  {:<20} not seen", p.name),
+                (Status::NotSeen, _, _) => writeln!(out, "  {:<w$}  not seen", p.name),
             };
         }
         out

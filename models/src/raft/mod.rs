@@ -518,6 +518,37 @@ impl MachineModel for Cfg {
             .collect();
         check(self, &servers, world.monitor())
     }
+
+    fn handlers(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("client", "Ack"),
+            ("client", "ClientTimeout"),
+            ("client", "Go"),
+            ("client", "Redirect"),
+            ("injector", "Go"),
+            ("server", "Append"),
+            ("server", "AppendReply"),
+            ("server", "Crash"),
+            ("server", "Request"),
+            ("server", "RequestVote"),
+            ("server", "Timeout"),
+            ("server", "Vote"),
+        ]
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        vec!["leader-elected", "entry-committed", "command-acked"]
+    }
+
+    fn holds(&self, world: &World<Self>, property: usize) -> bool {
+        let mon = world.monitor();
+        match property {
+            0 => mon.leaders.iter().any(|l| *l != 0),
+            1 => !mon.committed.is_empty(),
+            2 => mon.acked != 0,
+            _ => false,
+        }
+    }
 }
 
 impl Model for Raft {
