@@ -28,7 +28,7 @@ pub mod testing;
 
 pub use check::{check_model, replay_model, shrink_model};
 pub use config::{Config, Progress, StopFlag};
-pub use coverage::{Coverage, CountedOver, Status as PropertyStatus};
+pub use coverage::{CountedOver, Coverage, Status as PropertyStatus};
 pub use explorer::{BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{

@@ -324,7 +324,11 @@ pub trait Program: Sync {
     /// message kind and whether it was handled, deferred, ignored, dropped
     /// or unhandled.
     fn cover_step(&self, s: &Self::State, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
-        out.push(Hit::new(self.actor_name(s, actor), format!("alternative {alt}"), How::Ran));
+        out.push(Hit::new(
+            self.actor_name(s, actor),
+            format!("alternative {alt}"),
+            How::Ran,
+        ));
     }
 
     /// Coverage: push onto `out` what a state the search reached exercises

@@ -164,7 +164,11 @@ fn oracle(cfg: &Cfg) -> HashMap<(String, String, How), u64> {
             assert_eq!(alternatives, 1);
             let id = MachineId(actor.0);
             let m = s.machine(id);
-            let kind = if matches!(m, M::Server { .. }) { "server" } else { "client" };
+            let kind = if matches!(m, M::Server { .. }) {
+                "server"
+            } else {
+                "client"
+            };
             let started = matches!(m, M::Server { started: true, .. } | M::Client { .. });
             for (_, msg) in s.inbox(id) {
                 let how = match msg {
@@ -210,7 +214,12 @@ fn exhaustive_counts_are_the_distinct_transitions_of_the_oracle() {
         let expected = oracle(&Cfg { reply });
         assert!(expected.contains_key(&("server".into(), "Req".into(), How::Deferred)));
         assert!(expected.contains_key(&("server".into(), "Noise".into(), How::Ignored)));
-        for (strategy, threads) in [(Strategy::Ses, 1), (Strategy::Dfs, 1), (Strategy::Pb, 1), (Strategy::Ses, 3)] {
+        for (strategy, threads) in [
+            (Strategy::Ses, 1),
+            (Strategy::Dfs, 1),
+            (Strategy::Pb, 1),
+            (Strategy::Ses, 3),
+        ] {
             let r = run(&Toy(reply), strategy.clone(), threads);
             let c = r.coverage.as_ref().unwrap();
             assert_eq!(c.counted_over, CountedOver::DistinctTransitions);
@@ -257,7 +266,11 @@ fn the_broken_variant_has_a_dead_handler_and_an_unreached_property() {
     assert_eq!(dead, [("client", "Resp")]);
     let status: Vec<Status> = c.properties.iter().map(|p| p.status).collect();
     assert_eq!(status, [Status::Reached, Status::Unreached]);
-    assert!(c.text().contains("Handlers that never ran: client Resp"), "{}", c.text());
+    assert!(
+        c.text().contains("Handlers that never ran: client Resp"),
+        "{}",
+        c.text()
+    );
     assert!(c.text().contains("a-client-done  UNREACHED"), "{}", c.text());
 }
 
@@ -269,12 +282,24 @@ fn sampling_counts_steps_and_reports_not_seen() {
         ..Config::default()
     };
     let params = Params::defaults(&Toy(false).info().params);
-    let r = check_coverage(&Toy(false), &params, None, &Strategy::Rs, RoundRobin::default(), &config).unwrap();
+    let r = check_coverage(
+        &Toy(false),
+        &params,
+        None,
+        &Strategy::Rs,
+        RoundRobin::default(),
+        &config,
+    )
+    .unwrap();
     assert_eq!(r.outcome, Outcome::Bounded);
     let c = r.coverage.unwrap();
     assert_eq!(c.counted_over, CountedOver::Executions);
     // Every execution starts both clients once.
-    let started = c.entries.iter().find(|e| e.actor == "client" && e.item == "Start").unwrap();
+    let started = c
+        .entries
+        .iter()
+        .find(|e| e.actor == "client" && e.item == "Start")
+        .unwrap();
     assert_eq!(started.count, 2 * r.schedules);
     let status: Vec<Status> = c.properties.iter().map(|p| p.status).collect();
     assert_eq!(status, [Status::Reached, Status::NotSeen]);

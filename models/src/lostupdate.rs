@@ -267,7 +267,11 @@ impl MachineModel for Cfg {
     }
 
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {
-        let write = if self.bug == Some(Bug::BlindWrite) { "Write" } else { "Cas" };
+        let write = if self.bug == Some(Bug::BlindWrite) {
+            "Write"
+        } else {
+            "Cas"
+        };
         vec![
             ("client", "Go"),
             ("client", "Value"),

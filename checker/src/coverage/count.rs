@@ -45,7 +45,9 @@ pub struct Counted<'p, P: Program> {
 
 impl<P: Program> std::fmt::Debug for Counted<'_, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Counted").field("over", &self.over).finish_non_exhaustive()
+        f.debug_struct("Counted")
+            .field("over", &self.over)
+            .finish_non_exhaustive()
     }
 }
 

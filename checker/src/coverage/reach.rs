@@ -19,7 +19,9 @@ pub struct Reach<'p, P: Program> {
 
 impl<P: Program> std::fmt::Debug for Reach<'_, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Reach").field("property", &self.name).finish_non_exhaustive()
+        f.debug_struct("Reach")
+            .field("property", &self.name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -41,7 +43,11 @@ impl<'p, P: Program> Reach<'p, P> {
     /// [`Program::sometimes`]); `None` when it has no such property.
     pub fn new(program: &'p P, property: usize) -> Option<Self> {
         let name = *program.sometimes().get(property)?;
-        Some(Reach { program, property, name })
+        Some(Reach {
+            program,
+            property,
+            name,
+        })
     }
 
     /// The wrapper for the property that `schedule_expects` marks as

@@ -49,8 +49,8 @@
 //! `TCConsistent` (no RM committed while another is aborted) is checked on
 //! every new state; `TPTypeOK` holds by construction of [`TwoPhaseState`].
 
-use mcheck_checker::model::SeededBug;
 use mcheck_checker::coverage::{Hit, How};
+use mcheck_checker::model::SeededBug;
 use mcheck_checker::{
     ActorId, ActorInfo, BugSpec, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace, Violation,
     ViolationKind,
@@ -533,7 +533,10 @@ impl Program for TwoPhaseProgram {
                 Action::RmRcvCommitMsg(i),
                 Action::RmRcvAbortMsg(i),
             ];
-            hits.extend(rm.iter().map(|a| Hit::new(format!("rm{}", i + 1), a.to_string(), How::Ran)));
+            hits.extend(
+                rm.iter()
+                    .map(|a| Hit::new(format!("rm{}", i + 1), a.to_string(), How::Ran)),
+            );
         }
         hits
     }
