@@ -17,7 +17,7 @@ pub const MAX_THREADS: u64 = 4096;
 /// (about 115 days).
 pub const MAX_SECONDS: f64 = 1e7;
 
-const EXIT_STATUS: &str = "Exit status: 0 no violation found, 1 violation found, 2 usage or input error, 130 interrupted (SIGINT, SIGTERM or SIGHUP: the report so far is printed).";
+const EXIT_STATUS: &str = "Exit status: 0 no violation found, 1 violation found, 2 usage or input error, 3 a reachability property unreached (run --coverage: an exhaustive search covered every state, none violates, but a property the model declares holds in none), 130 interrupted (SIGINT, SIGTERM or SIGHUP: the report so far is printed).";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -325,6 +325,13 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "S", default_value_t = DEFAULT_IRS_STEP,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub irs_step: usize,
+    /// Report coverage (how often each handler ran, deferred, ignored and
+    /// dropped messages, monitor states; over distinct transitions for
+    /// ses, dfs, pb, over executions for the others) and search for each
+    /// reachability property the model declares: reached with a schedule,
+    /// unreached (exit status 3) or not seen.
+    #[arg(long)]
+    pub coverage: bool,
     /// One JSON object on stdout.
     #[arg(long)]
     pub json: bool,

@@ -1,6 +1,7 @@
 //! The command line: `list`, `run`, `replay`, `shrink`, `table`. Exit
 //! status: 0 no violation, 1 violation found, 2 usage or input error,
-//! 130 ([`EXIT_INTERRUPTED`]) interrupted by SIGINT, SIGTERM or SIGHUP
+//! 3 ([`EXIT_UNREACHED`]) a reachability property unreached (`run
+//! --coverage`), 130 ([`EXIT_INTERRUPTED`]) interrupted by SIGINT, SIGTERM or SIGHUP
 //! after printing the report so far.
 
 use crate::args::{Cli, Command, RunArgs, ScalingCli, TableCli};
@@ -12,6 +13,7 @@ use crate::signals::exit_status;
 use crate::{html, render};
 use crate::{output, printing, settings, signals};
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use mcheck_checker::coverage::reached_property;
 use mcheck_checker::search::STRATEGIES;
 use mcheck_checker::{ModelInfo, Params, Schedule};
 use serde_json::{json, Value};
@@ -223,7 +225,11 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     }
     // The explorer is validated even for strategies that do not use it, so
     // that a typo is never silently ignored.
-    let mut report = model.check(&params, bug, &strategy, &args.explorer, &config)?;
+    let mut report = if args.coverage {
+        model.check_coverage(&params, bug, &strategy, &args.explorer, &config)?
+    } else {
+        model.check(&params, bug, &strategy, &args.explorer, &config)?
+    };
     report.notes.extend(beyond.iter().map(|w| w.to_string()));
     if args.shrink {
         if let Some(schedule) = &report.schedule {
@@ -262,8 +268,16 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     if let Some(Err(warning)) = saved {
         eprintln!("mcheck: warning: {warning}");
     }
+    if report.outcome == mcheck_checker::Outcome::Unreached {
+        return Ok(EXIT_UNREACHED);
+    }
     Ok(exit_status(report.is_violation(), &config.stop))
 }
+
+/// The exit status of `run --coverage` when an exhaustive search covered
+/// every reachable state, none violates, and a reachability property
+/// holds in none of them (outcome `unreached`).
+pub const EXIT_UNREACHED: u8 = 3;
 
 /// Read a schedule given as its text form, JSON, or a file holding either;
 /// check its model, parameters and bug against the registry.
@@ -375,6 +389,14 @@ fn replay(registry: &Registry, input: &str, format: &str, verbose: bool, races: 
     if let Some(message) = missed {
         eprintln!("mcheck: {message}");
         return Ok(2);
+    }
+    if let Some(found) = ex.violation.as_ref() {
+        if let Some(name) = reached_property(&found.violation) {
+            if format == "text" {
+                println!("Reachability property {name} holds after step {}.", found.step);
+            }
+            return Ok(0);
+        }
     }
     if ex.violation.is_some() {
         return Ok(1);

@@ -79,6 +79,10 @@ pub fn print_text_report(
             println!("Saved to {path}; replay with: mcheck replay {path}");
         }
     }
+    if let Some(coverage) = &report.coverage {
+        println!();
+        print!("{}", coverage.text());
+    }
     println!();
     println!("{}", render::summary(report));
     Ok(())

@@ -4,7 +4,7 @@
 //! model-specific). The work itself (complete schedules, checked replays)
 //! is the checker's [`mcheck_checker::check`].
 
-use mcheck_checker::check::{check_model, replay_model, shrink_model};
+use mcheck_checker::check::{check_coverage, check_model, replay_model, shrink_model};
 use mcheck_checker::races::explain_model;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
@@ -25,6 +25,16 @@ pub trait DynModel: Send + Sync {
     /// explorer named `explorer` (validated even when the strategy uses
     /// none); see [`check_model`].
     fn check(
+        &self,
+        params: &Params,
+        bug: Option<u32>,
+        strategy: &Strategy,
+        explorer: &str,
+        config: &Config,
+    ) -> Result<Report, Error>;
+    /// [`DynModel::check`] with the coverage section and the reachability
+    /// properties ([`check_coverage`]).
+    fn check_coverage(
         &self,
         params: &Params,
         bug: Option<u32>,
@@ -99,6 +109,23 @@ impl<M: Model> DynModel for M {
             AnyExplorer::Rtc(e) => check_model(self, params, bug, strategy, e, config),
             AnyExplorer::Prr(e) => check_model(self, params, bug, strategy, e, config),
             custom @ AnyExplorer::Custom(_) => check_model(self, params, bug, strategy, custom, config),
+        };
+        Ok(report?)
+    }
+
+    fn check_coverage(
+        &self,
+        params: &Params,
+        bug: Option<u32>,
+        strategy: &Strategy,
+        explorer: &str,
+        config: &Config,
+    ) -> Result<Report, Error> {
+        let report = match explorer_for(self, explorer)? {
+            AnyExplorer::Rr(e) => check_coverage(self, params, bug, strategy, e, config),
+            AnyExplorer::Rtc(e) => check_coverage(self, params, bug, strategy, e, config),
+            AnyExplorer::Prr(e) => check_coverage(self, params, bug, strategy, e, config),
+            custom @ AnyExplorer::Custom(_) => check_coverage(self, params, bug, strategy, custom, config),
         };
         Ok(report?)
     }

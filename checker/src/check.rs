@@ -6,11 +6,12 @@
 //! `tests/library.rs` of the `mcheck` crate shows them in use.
 
 use crate::config::Config;
+use crate::coverage::{reached_property, Counted, CountedOver, Coverage, Property, Reach, Status};
 use crate::explorer::Explorer;
 use crate::model::{Model, ModelInfo, ParamError, Params};
 use crate::program::Program;
 use crate::replay::{model_digest, replay, ReplayError};
-use crate::report::Report;
+use crate::report::{Outcome, Report};
 use crate::schedule::Schedule;
 use crate::search::exec::Execution;
 use crate::search::{self, SearchError, Strategy};
@@ -38,16 +39,99 @@ pub fn check_model<M: Model, E: Explorer>(
     let info = model.info();
     let params = resolve(model, &info, params, bug).map_err(|e| SearchError::Input(e.to_string()))?;
     let program = model.build(&params, bug);
-    let mut report = search::run(&program, explorer.clone(), strategy, config)?;
+    check_program(&info, &params, bug, &program, strategy, explorer, config)
+}
+
+/// [`check_model`] on `program`, built by the model `info` describes from
+/// `params` and `bug` (or a wrapper of it).
+fn check_program<P: Program, E: Explorer>(
+    info: &ModelInfo,
+    params: &Params,
+    bug: Option<u32>,
+    program: &P,
+    strategy: &Strategy,
+    explorer: E,
+    config: &Config,
+) -> Result<Report, SearchError> {
+    let mut report = search::run(program, explorer.clone(), strategy, config)?;
     if let (Some(schedule), Some(found)) = (report.schedule.as_mut(), report.violation.as_ref()) {
         schedule.model = info.name.to_string();
-        schedule.params = params.0;
+        schedule.params = params.0.clone();
         schedule.bug = bug;
         schedule.deadlock = config.deadlock;
         schedule.expect(&found.violation, found.step);
-        complete(&program, Some(explorer), schedule)
+        complete(program, Some(explorer), schedule)
             .map_err(|e| SearchError::Internal(format!("the counterexample does not replay: {e}")))?;
     }
+    Ok(report)
+}
+
+/// [`check_model`] with the coverage section (ARCHITECTURE.md §6,
+/// "Coverage and reachability"): the search counts what each step
+/// exercises; then, unless it found a violation, one search per
+/// reachability property of the program, with the same strategy,
+/// explorer and budgets, looks for a state where it holds. A property
+/// reached comes with a complete schedule that replays to that state
+/// ([`replay_model`]); one that an exhaustive search proves unreachable
+/// turns a `verified` outcome into [`Outcome::Unreached`].
+pub fn check_coverage<M: Model, E: Explorer>(
+    model: &M,
+    params: &Params,
+    bug: Option<u32>,
+    strategy: &Strategy,
+    explorer: E,
+    config: &Config,
+) -> Result<Report, SearchError> {
+    let info = model.info();
+    let params = resolve(model, &info, params, bug).map_err(|e| SearchError::Input(e.to_string()))?;
+    let program = model.build(&params, bug);
+    let over = if strategy.is_exhaustive() {
+        CountedOver::DistinctTransitions
+    } else {
+        CountedOver::Executions
+    };
+    let counted = Counted::new(&program, over);
+    let mut report = check_program(&info, &params, bug, &counted, strategy, explorer.clone(), config)?;
+    let mut properties = Vec::new();
+    if report.outcome != Outcome::Violation {
+        let initial = program.initial();
+        for (i, name) in program.sometimes().into_iter().enumerate() {
+            let mut p = Property {
+                name: name.to_string(),
+                status: Status::NotSeen,
+                steps: None,
+                schedule: None,
+            };
+            if program.holds(&initial, i) {
+                (p.status, p.steps) = (Status::Reached, Some(0));
+            } else if let Some(reach) = Reach::new(&program, i) {
+                let r = check_program(&info, &params, bug, &reach, strategy, explorer.clone(), config)?;
+                match (&r.violation, r.schedule) {
+                    (Some(found), Some(schedule)) if reached_property(&found.violation) == Some(name) => {
+                        (p.status, p.steps, p.schedule) = (Status::Reached, Some(found.step + 1), Some(schedule));
+                    }
+                    _ if r.outcome == Outcome::Verified => p.status = Status::Unreached,
+                    _ => {}
+                }
+            }
+            properties.push(p);
+        }
+    }
+    let coverage = Coverage {
+        counted_over: over,
+        entries: counted.entries(),
+        properties,
+    };
+    if report.outcome == Outcome::Verified && coverage.unreached().next().is_some() {
+        report.outcome = Outcome::Unreached;
+        let names: Vec<&str> = coverage.unreached().map(|p| p.name.as_str()).collect();
+        report.notes.push(format!(
+            "every reachable state was covered and none violates, but no reachable state satisfies the reachability propert{} {}: the verification is vacuous there",
+            if names.len() == 1 { "y" } else { "ies" },
+            names.join(", ")
+        ));
+    }
+    report.coverage = Some(coverage);
     Ok(report)
 }
 
@@ -60,7 +144,12 @@ pub fn replay_model<M: Model, E: Explorer>(
     schedule: &Schedule,
     traced: bool,
 ) -> Result<Execution, ReplayError> {
-    replay(&program_for(model, schedule)?, explorer, schedule, traced)
+    let program = program_for(model, schedule)?;
+    // A schedule that a property's search made replays to the property.
+    match Reach::for_expected(&program, schedule.expected.as_ref()) {
+        Some(reach) => replay(&reach, explorer, schedule, traced),
+        None => replay(&program, explorer, schedule, traced),
+    }
 }
 
 /// Shrink `schedule` (see [`shrink`]) on the program that `model` builds

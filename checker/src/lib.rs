@@ -13,6 +13,7 @@
 pub mod cache;
 pub mod check;
 pub mod config;
+pub mod coverage;
 pub mod explorer;
 pub mod lin;
 pub mod liveness;
@@ -29,6 +30,7 @@ pub mod testing;
 
 pub use check::{check_model, replay_model, shrink_model};
 pub use config::{Config, Progress, StopFlag};
+pub use coverage::{CountedOver, Coverage, Status as PropertyStatus};
 pub use explorer::{BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{

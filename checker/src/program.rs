@@ -5,6 +5,7 @@
 //! state: it clones, hashes and compares it, asks which actors are enabled,
 //! and executes one step of one actor at a time.
 
+use crate::coverage::{Hit, How};
 use serde::{Deserialize, Serialize};
 use std::fmt::{self, Debug};
 use std::hash::Hash;
@@ -403,6 +404,45 @@ pub trait Program: Sync {
     fn symmetry_groups(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Coverage (ARCHITECTURE.md §6, "Coverage and reachability"): push
+    /// onto `out` what the step of `actor` with alternative `alt` at `s`
+    /// exercises; called before the step executes, only when coverage is
+    /// counted. Default: the actor's name and the alternative
+    /// ([`How::Ran`]); the machine runtime names the machine kind, the
+    /// message kind and whether it was handled, deferred, ignored, dropped
+    /// or unhandled.
+    fn cover_step(&self, s: &Self::State, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
+        out.push(Hit::new(
+            self.actor_name(s, actor),
+            format!("alternative {alt}"),
+            How::Ran,
+        ));
+    }
+
+    /// Coverage: push onto `out` what a state the search reached exercises
+    /// (the machine runtime: its monitors' states). Default: nothing.
+    fn cover_state(&self, _s: &Self::State, _out: &mut Vec<Hit>) {}
+
+    /// Coverage entries listed even when a search never hits them (the
+    /// handlers a model declares): a zero there is the finding. Default:
+    /// none.
+    fn coverage_space(&self) -> Vec<Hit> {
+        Vec::new()
+    }
+
+    /// The names of the program's reachability properties ("sometimes"):
+    /// conditions that must hold in at least one reachable state. Default:
+    /// none.
+    fn sometimes(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// Whether reachability property `property` (an index into
+    /// [`Program::sometimes`]) holds in `s`. Pure, like the rest.
+    fn holds(&self, _s: &Self::State, _property: usize) -> bool {
+        false
+    }
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -450,5 +490,21 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn symmetry_groups(&self) -> Vec<String> {
         (**self).symmetry_groups()
+    }
+
+    fn cover_step(&self, s: &Self::State, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
+        (**self).cover_step(s, actor, alt, out)
+    }
+    fn cover_state(&self, s: &Self::State, out: &mut Vec<Hit>) {
+        (**self).cover_state(s, out)
+    }
+    fn coverage_space(&self) -> Vec<Hit> {
+        (**self).coverage_space()
+    }
+    fn sometimes(&self) -> Vec<&'static str> {
+        (**self).sometimes()
+    }
+    fn holds(&self, s: &Self::State, property: usize) -> bool {
+        (**self).holds(s, property)
     }
 }

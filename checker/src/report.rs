@@ -1,5 +1,6 @@
 //! The result of a search: outcome, statistics, violation and schedule.
 
+use crate::coverage::Coverage;
 use crate::program::Violation;
 use crate::schedule::Schedule;
 use serde::Serialize;
@@ -15,6 +16,10 @@ pub enum Outcome {
     Verified,
     /// A budget or bound stopped the search before it covered everything.
     Bounded,
+    /// Every reachable state was covered and none violates, but a
+    /// reachability property holds in none of them (the model is vacuous
+    /// there; `mcheck run --coverage`, exit status 3).
+    Unreached,
 }
 
 impl fmt::Display for Outcome {
@@ -23,6 +28,7 @@ impl fmt::Display for Outcome {
             Outcome::Violation => "violation",
             Outcome::Verified => "verified",
             Outcome::Bounded => "bounded",
+            Outcome::Unreached => "unreached",
         })
     }
 }
@@ -177,6 +183,10 @@ pub struct Report {
     pub shard: Option<String>,
     /// Remarks for people (why bounded, what filled memory, ...).
     pub notes: Vec<String>,
+    /// What the search exercised and the reachability properties
+    /// (`mcheck run --coverage`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
 }
 
 impl Report {
@@ -211,6 +221,7 @@ impl Report {
             collision_probability: None,
             shard: None,
             notes: Vec::new(),
+            coverage: None,
         }
     }
 

@@ -12,7 +12,7 @@
 //! value, one increment is lost. Run to completion without delays runs the
 //! clients one after the other, so it takes a delay to find it.
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 
@@ -264,6 +264,34 @@ impl MachineModel for Cfg {
             ));
         }
         Ok(())
+    }
+
+    fn handlers(&self) -> Vec<(&'static str, &'static str)> {
+        let write = if self.bug == Some(Bug::BlindWrite) {
+            "Write"
+        } else {
+            "Cas"
+        };
+        vec![
+            ("client", "Go"),
+            ("client", "Value"),
+            ("client", "Written"),
+            ("server", "Read"),
+            ("server", write),
+        ]
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        vec!["all-clients-done", "counter-at-total"]
+    }
+
+    fn holds(&self, world: &World<Self>, property: usize) -> bool {
+        let mon = world.monitor();
+        match property {
+            0 => mon.done == self.clients,
+            1 => mon.value == u16::from(self.clients) * u16::from(self.increments),
+            _ => false,
+        }
     }
 }
 

@@ -617,6 +617,32 @@ impl MachineModel for Cfg {
             }
         }
     }
+
+    fn handlers(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("acceptor", "Accept"),
+            ("acceptor", "Prepare"),
+            ("proposer", "Accepted"),
+            ("proposer", "Go"),
+            ("proposer", "Nack"),
+            ("proposer", "Promise"),
+            ("proposer", "Timeout"),
+        ]
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        vec!["value-chosen", "competing-ballots"]
+    }
+
+    fn holds(&self, world: &World<Self>, property: usize) -> bool {
+        let mon = world.monitor();
+        match property {
+            0 => mon.chosen.is_some(),
+            // Two different ballots were proposed (a retry or a rival).
+            1 => mon.proposals.windows(2).any(|w| w[0].0 != w[1].0),
+            _ => false,
+        }
+    }
 }
 
 impl Model for Paxos {

@@ -125,4 +125,19 @@ impl<P: Program> Program for Temperature<'_, P> {
     fn symmetry_groups(&self) -> Vec<String> {
         self.inner.symmetry_groups()
     }
+    fn cover_step(&self, s: &Self::State, actor: ActorId, alt: u32, out: &mut Vec<crate::coverage::Hit>) {
+        self.inner.cover_step(&s.inner, actor, alt, out)
+    }
+    fn cover_state(&self, s: &Self::State, out: &mut Vec<crate::coverage::Hit>) {
+        self.inner.cover_state(&s.inner, out)
+    }
+    fn coverage_space(&self) -> Vec<crate::coverage::Hit> {
+        self.inner.coverage_space()
+    }
+    fn sometimes(&self) -> Vec<&'static str> {
+        self.inner.sometimes()
+    }
+    fn holds(&self, s: &Self::State, property: usize) -> bool {
+        self.inner.holds(&s.inner, property)
+    }
 }

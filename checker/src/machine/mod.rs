@@ -55,6 +55,7 @@
 //! the duplicates made), monitor state and the pending choice.
 //! Nothing else is kept in the state.
 
+mod cover;
 mod ctx;
 mod delivery;
 mod network;
@@ -271,6 +272,41 @@ pub trait MachineModel: Send + Sync {
     /// mask, a position in a vector). Only called with symmetry on; the
     /// default renames nothing (no value holds an id).
     fn rename(&self, _value: Renamed<'_, Self>, _f: &dyn Fn(MachineId) -> MachineId) {}
+
+    /// Coverage (ARCHITECTURE.md §6, "Coverage and reachability"): the
+    /// kind of `msg` (`"Prepare"`). Default: its `Debug` text up to the
+    /// first `(`, `{` or space, computed once per enum variant.
+    fn message_kind(&self, msg: &Self::Msg) -> &'static str {
+        cover::debug_kind(msg)
+    }
+
+    /// Coverage: the model's handlers, as (machine kind, message kind)
+    /// pairs. The coverage report lists each one, with count 0 when no
+    /// step ran it: a dead handler is the finding. Default: none (the
+    /// report lists only what ran).
+    fn handlers(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
+
+    /// Coverage: the states the monitors are in, as (monitor, state)
+    /// pairs; the report counts the states reached in each. Default: none.
+    fn monitor_states(&self, _monitor: &Self::Monitor) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
+
+    /// Reachability properties ("sometimes"): the names of conditions that
+    /// must hold in at least one reachable state (a transaction commits).
+    /// Default: none.
+    fn sometimes(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// Whether reachability property `property` (an index into
+    /// [`MachineModel::sometimes`]) holds in `world`. Deterministic and
+    /// cheap: it runs after every step of a property's search.
+    fn holds(&self, _world: &World<Self>, _property: usize) -> bool {
+        false
+    }
 }
 
 /// A value of a model whose machine ids [`MachineModel::rename`] renames.

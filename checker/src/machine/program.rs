@@ -4,6 +4,7 @@ use super::ctx::{Ctx, Setup};
 use super::delivery::Action;
 use super::world::{MachineId, Pending, Slot, World};
 use super::{MachineModel, Receive};
+use crate::coverage::Hit;
 use crate::program::{
     ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Program, StateView, StepTrace, Violation, ViolationKind,
 };
@@ -447,5 +448,25 @@ impl<M: MachineModel> Program for Machines<M> {
                 names.join(", ")
             })
             .collect()
+    }
+
+    fn cover_step(&self, s: &World<M>, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
+        self.step_hits(s, actor, alt, out)
+    }
+
+    fn cover_state(&self, s: &World<M>, out: &mut Vec<Hit>) {
+        self.state_hits(s, out)
+    }
+
+    fn coverage_space(&self) -> Vec<Hit> {
+        self.declared_hits()
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        self.0.sometimes()
+    }
+
+    fn holds(&self, s: &World<M>, property: usize) -> bool {
+        self.0.holds(s, property)
     }
 }

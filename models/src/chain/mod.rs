@@ -582,6 +582,50 @@ impl MachineModel for Cfg {
     fn invariant(&self, world: &World<Self>) -> Result<(), MonitorError> {
         monitor::propagation(self, world).map_err(|e| MonitorError::new("propagation", e))
     }
+
+    fn handlers(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("client", "Answer"),
+            ("client", "Go"),
+            ("client", "NewHead"),
+            ("client", "NewTail"),
+            ("client", "UpdDone"),
+            ("injector", "Go"),
+            ("master", "Crashed"),
+            ("master", "Heartbeat"),
+            ("master", "Pong"),
+            ("master", "Timeout"),
+            ("server", "Ack"),
+            ("server", "BecomeHead"),
+            ("server", "BecomeTail"),
+            ("server", "Fail"),
+            ("server", "Fwd"),
+            ("server", "LastSeq"),
+            ("server", "NewPred"),
+            ("server", "NewSucc"),
+            ("server", "Ping"),
+            ("server", "Query"),
+            ("server", "Update"),
+            ("timer", "Start"),
+        ]
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        vec!["update-then-query-done", "chain-repaired"]
+    }
+
+    fn holds(&self, world: &World<Self>, property: usize) -> bool {
+        match property {
+            // A client's update was acknowledged and its query answered.
+            0 => world
+                .slots()
+                .iter()
+                .any(|s| matches!(&s.machine, Machine::Client(c) if c.op >= 2)),
+            // The master removed a crashed server from the chain.
+            1 => matches!(world.machine(self.master_id()), Machine::Master(m) if m.removed > 0),
+            _ => false,
+        }
+    }
 }
 
 impl Model for Chain {

@@ -41,7 +41,7 @@
 //! 3. `takeover-without-phase1` ([`Bug::TakeoverWithoutPhase1`]): the new leader skips phase 1 and trusts
 //!    its own acceptor log to find free slots.
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 
@@ -378,6 +378,32 @@ impl MachineModel for Cfg {
             }
         }
         Ok(())
+    }
+
+    fn handlers(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("client", "Go"),
+            ("node", "Accept"),
+            ("node", "Accepted"),
+            ("node", "Prepare"),
+            ("node", "Promise"),
+            ("node", "Request"),
+            ("node", "Timeout"),
+            ("timer", "Go"),
+        ]
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        vec!["value-chosen", "every-update-chosen"]
+    }
+
+    fn holds(&self, world: &World<Self>, property: usize) -> bool {
+        let chosen = world.monitor().chosen.iter().filter(|v| **v != 0).count();
+        match property {
+            0 => chosen > 0,
+            1 => chosen >= usize::from(self.updates),
+            _ => false,
+        }
     }
 }
 

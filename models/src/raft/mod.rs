@@ -523,6 +523,44 @@ impl MachineModel for Cfg {
             .collect();
         check(self, &servers, world.monitor())
     }
+
+    fn handlers(&self) -> Vec<(&'static str, &'static str)> {
+        let mut h = vec![
+            ("client", "Ack"),
+            ("client", "ClientTimeout"),
+            ("client", "Go"),
+            ("client", "Redirect"),
+            ("server", "Append"),
+            ("server", "AppendReply"),
+            ("server", "Request"),
+        ];
+        if self.elections > 0 && self.servers > 1 {
+            h.extend([("server", "RequestVote"), ("server", "Timeout"), ("server", "Vote")]);
+        }
+        if self.crashes > 0 {
+            h.extend([("injector", "Go"), ("server", "Crash")]);
+        }
+        h
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        let mut s = vec!["entry-committed", "command-acked"];
+        if self.elections > 0 && self.servers > 1 {
+            s.push("new-leader-elected");
+        }
+        s
+    }
+
+    fn holds(&self, world: &World<Self>, property: usize) -> bool {
+        let mon = world.monitor();
+        match property {
+            0 => !mon.committed.is_empty(),
+            1 => mon.acked != 0,
+            // A leader of a term after the first (index = term).
+            2 => mon.leaders.iter().skip(2).any(|l| *l != 0),
+            _ => false,
+        }
+    }
 }
 
 impl Model for Raft {

@@ -51,7 +51,7 @@
 //! client's read.
 
 use mcheck_checker::lin::{Entry, KvMap, Tracker};
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 
@@ -508,6 +508,56 @@ impl MachineModel for Cfg {
                     *x = mask(*x);
                 }
             }
+        }
+    }
+
+    fn handlers(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("client", "Go"),
+            ("client", "Result"),
+            ("client", "Value"),
+            ("coordinator", "Timeout"),
+            ("coordinator", "Vote"),
+            ("coordinator", "Write"),
+            ("participant", "Abort"),
+            ("participant", "Apply"),
+            ("participant", "Commit"),
+            ("participant", "Prepare"),
+            ("participant", "Read"),
+            ("timer", "Cancel"),
+            ("timer", "Start"),
+            ("timer", "Tick"),
+        ]
+    }
+
+    fn monitor_states(&self, mon: &Monitor) -> Vec<(&'static str, &'static str)> {
+        let any = |masks: &[u8]| masks.iter().any(|m| *m != 0);
+        let state = match (any(&mon.commits), any(&mon.aborts)) {
+            (false, false) => "nothing decided",
+            (true, false) => "commits only",
+            (false, true) => "aborts only",
+            (true, true) => "commits and aborts",
+        };
+        vec![("atomicity", state)]
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        vec!["transaction-committed", "transaction-aborted", "read-back-done"]
+    }
+
+    fn holds(&self, world: &World<Self>, property: usize) -> bool {
+        let all = (1u16 << self.participants) - 1;
+        match property {
+            // Every participant committed one transaction.
+            0 => world.monitor().commits.iter().any(|m| u16::from(*m) == all),
+            // A participant aborted one (or voted against it).
+            1 => world.monitor().aborts.iter().any(|m| *m != 0),
+            // A client read its key back after a write.
+            2 => world
+                .slots()
+                .iter()
+                .any(|s| matches!(&s.machine, Machine::Client(c) if c.round > 0)),
+            _ => false,
         }
     }
 }

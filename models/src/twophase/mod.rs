@@ -49,6 +49,7 @@
 //! `TCConsistent` (no RM committed while another is aborted) is checked on
 //! every new state; `TPTypeOK` holds by construction of [`TwoPhaseState`].
 
+use mcheck_checker::coverage::{Hit, How};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{
     ActorId, ActorInfo, BugSpec, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace, Violation,
@@ -535,6 +536,48 @@ impl Program for TwoPhaseProgram {
 
     fn symmetry_groups(&self) -> Vec<String> {
         vec![format!("rm1..rm{} (the resource managers)", self.layout.n)]
+    }
+
+    fn cover_step(&self, s: &TwoPhaseState, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
+        if let Some(action) = self.action(s, actor, alt) {
+            out.push(Hit::new(self.actor_name(s, actor), action.to_string(), How::Ran));
+        }
+    }
+
+    fn coverage_space(&self) -> Vec<Hit> {
+        let n = self.layout.n;
+        let mut tm: Vec<Action> = (0..n).map(Action::TmRcvPrepared).collect();
+        tm.extend([Action::TmCommit, Action::TmAbort]);
+        if self.rounds > 1 {
+            tm.push(Action::TmNextRound);
+        }
+        let mut hits: Vec<Hit> = tm.iter().map(|a| Hit::new("tm", a.to_string(), How::Ran)).collect();
+        for i in 0..n {
+            let rm = [
+                Action::RmPrepare(i),
+                Action::RmChooseToAbort(i),
+                Action::RmRcvCommitMsg(i),
+                Action::RmRcvAbortMsg(i),
+            ];
+            hits.extend(
+                rm.iter()
+                    .map(|a| Hit::new(format!("rm{}", i + 1), a.to_string(), How::Ran)),
+            );
+        }
+        hits
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        vec!["all-committed", "all-aborted"]
+    }
+
+    fn holds(&self, s: &TwoPhaseState, property: usize) -> bool {
+        let want = match property {
+            0 => RmState::Committed,
+            1 => RmState::Aborted,
+            _ => return false,
+        };
+        (0..self.layout.n).all(|i| self.rm_state(s, i) == want)
     }
 }
 

@@ -1,0 +1,76 @@
+//! The methods a wrapper program passes to the program it wraps.
+
+/// Inside `impl<P: Program> Program for Wrapper<'_, P>` whose field
+/// `program: &P` is the wrapped program: every method but `execute` and
+/// `execute_traced`, passed on unchanged.
+macro_rules! forward_program {
+    () => {
+        fn initial(&self) -> P::State {
+            self.program.initial()
+        }
+
+        fn actors(&self, s: &P::State) -> Vec<$crate::program::ActorInfo> {
+            self.program.actors(s)
+        }
+
+        fn enabled(&self, s: &P::State, out: &mut Vec<$crate::program::Enabled>) {
+            self.program.enabled(s, out)
+        }
+
+        fn deadlock(&self, s: &P::State) -> Option<$crate::program::Violation> {
+            self.program.deadlock(s)
+        }
+
+        fn actor_name(&self, s: &P::State, actor: $crate::program::ActorId) -> String {
+            self.program.actor_name(s, actor)
+        }
+
+        fn view(&self, s: &P::State) -> Option<$crate::program::StateView> {
+            self.program.view(s)
+        }
+
+        fn cover_step(
+            &self,
+            s: &P::State,
+            actor: $crate::program::ActorId,
+            alt: u32,
+            out: &mut Vec<$crate::coverage::Hit>,
+        ) {
+            self.program.cover_step(s, actor, alt, out)
+        }
+
+        fn cover_state(&self, s: &P::State, out: &mut Vec<$crate::coverage::Hit>) {
+            self.program.cover_state(s, out)
+        }
+
+        fn coverage_space(&self) -> Vec<$crate::coverage::Hit> {
+            self.program.coverage_space()
+        }
+
+        fn sometimes(&self) -> Vec<&'static str> {
+            self.program.sometimes()
+        }
+
+        fn holds(&self, s: &P::State, property: usize) -> bool {
+            self.program.holds(s, property)
+        }
+
+        fn hot(&self, s: &P::State) -> Option<$crate::program::Hot> {
+            self.program.hot(s)
+        }
+
+        fn has_liveness(&self) -> bool {
+            self.program.has_liveness()
+        }
+
+        fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
+            self.program.canonical_fingerprint(s)
+        }
+
+        fn symmetry_groups(&self) -> Vec<String> {
+            self.program.symmetry_groups()
+        }
+    };
+}
+
+pub(super) use forward_program;

@@ -1,0 +1,27 @@
+//! Coverage and reachability properties (ARCHITECTURE.md §6, "Coverage and
+//! reachability"): what a search actually exercised, and conditions that
+//! must hold in at least one reachable state.
+//!
+//! * [`Counted`] wraps a program and counts what each step exercises, as
+//!   the program names it ([`crate::Program::cover_step`]: the machine
+//!   runtime gives machine kind, message kind and whether the message was
+//!   handled, deferred, ignored, dropped or unhandled; a plain program the
+//!   actor and the alternative), over distinct transitions for exhaustive
+//!   strategies and over every executed step for sampling ones;
+//! * [`Reach`] wraps a program so that reaching a property ends the
+//!   execution as a marked violation ([`reached`]): a search of it is a
+//!   search for the property, and its counterexample is a schedule that
+//!   replays to the property's state;
+//! * [`Coverage`] is the report's section; `check::check_coverage` fills it.
+
+mod count;
+mod forward;
+mod key;
+mod reach;
+mod report;
+mod text;
+
+pub use count::Counted;
+pub use key::{Hit, How};
+pub use reach::{reached, reached_property, Reach, SOMETIMES};
+pub use report::{CountedOver, Coverage, Entry, Property, Status};
