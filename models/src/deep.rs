@@ -26,15 +26,22 @@ const DEEP: &[(&str, &str, &[&str])] = &[
             "clients=2,failures=2,keys=60",
             "clients=2,keys=60",
             "clients=2,keys=60,servers=4",
+            "clients=2,keys=60",
+            "clients=2,keys=60",
         ],
     ),
     ("lostupdate", "increments", &["clients=3,increments=60"]),
     ("multipaxos", "updates", &["updates=60", "updates=60", "updates=60"]),
-    ("paxos", "proposals", &["proposals=20", "proposals=20", "proposals=20"]),
+    (
+        "paxos",
+        "proposals",
+        &["proposals=20", "proposals=20", "proposals=20", "proposals=20"],
+    ),
     (
         "2pc",
         "transactions",
         &[
+            "transactions=30",
             "transactions=30",
             "transactions=30",
             "transactions=30",

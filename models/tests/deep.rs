@@ -71,7 +71,7 @@ fn check<M: Model>(model: &M, steps: &[u64]) {
 #[test]
 fn chain_deep_configurations() {
     // Means 789, 639 (two crashes), 1009 (four servers).
-    check(&chain::Chain, &[15775, 15775, 15775, 15775, 12778, 15775, 20185]);
+    check(&chain::Chain, &[15775, 15775, 15775, 15775, 12778, 15775, 20185, 15775, 15775]);
 }
 
 #[test]
@@ -89,13 +89,13 @@ fn multipaxos_deep_configurations() {
 #[test]
 fn paxos_deep_configurations() {
     // Mean 524.
-    check(&paxos::Paxos, &[10490; 3]);
+    check(&paxos::Paxos, &[10490; 4]);
 }
 
 #[test]
 fn twopc_deep_configurations() {
     // Mean 524.
-    check(&twopc::TwoPc, &[10488; 4]);
+    check(&twopc::TwoPc, &[10488; 5]);
 }
 
 #[test]
