@@ -71,7 +71,10 @@ fn check<M: Model>(model: &M, steps: &[u64]) {
 #[test]
 fn chain_deep_configurations() {
     // Means 789, 639 (two crashes), 1009 (four servers).
-    check(&chain::Chain, &[15775, 15775, 15775, 15775, 12778, 15775, 20185, 15775, 15775]);
+    check(
+        &chain::Chain,
+        &[15775, 15775, 15775, 15775, 12778, 15775, 20185, 15775, 15775],
+    );
 }
 
 #[test]
