@@ -9,14 +9,12 @@
 //! uniformly. A bug of depth d is found with probability at least
 //! 1/(n * k^(d-1)) per execution for n actors and k steps.
 
-use super::batch::Batches;
 use super::error::SearchError;
 use super::exec::Driver;
-use super::walk::{run_one, walks};
+use super::walk::{run_one, walk_until_found};
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Report;
-use crate::schedule::PathKind;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -117,12 +115,10 @@ pub fn default_steps<P: Program>(program: &P, config: &Config) -> u64 {
 /// Runs until a violation or a budget. The counterexample is a choice path.
 pub fn pct<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u64>) -> Result<Report, SearchError> {
     let (k, report) = depth_report("pct", program, config, depth, steps)?;
-    let mut batches = Batches::new(config, report)?;
     let actors: Vec<ActorId> = program.actors(&program.initial()).iter().map(|a| a.id).collect();
-    let end = walks(&mut batches, program, (0, u64::MAX, "pct"), config.max_steps, |seed| {
+    walk_until_found(program, config, report, "pct", |seed| {
         PctDriver::new(seed, &actors, depth, k)
-    })?;
-    Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
+    })
 }
 
 /// The report of PCT or PCTCP (`name`) with bug depth `depth` and change

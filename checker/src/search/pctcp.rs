@@ -52,16 +52,14 @@
 //! least the number of steps; by default `k` is measured as for PCT
 //! ([`super::pct_default_steps`]).
 
-use super::batch::Batches;
 use super::error::SearchError;
 use super::exec::Driver;
 use super::pct::{change_points, depth_report};
 use super::pos::{Delivery, Inboxes};
-use super::walk::walks;
+use super::walk::walk_until_found;
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Report;
-use crate::schedule::PathKind;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -186,13 +184,7 @@ impl Driver for PctcpDriver {
 /// a violation or a budget. The counterexample is a choice path.
 pub fn pctcp<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u64>) -> Result<Report, SearchError> {
     let (k, report) = depth_report("pctcp", program, config, depth, steps)?;
-    let mut batches = Batches::new(config, report)?;
-    let end = walks(
-        &mut batches,
-        program,
-        (0, u64::MAX, "pctcp"),
-        config.max_steps,
-        |seed| PctcpDriver::new(seed, depth, k),
-    )?;
-    Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
+    walk_until_found(program, config, report, "pctcp", |seed| {
+        PctcpDriver::new(seed, depth, k)
+    })
 }

@@ -61,14 +61,12 @@
 //! schedule is still a choice path that replays exactly; only the paper's
 //! bound no longer applies as stated.
 
-use super::batch::Batches;
 use super::error::SearchError;
 use super::exec::Driver;
-use super::walk::walks;
+use super::walk::walk_until_found;
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Report;
-use crate::schedule::PathKind;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
@@ -239,15 +237,8 @@ impl Driver for PosDriver {
 /// execution per sample on the batch runner, each seeded from the run's
 /// seed and the sample's index. The counterexample is a choice path.
 pub fn pos<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
-    let mut batches = Batches::new(config, Report::new("pos", None, config.seed, 1))?;
-    let end = walks(
-        &mut batches,
-        program,
-        (0, u64::MAX, "pos"),
-        config.max_steps,
-        PosDriver::new,
-    )?;
-    Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
+    let report = Report::new("pos", None, config.seed, 1);
+    walk_until_found(program, config, report, "pos", PosDriver::new)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use super::batch::{Batches, RoundEnd};
 use super::error::SearchError;
 use super::exec::{choice_at, Driver};
-use super::walk::walks;
+use super::walk::{walk_until_found, walks};
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::{BoundedBy, Report};
@@ -41,15 +41,8 @@ impl Driver for UniformDriver {
 /// violation or a budget (the time limit, 60 s by default). The
 /// counterexample is a choice path.
 pub fn rs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
-    let mut batches = Batches::new(config, Report::new("rs", None, config.seed, 1))?;
-    let end = walks(
-        &mut batches,
-        program,
-        (0, u64::MAX, "rs"),
-        config.max_steps,
-        UniformDriver::new,
-    )?;
-    Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
+    let report = Report::new("rs", None, config.seed, 1);
+    walk_until_found(program, config, report, "rs", UniformDriver::new)
 }
 
 /// Iterative random walk (IRS): iteration i = 1, 2, ... runs 3^i random

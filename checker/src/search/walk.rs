@@ -4,7 +4,10 @@
 use super::batch::{stream_seed, Batches, RoundEnd, Sample};
 use super::error::SearchError;
 use super::exec::{self, Driver, End};
+use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
+use crate::report::Report;
+use crate::schedule::PathKind;
 
 /// Records the flat choice index of every step a driver takes.
 struct Recording<'d, D> {
@@ -42,6 +45,22 @@ pub(super) fn run_one<P: Program, D: Driver>(program: &P, driver: &mut D, max_st
         aborted: false,
         complete: true,
     }
+}
+
+/// A random-walk technique (RS, POS, PCT, PCTCP) run until a violation or
+/// a budget: one round of unbounded walks on the batch runner into
+/// `report` (`label` in progress lines), walk `i` driven by
+/// `driver(seed)`. The counterexample is a choice path.
+pub(super) fn walk_until_found<P: Program, D: Driver>(
+    program: &P,
+    config: &Config,
+    report: Report,
+    label: &str,
+    driver: impl Fn(u64) -> D + Sync + Send,
+) -> Result<Report, SearchError> {
+    let mut batches = Batches::new(config, report)?;
+    let end = walks(&mut batches, program, (0, u64::MAX, label), config.max_steps, driver)?;
+    Ok(batches.finish(end, PathKind::Choices, None, config.max_steps))
 }
 
 /// Round `round` of `count` random walks on `batches` (`label` in progress
