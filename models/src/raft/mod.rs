@@ -232,6 +232,16 @@ impl Default for Cfg {
     }
 }
 
+/// The elections a bug's race needs (the one place that says so): the
+/// Figure 8 race takes three, the double vote two.
+fn elections_needed(bug: Option<Bug>) -> u8 {
+    match bug {
+        Some(Bug::Figure8Commit) => 3,
+        Some(Bug::VolatileVote) => 2,
+        _ => 0,
+    }
+}
+
 impl Cfg {
     /// The configuration for `params` (resolved against [`PARAMS`]).
     pub fn new(params: &Params, bug: Option<Bug>) -> Cfg {
@@ -247,15 +257,9 @@ impl Cfg {
         .with_room_for(bug)
     }
 
-    /// Raises the bounds a bug's race needs: the Figure 8 race takes three
-    /// elections, the double vote two.
+    /// Raises the bounds a bug's race needs ([`elections_needed`]).
     fn with_room_for(mut self, bug: Option<Bug>) -> Cfg {
-        let elections = match bug {
-            Some(Bug::Figure8Commit) => 3,
-            Some(Bug::VolatileVote) => 2,
-            _ => 0,
-        };
-        self.elections = self.elections.max(elections);
+        self.elections = self.elections.max(elections_needed(bug));
         self
     }
 
@@ -579,5 +583,14 @@ impl Model for Raft {
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
         Machines(Cfg::new(params, Bug::from_build(bug)))
+    }
+
+    /// The parameters the run uses: `elections` raised to what the bug's
+    /// race needs, so that reports and schedules show it.
+    fn effective_params(&self, params: &Params, bug: Option<u32>) -> Params {
+        let mut p = params.clone();
+        let needed = u64::from(elections_needed(Bug::from_build(bug)));
+        p.set("elections", p.get("elections").max(needed));
+        p
     }
 }
