@@ -128,6 +128,9 @@ fn list(registry: &Registry, json: bool) -> Result<u8, String> {
         for g in m.symmetry_groups() {
             println!("      --symmetry   interchangeable: {g}");
         }
+        if !info.notes.is_empty() {
+            println!("      notes: {}", info.notes);
+        }
     }
     println!("Explorers:");
     for e in mcheck_explorers::BUILTIN {

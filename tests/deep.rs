@@ -118,6 +118,8 @@ fn deep_table_markdown_states_its_budget_and_rejects_a_state_cap() {
         "--deep",
         "--models",
         "lostupdate",
+        "--bugs",
+        "1",
         "--runs",
         "1",
         "--budget-s",

@@ -30,7 +30,11 @@ const DEEP: &[(&str, &str, &[&str])] = &[
             "clients=2,keys=60",
         ],
     ),
-    ("lostupdate", "increments", &["clients=3,increments=60"]),
+    (
+        "lostupdate",
+        "increments",
+        &["clients=3,increments=60", "clients=3,increments=60"],
+    ),
     ("multipaxos", "updates", &["updates=60", "updates=60", "updates=60"]),
     (
         "paxos",
@@ -41,6 +45,7 @@ const DEEP: &[(&str, &str, &[&str])] = &[
         "2pc",
         "transactions",
         &[
+            "transactions=30",
             "transactions=30",
             "transactions=30",
             "transactions=30",

@@ -7,12 +7,30 @@
 //! another client got there first. A monitor checks that when every client
 //! is done, the counter equals the number of increments.
 //!
-//! Bug 1 (`blind-write`): the client writes the new value with a plain
-//! `Write` instead of a compare-and-swap; when two clients read the same
-//! value, one increment is lost. Run to completion without delays runs the
-//! clients one after the other, so it takes a delay to find it.
+//! Liveness (the `increments` monitor, ARCHITECTURE.md §5): a client is
+//! owed its increments from the start until the last one has succeeded
+//! (hot while some client has increments left, halted or not). A failed
+//! compare-and-swap means another client's succeeded, so the retries are
+//! bounded by the total number of increments: every execution of the
+//! correct model ends, with every client done.
+//!
+//! Symmetry (ARCHITECTURE.md §3, "Symmetry"): the clients are
+//! interchangeable. Each starts with the same state and the same `Go`, the
+//! server answers whoever asked (`from`), and neither the monitor nor the
+//! counter depends on which client did what; `from` is the only id held.
+//!
+//! Seeded bugs (run to completion without delays runs the clients one after
+//! the other, so each takes a delay to find):
+//! 1. `blind-write` ([`Bug::BlindWrite`]): the client writes the new value
+//!    with a plain `Write` instead of a compare-and-swap; when two clients
+//!    read the same value, one increment is lost.
+//! 2. `give-up-on-conflict` ([`Bug::GiveUpOnConflict`], a liveness bug):
+//!    the client treats a failed compare-and-swap as fatal and exits
+//!    without retrying and without telling anyone, so its increments are
+//!    never done; no safety monitor sees it (the counter is only checked
+//!    once every client is done).
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup, World};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 
@@ -25,17 +43,30 @@ pub struct LostUpdate;
 pub enum Bug {
     /// `blind-write`: a plain write instead of a compare-and-swap.
     BlindWrite,
+    /// `give-up-on-conflict` (liveness): the client exits on a failed
+    /// compare-and-swap without retrying or telling anyone.
+    GiveUpOnConflict,
 }
 
 impl SeededBug for Bug {
-    const TABLE: &'static [(Bug, BugSpec)] = &[(
-        Bug::BlindWrite,
-        BugSpec {
-            id: 1,
-            name: "blind-write",
-            description: "the client writes the incremented value with a plain write instead of a compare-and-swap, so two clients that read the same value lose one increment",
-        },
-    )];
+    const TABLE: &'static [(Bug, BugSpec)] = &[
+        (
+            Bug::BlindWrite,
+            BugSpec {
+                id: 1,
+                name: "blind-write",
+                description: "the client writes the incremented value with a plain write instead of a compare-and-swap, so two clients that read the same value lose one increment",
+            },
+        ),
+        (
+            Bug::GiveUpOnConflict,
+            BugSpec {
+                id: 2,
+                name: "give-up-on-conflict",
+                description: "liveness: the client treats a failed compare-and-swap as a fatal error and exits without retrying and without telling anyone: when two clients read the same value, the one whose swap fails halts with increments left, which are never done; the execution ends with the increments monitor hot",
+            },
+        ),
+    ];
 }
 
 /// The parameters and their defaults (the only place they are written).
@@ -203,6 +234,10 @@ impl Client {
             Msg::Written(ok) => {
                 if ok {
                     self.left -= 1;
+                } else if cfg.bug == Some(Bug::GiveUpOnConflict) {
+                    self.busy = false;
+                    ctx.halt();
+                    return;
                 }
                 if self.left == 0 {
                     self.busy = false;
@@ -266,6 +301,33 @@ impl MachineModel for Cfg {
         Ok(())
     }
 
+    /// Liveness (`increments`): hot while a client, halted or not, has
+    /// increments left (see the module docs).
+    fn has_liveness(&self) -> bool {
+        true
+    }
+
+    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+        world.slots().iter().enumerate().find_map(|(i, s)| match &s.machine {
+            Machine::Client(c) if c.left > 0 => Some(MonitorError::new(
+                "increments",
+                format!("client{i} still owes {} of its {} increments", c.left, self.increments),
+            )),
+            _ => None,
+        })
+    }
+
+    /// The clients are interchangeable (see the module docs).
+    fn symmetry(&self) -> Vec<Vec<MachineId>> {
+        vec![(1..=u32::from(self.clients)).map(MachineId).collect()]
+    }
+
+    fn rename(&self, value: Renamed<'_, Self>, f: &dyn Fn(MachineId) -> MachineId) {
+        if let Renamed::Msg(Msg::Read { from } | Msg::Cas { from, .. } | Msg::Write { from, .. }) = value {
+            *from = f(*from);
+        }
+    }
+
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {
         let write = if self.bug == Some(Bug::BlindWrite) {
             "Write"
@@ -305,7 +367,7 @@ impl Model for LostUpdate {
             params: PARAMS.to_vec(),
             bugs: Bug::specs(),
             explorers: vec![],
-            notes: "",
+            notes: "liveness: every client's increments all complete (monitor increments)",
         }
     }
 

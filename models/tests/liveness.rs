@@ -2,9 +2,11 @@
 //! exhaustive search as lassos that replay, and the correct models stay
 //! verified with liveness checking on.
 
-use mcheck_checker::{check_model, replay_model, Config, Params, Strategy, ViolationKind};
+use mcheck_checker::{check_model, replay_model, Config, Model, Params, Program, Strategy, ViolationKind};
 use mcheck_explorers::builtin;
+use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::paxos::Paxos;
+use mcheck_models::twopc::TwoPc;
 
 fn config() -> Config {
     Config {
@@ -67,4 +69,53 @@ fn correct_paxos_stays_verified_with_liveness_on() {
         "{:?}",
         report.notes
     );
+}
+
+/// Liveness bug `bug` of `model` (default configuration) is found by DFS
+/// as an execution that ends with `monitor` hot at `step` after `states`
+/// states; its schedule replays to the same violation, and without
+/// liveness checking the same search verifies.
+fn assert_ends_hot<M: Model>(model: &M, bug: u32, monitor: &str, step: usize, states: u64) {
+    let params = Params::default();
+    let run = |config: &Config| {
+        check_model(model, &params, Some(bug), &Strategy::Dfs, builtin("rr").unwrap(), config).unwrap()
+    };
+    let report = run(&config());
+    let found = report.violation.clone().expect("a liveness violation");
+    assert_eq!(found.violation.kind, ViolationKind::Liveness);
+    assert_eq!(found.violation.machine.as_deref(), Some(monitor));
+    assert_eq!((found.step, report.states), (step, states));
+    let schedule = report.schedule.unwrap();
+    assert!(schedule.cycle.is_empty(), "the execution ends hot");
+    let ex = replay_model(model, None::<mcheck_explorers::AnyExplorer>, &schedule, false).unwrap();
+    assert_eq!(ex.violation.unwrap(), found);
+    assert!(run(&Config::default()).is_verified());
+}
+
+/// The correct `model` (default configuration) is verified by DFS with
+/// liveness on; the liveness note starts with `note`; its initial state is
+/// hot (`monitor` is owed something) and the search ends with none owed.
+fn assert_live<M: Model>(model: &M, monitor: &str, note: &str) {
+    let params = Params::default();
+    let report = check_model(model, &params, None, &Strategy::Dfs, builtin("rr").unwrap(), &config()).unwrap();
+    assert!(report.is_verified(), "{:?}", report.notes);
+    assert!(report.notes.iter().any(|n| n.starts_with(note)), "{:?}", report.notes);
+    let p = model.build(&params, None);
+    assert_eq!(p.hot(&p.initial()).map(|h| h.monitor).as_deref(), Some(monitor));
+}
+
+#[test]
+fn lostupdate_give_up_on_conflict_ends_hot_and_replays() {
+    assert_ends_hot(&LostUpdate, 2, "increments", 0, 0);
+}
+
+#[test]
+fn twopc_abort_only_counted_leaves_a_participant_in_doubt() {
+    assert_ends_hot(&TwoPc, 6, "in-doubt", 0, 0);
+}
+
+#[test]
+fn correct_lostupdate_and_twopc_stay_verified_with_liveness_on() {
+    assert_live(&LostUpdate, "increments", "liveness: 0 states");
+    assert_live(&TwoPc, "answered", "liveness: 0 states");
 }

@@ -33,10 +33,10 @@ fn check_table<B: SeededBug, M: Model>(model: &M, n: u32) {
 #[test]
 fn every_bug_table_maps_both_ways() {
     check_table::<chain::Bug, _>(&chain::Chain, 9);
-    check_table::<lostupdate::Bug, _>(&lostupdate::LostUpdate, 1);
+    check_table::<lostupdate::Bug, _>(&lostupdate::LostUpdate, 2);
     check_table::<multipaxos::Bug, _>(&multipaxos::MultiPaxos, 3);
     check_table::<paxos::Bug, _>(&paxos::Paxos, 4);
-    check_table::<twopc::Bug, _>(&twopc::TwoPc, 5);
+    check_table::<twopc::Bug, _>(&twopc::TwoPc, 6);
     check_table::<twophase::Bug, _>(&twophase::TwoPhase, 1);
     assert_eq!(chain::Bug::StaleDoubleFailure.id(), 5);
     assert_eq!(chain::Bug::from_id(7), Some(chain::Bug::PruneOnLastSeq));

@@ -12,9 +12,12 @@ use common::{bfs, program};
 use mcheck_checker::search::{dfs, ses};
 use mcheck_checker::testing::Causal;
 use mcheck_checker::{check_model, Config, Model, Outcome, Params, Program, Strategy};
+use mcheck_models::lostupdate::LostUpdate;
+use mcheck_models::paxos;
 use mcheck_models::twopc::TwoPc;
 use mcheck_models::twophase::TwoPhase;
 use std::collections::{HashSet, VecDeque};
+use std::hash::Hash;
 
 /// A TwoPhase state in the test's own terms: each RM's (state, in
 /// tmPrepared, Prepared sent) with states 0 working, 1 prepared, 2
@@ -74,15 +77,18 @@ fn permutations(n: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// Reachable states and orbits of TwoPhase with `n` RMs: a BFS over
-/// [`Tp`], each state's orbit named by the smallest of its images under
-/// every permutation of the RMs.
-fn orbits(n: usize) -> (usize, usize) {
+/// Reachable states and orbits of a transition system written in the
+/// test's own terms: a BFS from `s0` by `successors`, each state's orbit
+/// named by the smallest of its images `permute(s, p)` under every
+/// permutation `p` of `n` interchangeable members (member `j` of the image
+/// is member `p[j]` of `s`).
+fn orbit_count<S: Clone + Ord + Hash>(
+    s0: S,
+    n: usize,
+    successors: impl Fn(&S) -> Vec<S>,
+    permute: impl Fn(&S, &[usize]) -> S,
+) -> (usize, usize) {
     let perms = permutations(n);
-    let s0 = Tp {
-        rms: vec![(0, false, false); n],
-        tm: 0,
-    };
     let mut seen = HashSet::from([s0.clone()]);
     let mut todo = VecDeque::from([s0]);
     while let Some(s) = todo.pop_front() {
@@ -92,20 +98,112 @@ fn orbits(n: usize) -> (usize, usize) {
             }
         }
     }
-    let canon: HashSet<Tp> = seen
+    let canon: HashSet<S> = seen
         .iter()
-        .map(|s| {
-            perms
-                .iter()
-                .map(|p| Tp {
-                    rms: p.iter().map(|&i| s.rms[i]).collect(),
-                    tm: s.tm,
-                })
-                .min()
-                .unwrap()
-        })
+        .map(|s| perms.iter().map(|p| permute(s, p)).min().unwrap())
         .collect();
     (seen.len(), canon.len())
+}
+
+/// Reachable states and orbits of TwoPhase with `n` RMs.
+fn orbits(n: usize) -> (usize, usize) {
+    let s0 = Tp {
+        rms: vec![(0, false, false); n],
+        tm: 0,
+    };
+    orbit_count(s0, n, successors, |s, p| Tp {
+        rms: p.iter().map(|&i| s.rms[i]).collect(),
+        tm: s.tm,
+    })
+}
+
+/// A lostupdate state in the test's own terms: the server's counter and
+/// FIFO inbox (client index, `None` for a read or `Some((old, new))` for a
+/// compare-and-swap), and per client its increments left, whether it
+/// halted, and its FIFO inbox (`Go` as `None`, a counter value as
+/// `Some(Ok(v))`, a swap's outcome as `Some(Err(ok))`).
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+struct Lu {
+    value: u16,
+    server: Vec<(usize, Option<(u16, u16)>)>,
+    clients: Vec<Cl>,
+}
+
+type ClientMsg = Option<Result<u16, bool>>;
+
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+struct Cl {
+    left: u8,
+    halted: bool,
+    inbox: Vec<ClientMsg>,
+}
+
+fn lu_successors(s: &Lu) -> Vec<Lu> {
+    let mut out = Vec::new();
+    if let Some(&(c, req)) = s.server.first() {
+        let mut t = s.clone();
+        t.server.remove(0);
+        let reply = match req {
+            None => Ok(t.value),
+            Some((old, new)) => {
+                let ok = t.value == old;
+                if ok {
+                    t.value = new;
+                }
+                Err(ok)
+            }
+        };
+        t.clients[c].inbox.push(Some(reply));
+        out.push(t);
+    }
+    for c in 0..s.clients.len() {
+        let Some(&m) = s.clients[c].inbox.first() else {
+            continue;
+        };
+        let mut t = s.clone();
+        t.clients[c].inbox.remove(0);
+        match m {
+            None => t.server.push((c, None)),
+            Some(Ok(v)) => t.server.push((c, Some((v, v + 1)))),
+            Some(Err(ok)) => {
+                t.clients[c].left -= u8::from(ok);
+                if t.clients[c].left == 0 {
+                    t.clients[c].halted = true;
+                } else {
+                    t.server.push((c, None));
+                }
+            }
+        }
+        out.push(t);
+    }
+    out
+}
+
+/// Reachable states and orbits of lostupdate with `n` clients making
+/// `k` increments each.
+fn lu_orbits(n: usize, k: u8) -> (usize, usize) {
+    let client = Cl {
+        left: k,
+        halted: false,
+        inbox: vec![None],
+    };
+    let s0 = Lu {
+        value: 0,
+        server: vec![],
+        clients: vec![client; n],
+    };
+    orbit_count(s0, n, lu_successors, |s, p| {
+        // Client p[j] of `s` is client j of the image.
+        let mut to = vec![0; p.len()];
+        for (j, &i) in p.iter().enumerate() {
+            to[i] = j;
+        }
+        Lu {
+            value: s.value,
+            server: s.server.iter().map(|&(c, r)| (to[c], r)).collect(),
+            clients: p.iter().map(|&i| s.clients[i].clone()).collect(),
+        }
+    })
 }
 
 fn on() -> Config {
@@ -154,8 +252,9 @@ fn twophase_dfs_and_ses_agree_up_to_twelve_rms() {
 }
 
 /// Every seeded bug of `model` is found by SES with symmetry (with the
-/// test explorer) and by DFS, and its counterexample replays (check_model
-/// replays it on the program without symmetry).
+/// test explorer) and by DFS, liveness checking on (for the liveness
+/// bugs), and its counterexample replays (check_model replays it on the
+/// program without symmetry).
 fn assert_bugs_found<M: Model>(model: &M, set: &[(&str, &str)]) {
     let info = model.info();
     let overrides: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -167,7 +266,11 @@ fn assert_bugs_found<M: Model>(model: &M, set: &[(&str, &str)]) {
     );
     for bug in info.bugs.iter().map(|b| b.id) {
         for strategy in [Strategy::Ses, Strategy::Dfs] {
-            let r = check_model(model, &params, Some(bug), &strategy, Causal::default(), &on()).unwrap();
+            let config = Config {
+                liveness: true,
+                ..on()
+            };
+            let r = check_model(model, &params, Some(bug), &strategy, Causal::default(), &config).unwrap();
             assert_eq!(r.outcome, Outcome::Violation, "{} bug {bug} {strategy:?}", info.name);
             assert!(r.schedule.is_some());
         }
@@ -202,4 +305,65 @@ fn twopc_states_with_and_without_symmetry() {
             "participants={n}"
         );
     }
+}
+
+#[test]
+fn lostupdate_orbits_match_an_independent_brute_force_count() {
+    // (clients, increments, reachable states, orbits)
+    for (n, k, states, orbit_count) in [(2, 2, 212, 0), (3, 2, 7_272, 0), (3, 3, 39_104, 0), (4, 1, 0, 0)] {
+        assert_eq!(lu_orbits(n, k), (states, orbit_count), "oracle clients={n} increments={k}");
+        let p = program(
+            &LostUpdate,
+            &[("clients", &n.to_string()), ("increments", &k.to_string())],
+            None,
+        );
+        assert_eq!(bfs(&p).0, states as u64, "clients={n} increments={k}");
+        let d = dfs(&p, &on()).unwrap();
+        let s = ses(&p, Causal::default(), &on()).unwrap();
+        for r in [&d, &s] {
+            assert_eq!(r.outcome, Outcome::Verified, "clients={n}");
+            assert!(r.symmetry);
+            assert_eq!(r.states, orbit_count as u64, "clients={n} increments={k} {}", r.strategy);
+        }
+    }
+}
+
+#[test]
+fn lostupdate_bugs_are_found_with_symmetry() {
+    assert_bugs_found(&LostUpdate, &[]);
+}
+
+#[test]
+fn tmp_print() {
+    for (n, k) in [(2u8, 2u8), (3, 2), (3, 3), (4, 1), (4,2)] {
+        let p = program(&LostUpdate, &[("clients", &n.to_string()), ("increments", &k.to_string())], None);
+        let d = dfs(&p, &on()).unwrap();
+        let s = ses(&p, Causal::default(), &on()).unwrap();
+        eprintln!("LU {n} {k} oracle {:?} bfs {:?} dfs {} ses {}", lu_orbits(n as usize, k), bfs(&p), d.states, s.states);
+    }
+    for set in [&[("transactions", "2")][..], &[("participants", "3")][..]] {
+        let p = program(&TwoPc, set, None);
+        let off = dfs(&p, &Config::default()).unwrap();
+        let d = dfs(&p, &on()).unwrap();
+        let s = ses(&p, Causal::default(), &on()).unwrap();
+        eprintln!("2PC {set:?} off {} dfs {} ses {} {:?}", off.states, d.states, s.states, (off.outcome, d.outcome, s.outcome));
+    }
+}
+
+#[test]
+fn paxos_declares_no_group_its_quorums_are_not_symmetric() {
+    // The quorum of every ballot a default run can use: a permutation of
+    // the acceptors that kept the contract would map each to itself.
+    let cfg = paxos::Cfg::default();
+    let ballots: Vec<paxos::Ballot> = (1..=cfg.retries + 1)
+        .flat_map(|round| (0..cfg.proposers).map(move |pid| paxos::Ballot { round, pid }))
+        .collect();
+    let n = usize::from(cfg.acceptors);
+    let moved = |p: &[usize], q: u8| (0..n).filter(|&a| q >> a & 1 == 1).map(|a| 1u8 << p[a]).sum::<u8>();
+    let keeping: Vec<Vec<usize>> = permutations(n)
+        .into_iter()
+        .filter(|p| ballots.iter().all(|&b| moved(p, cfg.quorum(b)) == cfg.quorum(b)))
+        .collect();
+    assert_eq!(keeping, [(0..n).collect::<Vec<_>>()], "only the identity");
+    assert!(program(&paxos::Paxos, &[], None).symmetry_groups().is_empty());
 }

@@ -25,7 +25,8 @@ fn info_lists_the_bugs() {
             (2, "abort-after-commit"),
             (3, "stale-vote"),
             (4, "read-before-apply"),
-            (5, "abort-resets-store")
+            (5, "abort-resets-store"),
+            (6, "abort-only-counted")
         ]
     );
 }

@@ -43,6 +43,27 @@
 //!   in a [`mcheck_checker::lin::Tracker`] over a key-value map; the
 //!   history must be linearizable (ARCHITECTURE.md §6).
 //!
+//!
+//! # Liveness (ARCHITECTURE.md §5)
+//!
+//! Hot while something is owed: `answered`, a client that has not halted
+//! is owed the answer to its current request (its write's `Result`, then
+//! its read's `Value`; its `Go` counts as the first write); `in-doubt`, a
+//! participant that voted yes is owed the decision (`pending` until its
+//! `Commit` or `Abort`). The coordinator decides every transaction (the
+//! last yes vote, a no vote or the timeout: votes are never lost), tells
+//! the client and every participant, so every execution of the correct
+//! model ends with every client halted and no participant in doubt.
+//!
+//! # Symmetry
+//!
+//! The participants are grouped as [`MachineModel::symmetry`] says (a
+//! client reads from the first or the last participant, so those two are
+//! interchangeable with each other only). The clients are not declared:
+//! client `c` writes key `c`, and the keys index the participants' stores
+//! and the linearizability history, which a permutation of the clients
+//! would have to permute too.
+//!
 //! # Seeded bugs
 //!
 //! See [`Bug`]; each needs at least one delay to be found: in the
@@ -81,6 +102,10 @@ pub enum Bug {
     ReadBeforeApply,
     /// An abort resets the key instead of dropping the prepared write.
     AbortResetsStore,
+    /// Liveness: an abort is sent only to the participants whose yes vote
+    /// the coordinator counted, so one whose vote was in flight stays in
+    /// doubt.
+    AbortOnlyCounted,
 }
 
 impl SeededBug for Bug {
@@ -123,6 +148,14 @@ impl SeededBug for Bug {
             id: 5,
             name: "abort-resets-store",
             description: "a participant that prepared a write undoes it on Abort by resetting the key in its store to 0 (no value) instead of just dropping the prepared write: after the client's first write committed, its second write is aborted (the other participant votes no), and the client reads the key back from this participant and gets nothing, although its first write committed. read-your-writes is satisfied (the value read is not the aborted one): only the client's history is not linearizable",
+        },
+    ),
+    (
+        Bug::AbortOnlyCounted,
+        BugSpec {
+            id: 6,
+            name: "abort-only-counted",
+            description: "liveness: the coordinator sends Abort only to the participants whose yes vote it has counted (those it knows hold a prepared write), as if a participant it has not heard from had nothing to undo: when a no vote or the timeout aborts the transaction while another participant's yes vote is still on its way, that participant has prepared and never hears the decision (the coordinator ignores its late vote); it stays in doubt for ever and the execution ends with the in-doubt monitor hot",
         },
     ),
     ];
@@ -471,6 +504,38 @@ impl MachineModel for Cfg {
         Ok(())
     }
 
+    /// Liveness (`answered`, `in-doubt`): see the module docs.
+    fn has_liveness(&self) -> bool {
+        true
+    }
+
+    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+        world.slots().iter().enumerate().find_map(|(i, s)| match &s.machine {
+            Machine::Client(c) if !s.halted => Some(MonitorError::new(
+                "answered",
+                format!(
+                    "client{i} waits for the {} of its write {} of key {}",
+                    match c.phase {
+                        Phase::Writing => "result",
+                        Phase::Reading { .. } => "read-back",
+                    },
+                    c.round + 1,
+                    c.key
+                ),
+            )),
+            Machine::Participant(p) => p.pending.map(|(txn, ..)| {
+                MonitorError::new(
+                    "in-doubt",
+                    format!(
+                        "participant {} voted yes on transaction {txn} and waits for its decision",
+                        i - 2
+                    ),
+                )
+            }),
+            _ => None,
+        })
+    }
+
     /// Participants are interchangeable but for the two a client may read
     /// from (the first and the last): those two form one group, the ones
     /// between another. Ids are held as participant indices (votes, the
@@ -589,7 +654,7 @@ impl Model for TwoPc {
             params: PARAMS.to_vec(),
             bugs: Bug::specs(),
             explorers: vec![],
-            notes: "",
+            notes: "liveness: every client hears the outcome of each request (answered) and no participant stays in doubt (in-doubt); the clients are not interchangeable (client c owns key c)",
         }
     }
 

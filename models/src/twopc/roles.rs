@@ -100,6 +100,12 @@ impl Coordinator {
         self.collecting = false;
         ctx.send(TIMER, Msg::Cancel(txn));
         ctx.send(self.client, Msg::Result(commit));
+        if !commit && cfg.bug == Some(Bug::AbortOnlyCounted) {
+            for i in (0..cfg.participants).rev().filter(|i| self.votes & (1 << i) != 0) {
+                ctx.send(cfg.participant_id(i), Msg::Abort(txn));
+            }
+            return;
+        }
         cfg.to_participants(ctx, || if commit { Msg::Commit(txn) } else { Msg::Abort(txn) });
     }
 }

@@ -58,15 +58,39 @@
 //!    acceptor drops an `Accept` below its promise without a `Nack`, so the
 //!    proposer waits forever in phase 2.
 //!
-//! Liveness (the `progress` monitor): a proposer that has neither decided
-//! nor given up is owed an answer. Retries are bounded, so a correct run
-//! always ends with every proposer finished: once proposers stop
-//! competing, the last proposal is chosen.
+//! Liveness (the `progress` monitor, ARCHITECTURE.md §5): a proposer that
+//! has neither decided nor given up (every proposal, not halted) is owed an
+//! answer: each of its rounds ends by a decision, a `Nack` or its timer,
+//! and its retries are bounded, so every execution of the correct protocol
+//! ends with every proposer finished, and a proposer left alone (the
+//! others finished) runs its round to a decision unless a higher promise
+//! refuses it. With retries bounded, "a value is eventually chosen" does
+//! not hold as such (two proposers may pre-empt each other until both run
+//! out of retries), so what is checked is the answer every proposer is
+//! owed; bug 4 shows the lost answer.
+//!
+//! Not symmetric (no group declared for `--symmetry`):
+//! * the acceptors: [`Cfg::quorum`] sends ballot `(round, pid)` to a fixed
+//!   window of acceptor ids (proposer 0 starts at {0, 1}, proposer 1 at
+//!   {1, 2}, each retry shifts the window), so after a permutation of the
+//!   acceptors the same proposer's next `Prepare` goes to acceptors that
+//!   are not the images of the original ones: transitions do not commute
+//!   with any non-trivial permutation (no permutation of 3 acceptors keeps
+//!   the quorums {0,1}, {1,2}, {0,2} of the default configuration);
+//! * the proposers: a ballot's order breaks ties by the proposer's index
+//!   (`b1.0 < b1.1`) and proposer `i` proposes value `i`, so swapping two
+//!   proposers changes which one's Prepare an acceptor refuses;
+//! * there are no separate learners (each proposer learns its own ballot).
 
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 use std::fmt;
+
+mod monitor;
+mod roles;
+
+pub use monitor::Monitor;
 
 /// The model (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
@@ -341,171 +365,6 @@ pub enum Note {
     Decided(Ballot, Value),
 }
 
-/// The monitor: the proposals made, the acceptances per ballot and the
-/// value chosen in the lowest ballot.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Monitor {
-    proposals: Vec<(Ballot, Value)>,
-    votes: Vec<(Ballot, u8)>,
-    chosen: Option<(Ballot, Value)>,
-}
-
-fn p2b(chosen: (Ballot, Value), proposal: (Ballot, Value)) -> Result<(), MonitorError> {
-    let ((cb, cv), (pb, pv)) = (chosen, proposal);
-    if pb > cb && pv != cv {
-        return Err(MonitorError::new(
-            "p2b",
-            format!("{cv:?} was chosen in {cb:?} but the higher ballot {pb:?} proposes {pv:?}"),
-        ));
-    }
-    Ok(())
-}
-
-impl Acceptor {
-    fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
-        let acc = ctx.me().0 as u8;
-        match *msg {
-            Msg::Prepare(b) => {
-                let to = cfg.proposer(b.pid);
-                if self.promised.is_none_or(|p| b > p) {
-                    self.promised = Some(b);
-                    let last = self.accepted;
-                    ctx.send(to, Msg::Promise { b, acc, last });
-                } else {
-                    ctx.send(to, Msg::Nack(b));
-                }
-            }
-            Msg::Accept(b, v) => {
-                let to = cfg.proposer(b.pid);
-                let ok = if cfg.bug == Some(Bug::AcceptBelowPromise) {
-                    self.accepted.is_none_or(|(a, _)| b >= a)
-                } else {
-                    self.promised.is_none_or(|p| b >= p)
-                };
-                if ok {
-                    if self.promised.is_none_or(|p| b > p) {
-                        self.promised = Some(b);
-                    }
-                    self.accepted = Some((b, v));
-                    ctx.announce(Note::Accepted(b, v, acc));
-                    ctx.send(to, Msg::Accepted { b, acc });
-                } else if cfg.bug != Some(Bug::SilentRefusal) {
-                    ctx.send(to, Msg::Nack(b));
-                }
-            }
-            _ => ctx.assert(false, || format!("acceptor cannot handle {msg:?}")),
-        }
-    }
-}
-
-impl Proposer {
-    /// The ballot of the current round.
-    fn ballot(&self) -> Ballot {
-        Ballot {
-            round: self.round,
-            pid: self.pid,
-        }
-    }
-
-    /// Start the next round: phase 1 to its quorum, and the round's timer
-    /// if a retry is left.
-    fn start_round(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
-        self.round += 1;
-        self.phase = Phase::Preparing;
-        self.acks = 0;
-        self.best = None;
-        let b = self.ballot();
-        cfg.to_quorum(cfg.quorum(b), Msg::Prepare(b), ctx);
-        if self.retries > 0 {
-            ctx.send(ctx.me(), Msg::Timeout(self.round));
-        }
-    }
-
-    /// Gives up on the current round: starts the next one if retries are
-    /// left, ends the proposal (stopped) otherwise.
-    fn give_up(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
-        if self.retries == 0 {
-            self.phase = Phase::Stopped;
-            self.next_proposal(cfg, ctx);
-            return;
-        }
-        self.retries -= 1;
-        self.start_round(cfg, ctx);
-    }
-
-    /// The current proposal ended (decided or stopped): start the next one
-    /// in a higher round with fresh retries, or halt after the last.
-    fn next_proposal(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
-        if self.proposals <= 1 {
-            ctx.halt();
-            return;
-        }
-        self.proposals -= 1;
-        self.retries = cfg.retries;
-        self.start_round(cfg, ctx);
-    }
-
-    /// A promise from acceptor `acc` for ballot `b`, reporting `last`.
-    fn promised(&mut self, cfg: &Cfg, b: Ballot, acc: u8, last: Option<(Ballot, Value)>, ctx: &mut Ctx<Cfg>) {
-        let current = self.ballot();
-        let fresh = cfg.bug == Some(Bug::StalePromise) || b == current;
-        if self.phase != Phase::Preparing || !fresh || self.acks & (1 << acc) != 0 {
-            return;
-        }
-        self.acks |= 1 << acc;
-        if let Some((lb, lv)) = last {
-            let adopt = match self.best {
-                None => true,
-                Some((bb, _)) => cfg.bug != Some(Bug::FirstValue) && lb > bb,
-            };
-            if adopt {
-                self.best = Some((lb, lv));
-            }
-        }
-        if self.acks.count_ones() >= cfg.majority() {
-            let v = self.best.map_or(Value(self.pid), |(_, v)| v);
-            let quorum = self.acks;
-            self.phase = Phase::Accepting;
-            self.acks = 0;
-            self.best = Some((current, v));
-            ctx.announce(Note::Proposed(current, v));
-            cfg.to_quorum(quorum, Msg::Accept(current, v), ctx);
-        }
-    }
-
-    fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
-        let current = self.ballot();
-        match *msg {
-            Msg::Go => self.start_round(cfg, ctx),
-            Msg::Promise { b, acc, last } => self.promised(cfg, b, acc, last, ctx),
-            Msg::Accepted { b, acc } => {
-                if self.phase != Phase::Accepting || b != current {
-                    return;
-                }
-                self.acks |= 1 << acc;
-                if self.acks.count_ones() >= cfg.majority() {
-                    self.phase = Phase::Decided;
-                    if let Some((_, v)) = self.best {
-                        ctx.announce(Note::Decided(current, v));
-                    }
-                    self.next_proposal(cfg, ctx);
-                }
-            }
-            Msg::Nack(b) => {
-                if b == current && matches!(self.phase, Phase::Preparing | Phase::Accepting) {
-                    self.give_up(cfg, ctx);
-                }
-            }
-            Msg::Timeout(r) => {
-                if r == self.round && self.retries > 0 && self.phase == Phase::Preparing && ctx.choose_bool("give up") {
-                    self.give_up(cfg, ctx);
-                }
-            }
-            Msg::Prepare(_) | Msg::Accept(..) => ctx.assert(false, || format!("proposer cannot handle {msg:?}")),
-        }
-    }
-}
-
 impl MachineModel for Cfg {
     type Machine = Machine;
     type Msg = Msg;
@@ -577,45 +436,7 @@ impl MachineModel for Cfg {
     }
 
     fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {
-        let chosen = match note {
-            Note::Proposed(b, v) => {
-                if let Err(i) = mon.proposals.binary_search(&(*b, *v)) {
-                    mon.proposals.insert(i, (*b, *v));
-                }
-                if let Some(c) = mon.chosen {
-                    p2b(c, (*b, *v))?;
-                }
-                None
-            }
-            Note::Accepted(b, v, acc) => {
-                let i = match mon.votes.binary_search_by_key(b, |(vb, _)| *vb) {
-                    Ok(i) => i,
-                    Err(i) => {
-                        mon.votes.insert(i, (*b, 0));
-                        i
-                    }
-                };
-                let mask = &mut mon.votes[i].1;
-                let before = mask.count_ones();
-                *mask |= 1 << acc;
-                (before < self.majority() && mask.count_ones() >= self.majority()).then_some((*b, *v))
-            }
-            Note::Decided(b, v) => Some((*b, *v)),
-        };
-        let Some((b, v)) = chosen else {
-            return Ok(());
-        };
-        match mon.chosen {
-            Some((cb, cv)) if cv != v => Err(MonitorError::new(
-                "agreement",
-                format!("{cv:?} was chosen in {cb:?} and {v:?} in {b:?}"),
-            )),
-            Some((cb, _)) if cb <= b => Ok(()),
-            _ => {
-                mon.chosen = Some((b, v));
-                mon.proposals.iter().try_for_each(|p| p2b((b, v), *p))
-            }
-        }
+        mon.observe(self.majority(), note)
     }
 
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {
@@ -637,9 +458,9 @@ impl MachineModel for Cfg {
     fn holds(&self, world: &World<Self>, property: usize) -> bool {
         let mon = world.monitor();
         match property {
-            0 => mon.chosen.is_some(),
+            0 => mon.chosen().is_some(),
             // Two different ballots were proposed (a retry or a rival).
-            1 => mon.proposals.windows(2).any(|w| w[0].0 != w[1].0),
+            1 => mon.competing(),
             _ => false,
         }
     }
@@ -656,7 +477,7 @@ impl Model for Paxos {
             params: PARAMS.to_vec(),
             bugs: Bug::specs(),
             explorers: vec![],
-            notes: "",
+            notes: "not symmetric: quorums are fixed windows of acceptor ids (Cfg::quorum) and ballots break ties by proposer index, so neither acceptors nor proposers are interchangeable",
         }
     }
 
