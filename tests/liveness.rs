@@ -16,27 +16,34 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn a_liveness_bug_exits_1_with_a_lasso_that_replays() {
-    let o = mcheck(&["run", "paxos", "-s", "dfs", "--bug", "4"]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    let out = text(&o);
-    let schedule = out
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("mcheck2:paxos:"))
-        .expect("the schedule is printed")
-        .to_string();
-    assert!(schedule.contains(":v=liveness:at=21:by=progress:"), "{schedule}");
-    // A replay that reproduces the violation exits 1, as for every kind.
-    let r = mcheck(&["replay", &schedule]);
-    assert_eq!(r.status.code(), Some(1), "{}", text(&r));
-    assert!(
-        text(&r).contains("liveness in progress: the execution ends with the monitor hot"),
-        "{}",
-        text(&r)
-    );
-    // Off: the same search verifies.
-    let off = mcheck(&["run", "paxos", "-s", "dfs", "--bug", "4", "--liveness", "off"]);
-    assert_eq!(off.status.code(), Some(0), "{}", text(&off));
+    // (model, bug, step of the violation, hot monitor)
+    for (model, bug, at, by) in [
+        ("paxos", "4", 21, "progress"),
+        ("lostupdate", "2", 23, "increments"),
+        ("2pc", "6", 29, "in-doubt"),
+    ] {
+        let o = mcheck(&["run", model, "-s", "dfs", "--bug", bug]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        let out = text(&o);
+        let schedule = out
+            .lines()
+            .map(str::trim)
+            .find(|l| l.starts_with(&format!("mcheck2:{model}:")))
+            .expect("the schedule is printed")
+            .to_string();
+        assert!(schedule.contains(&format!(":v=liveness:at={at}:by={by}:")), "{schedule}");
+        // A replay that reproduces the violation exits 1, as for every kind.
+        let r = mcheck(&["replay", &schedule]);
+        assert_eq!(r.status.code(), Some(1), "{}", text(&r));
+        assert!(
+            text(&r).contains(&format!("liveness in {by}: the execution ends with the monitor hot")),
+            "{}",
+            text(&r)
+        );
+        // Off: the same search verifies.
+        let off = mcheck(&["run", model, "-s", "dfs", "--bug", bug, "--liveness", "off"]);
+        assert_eq!(off.status.code(), Some(0), "{}", text(&off));
+    }
 }
 
 #[test]

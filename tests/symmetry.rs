@@ -56,7 +56,7 @@ fn symmetry_is_an_error_where_it_does_not_apply() {
         "{}",
         text(&o)
     );
-    let o = mcheck(&["run", "lostupdate", "--symmetry", "-s", "dfs", "-q"]);
+    let o = mcheck(&["run", "paxos", "--symmetry", "-s", "dfs", "-q"]);
     assert!(!o.status.success());
     assert!(text(&o).contains("declares no symmetry"), "{}", text(&o));
 }
@@ -73,4 +73,17 @@ fn list_names_the_declared_groups() {
         t.contains("--symmetry   interchangeable: participant2, participant3"),
         "{t}"
     );
+    assert!(
+        t.contains("--symmetry   interchangeable: client1, client2, client3"),
+        "{t}"
+    );
+    assert!(t.contains("notes: not symmetric: quorums are fixed windows"), "{t}");
+}
+
+#[test]
+fn lostupdate_and_twopc_bugs_exit_1_with_symmetry() {
+    for (model, bug) in [("lostupdate", "1"), ("lostupdate", "2"), ("2pc", "6")] {
+        let o = mcheck(&["run", model, "--bug", bug, "--symmetry", "-q"]);
+        assert_eq!(o.status.code(), Some(1), "{model} {bug}: {}", text(&o));
+    }
 }
