@@ -84,9 +84,10 @@ mod injector;
 mod master;
 mod monitor;
 mod server;
+mod symmetry;
 
 use mcheck_checker::lin::{Entry, KvMap, Tracker};
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup, World};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BoxedExplorer, BugSpec, ExplorerSpec, Model, ModelInfo, ParamSpec, Params};
 
@@ -118,6 +119,8 @@ pub enum Bug {
     EarlyUpdateDone,
     /// Clients take any update acknowledgement for their current update.
     ClientTrustsStaleDone,
+    /// A new successor with an empty history sends no `LastSeq`.
+    SilentEmptySuccessor,
 }
 
 impl SeededBug for Bug {
@@ -192,6 +195,14 @@ impl SeededBug for Bug {
             id: 9,
             name: "client-trusts-stale-done",
             description: "the client takes any UpdDone as the acknowledgement of its current update, without comparing operation numbers; when the head crashes with the client's update on its way, the client resends it to the new head, which gives it a new sequence number: the update is committed twice and the second UpdDone (for the old operation) reaches the client while its next update (of another key) is on its way; the client queries that key and reads nothing after its put returned. No monitor sees it (the tail's answers agree with what it acknowledged): only the clients' history is not linearizable",
+        },
+    ),
+    (
+        Bug::SilentEmptySuccessor,
+        BugSpec {
+            id: 10,
+            name: "silent-empty-successor",
+            description: "a liveness bug: a server given a new predecessor (NewPred) sends its LastSeq only when its history is not empty, reasoning that with nothing to report the predecessor will resend everything anyway; but the predecessor holds its forwards until the LastSeq arrives, so when the middle server crashes before any update reached the tail, the head never settles its new link, the client's update waits in its sent list forever and the chain is never repaired. No safety monitor sees it (the unsettled link is skipped by the propagation monitor): the execution ends with the client unanswered (liveness monitor answered)",
         },
     ),
     ];
@@ -581,6 +592,22 @@ impl MachineModel for Cfg {
 
     fn invariant(&self, world: &World<Self>) -> Result<(), MonitorError> {
         monitor::propagation(self, world).map_err(|e| MonitorError::new("propagation", e))
+    }
+
+    fn has_liveness(&self) -> bool {
+        true
+    }
+
+    fn symmetry(&self) -> Vec<Vec<MachineId>> {
+        symmetry::groups(self)
+    }
+
+    fn rename(&self, value: Renamed<'_, Self>, f: &dyn Fn(MachineId) -> MachineId) {
+        symmetry::rename(value, f)
+    }
+
+    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+        monitor::owed(self, world).map(|(monitor, owed)| MonitorError::new(monitor, owed))
     }
 
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {

@@ -5,6 +5,8 @@
 //!   [`check_pair`], [`check_links`]) are pure functions so that tests can
 //!   feed them bad data directly.
 //! * **Query consistency** ([`QueryMonitor`]): fed by announcements.
+//! * **Liveness** ([`owed`]): what the system still owes in a world (a
+//!   client's answer, a repair), the monitor's temperature.
 
 use super::{Cfg, Client, Machine, Msg, Server, Upd};
 use mcheck_checker::machine::{MachineId, World};
@@ -66,6 +68,59 @@ pub(crate) fn propagation(cfg: &Cfg, world: &World<Cfg>) -> Result<(), String> {
         check_link(world, (id, server), (b, succ))?;
     }
     Ok(())
+}
+
+/// The liveness monitors' temperature (ARCHITECTURE.md §5, "Liveness"):
+/// `Some((monitor, what is owed))` while something is owed in `world`.
+///
+/// * `answered`: a live client has an operation without its answer (a
+///   client halts after its last answer; clients never crash).
+/// * `repaired`: a crashed (halted) server is still in the master's chain
+///   (the ping round has not removed it yet), or a live server of the
+///   master's chain links to a server the master removed, or waits for its
+///   new successor's `LastSeq` (the link is not settled).
+///
+/// Both are owed under every budget: the injector crashes at most
+/// `servers - 1` servers, each crash report starts a ping round, and a
+/// repair needs no retry, so a correct chain always pays them.
+pub(crate) fn owed(cfg: &Cfg, world: &World<Cfg>) -> Option<(&'static str, String)> {
+    let Machine::Master(master) = world.machine(cfg.master_id()) else {
+        return None;
+    };
+    let chain = &master.chain;
+    let halted = |id: MachineId| world.slots()[id.0 as usize].halted;
+    if let Some(dead) = chain.iter().find(|&&s| halted(s)) {
+        return Some((
+            "repaired",
+            format!("server{} crashed and is still in the master's chain", dead.0),
+        ));
+    }
+    for (id, m) in world.live() {
+        match m {
+            Machine::Server(s) if chain.contains(&id) => {
+                if let Some(x) = [s.pred, s.succ].into_iter().flatten().find(|x| !chain.contains(x)) {
+                    return Some((
+                        "repaired",
+                        format!("server{} still links to server{}, which the master removed", id.0, x.0),
+                    ));
+                }
+                if !s.linked {
+                    return Some((
+                        "repaired",
+                        format!("server{} waits for its new successor's LastSeq", id.0),
+                    ));
+                }
+            }
+            Machine::Client(c) => {
+                return Some((
+                    "answered",
+                    format!("client{} waits for the answer to its operation {}", id.0, c.op),
+                ))
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A live client does not wait on a head (for an update) or tail (for a

@@ -81,7 +81,9 @@ impl Server {
             Msg::LastSeq { .. } => {}
             Msg::NewPred(p) => {
                 self.pred = Some(p);
-                ctx.send(p, Msg::LastSeq { from: me, seq: last });
+                if !(cfg.has(Bug::SilentEmptySuccessor) && last == 0) {
+                    ctx.send(p, Msg::LastSeq { from: me, seq: last });
+                }
                 // What it has and no longer waits for is at the tail: the
                 // acknowledgements may have gone to the crashed predecessor.
                 for u in self.hist.iter().filter(|u| !self.sent.contains(u)) {

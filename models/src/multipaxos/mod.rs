@@ -41,11 +41,13 @@
 //! 3. `takeover-without-phase1` ([`Bug::TakeoverWithoutPhase1`]): the new leader skips phase 1 and trusts
 //!    its own acceptor log to find free slots.
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup, World};
+use mcheck_checker::lin::{Entry, Log, LogOp, LogRet, Tracker};
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 
 mod node;
+mod symmetry;
 
 pub use node::{Node, Role};
 
@@ -133,8 +135,11 @@ impl Default for Cfg {
 /// The client.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
-    /// The next value to send (values are `1..=updates`).
+    /// The next value to send (values are `1..=updates`; `updates + 1`
+    /// once all are sent, `updates + 2` after the retransmission).
     pub next: u8,
+    /// The values answered (a bit per value).
+    pub answered: u64,
 }
 
 /// The machines.
@@ -198,6 +203,14 @@ pub enum Msg {
         /// The acceptor's promise.
         promised: u8,
     },
+    /// A node to the client: `value` is applied at position `slot` of the
+    /// log (every slot up to it is chosen).
+    Reply {
+        /// The value.
+        value: u8,
+        /// Its slot.
+        slot: u8,
+    },
 }
 
 /// What the monitors observe.
@@ -205,6 +218,10 @@ pub enum Msg {
 pub enum Note {
     /// The client proposed this value.
     Proposed(u8),
+    /// The client's history (an append per value, its process the value
+    /// itself, answered by the slot), checked for linearizability against
+    /// a log.
+    Client(Entry<Log>),
     /// A learner learned that `value` is chosen in `slot`.
     Chosen {
         /// The slot.
@@ -216,12 +233,13 @@ pub enum Note {
     },
 }
 
-/// The monitors' state: the values proposed (a bit per value) and the
-/// value chosen per slot (0: none yet).
+/// The monitors' state: the values proposed (a bit per value), the
+/// value chosen per slot (0: none yet) and the client's history.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Monitor {
     proposed: u64,
     chosen: Vec<u8>,
+    history: Tracker<Log>,
 }
 
 const TIMEOUT_NODE: u8 = 1;
@@ -245,6 +263,10 @@ impl Cfg {
     }
 
     /// The node that owns `ballot` (>= 1).
+    pub(crate) fn client_id(&self) -> MachineId {
+        MachineId(self.nodes as u32)
+    }
+
     pub(crate) fn owner(&self, ballot: u8) -> u8 {
         (ballot - 1) % self.nodes
     }
@@ -258,19 +280,89 @@ impl Cfg {
 }
 
 impl Client {
-    fn handle(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
+    fn done(&self, cfg: &Cfg) -> bool {
+        self.answered.count_ones() == u32::from(cfg.updates)
+    }
+
+    fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
+        if let Msg::Reply { value, slot } = *msg {
+            if self.answered & (1 << value) == 0 {
+                self.answered |= 1 << value;
+                let ret = LogRet::Index(u64::from(slot));
+                ctx.announce(Note::Client(Entry::Return {
+                    process: u32::from(value),
+                    ret,
+                }));
+                if self.done(cfg) && self.next > cfg.updates {
+                    ctx.halt();
+                }
+            }
+            return;
+        }
         let to = ctx.choose(cfg.nodes as u32, "target") as u8;
         if self.next <= cfg.updates {
             let value = self.next;
             ctx.announce(Note::Proposed(value));
+            ctx.announce(Note::Client(Entry::Invoke {
+                process: u32::from(value),
+                op: LogOp::Append(u64::from(value)),
+            }));
             ctx.send(id(to), Msg::Request(value));
             self.next += 1;
             ctx.send(ctx.me(), Msg::Go);
-        } else {
-            // No reply came for the first update: retransmit it once.
-            ctx.send(id(to), Msg::Request(1));
+        } else if self.done(cfg) {
             ctx.halt();
+        } else {
+            // The first update may be unanswered because its request was
+            // lost with a deposed leader: retransmit it once (not a new
+            // invocation), then wait for the replies.
+            if self.answered & 2 == 0 {
+                ctx.send(id(to), Msg::Request(1));
+            }
+            self.next += 1;
         }
+    }
+}
+
+impl Cfg {
+    /// The liveness monitor `answered` (ARCHITECTURE.md §5, "Liveness"):
+    /// what is owed in `world`, if anything. The client retransmits once
+    /// and a deposed leader's proposals may be lost with it, so a request
+    /// is owed only once the *current* leader holds it: a node that is
+    /// not a follower and whose ballot no node has promised to exceed
+    /// (nobody competes with it any more). Every value in its proposals
+    /// or in a `Request` queued at it must be answered: chosen in its
+    /// slot, applied after every slot before it, and the reply received.
+    pub fn owed(&self, world: &World<Self>) -> Option<String> {
+        let mut answered = 0;
+        let mut top = 0;
+        for (_, m) in world.live() {
+            if let Machine::Node(n) = m {
+                top = top.max(n.promised);
+            }
+        }
+        for slot in world.slots() {
+            if let Machine::Client(c) = &slot.machine {
+                answered = c.answered;
+            }
+        }
+        let leader = (0..self.nodes).find(
+            |&n| matches!(world.machine(id(n)), Machine::Node(x) if x.role != Role::Follower && x.ballot >= top),
+        )?;
+        let Machine::Node(l) = world.machine(id(leader)) else {
+            return None;
+        };
+        let queued = world.inbox(id(leader)).iter().filter_map(|(_, m)| match m {
+            Msg::Request(v) => Some(*v),
+            _ => None,
+        });
+        let held = l.proposals.iter().map(|p| p.1).chain(queued);
+        held.filter(|&v| v != 0 && answered & (1 << v) == 0).min().map(|v| {
+            format!(
+                "value {v} is held by node{leader}, the leader of ballot {}, and not answered",
+                l.ballot
+            )
+        })
     }
 }
 
@@ -294,15 +386,17 @@ impl MachineModel for Cfg {
                 accepted: vec![(0, 0); slots],
                 votes: vec![(0, 0, 0); slots],
                 learned: vec![0; slots],
+                applied: 0,
             }));
         }
-        let client = setup.create(Machine::Client(Client { next: 1 }));
+        let client = setup.create(Machine::Client(Client { next: 1, answered: 0 }));
         setup.send(client, Msg::Go);
         let timer = setup.create(Machine::Timer);
         setup.send(timer, Msg::Go);
         setup.monitor(Monitor {
             proposed: 0,
             chosen: vec![0; slots],
+            history: Tracker::default(),
         });
     }
 
@@ -334,6 +428,7 @@ impl MachineModel for Cfg {
             }
             (Machine::Node(_), Msg::Go) => Receive::Unhandled,
             (Machine::Client(_) | Machine::Timer, Msg::Go) => Receive::Handle,
+            (Machine::Client(_), Msg::Reply { .. }) => Receive::Handle,
             (Machine::Client(_) | Machine::Timer, _) => Receive::Unhandled,
             _ => Receive::Handle,
         }
@@ -342,7 +437,7 @@ impl MachineModel for Cfg {
     fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
         match m {
             Machine::Node(node) => node.handle(self, msg, ctx),
-            Machine::Client(client) => client.handle(self, ctx),
+            Machine::Client(client) => client.handle(self, msg, ctx),
             Machine::Timer => {
                 ctx.send(id(TIMEOUT_NODE), Msg::Timeout);
                 ctx.halt();
@@ -353,6 +448,7 @@ impl MachineModel for Cfg {
     fn observe(&self, mon: &mut Monitor, note: &Note) -> Result<(), MonitorError> {
         match note {
             Note::Proposed(v) => mon.proposed |= 1 << v,
+            Note::Client(entry) => mon.history.record(entry).map_err(MonitorError::linearizability)?,
             Note::Chosen { slot, value, by } => {
                 if mon.proposed & (1 << value) == 0 {
                     return Err(MonitorError::new(
@@ -380,9 +476,26 @@ impl MachineModel for Cfg {
         Ok(())
     }
 
+    fn has_liveness(&self) -> bool {
+        true
+    }
+
+    fn symmetry(&self) -> Vec<Vec<MachineId>> {
+        symmetry::groups(self)
+    }
+
+    fn rename(&self, value: Renamed<'_, Self>, f: &dyn Fn(MachineId) -> MachineId) {
+        symmetry::rename(self, value, f)
+    }
+
+    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+        self.owed(world).map(|owed| MonitorError::new("answered", owed))
+    }
+
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {
         vec![
             ("client", "Go"),
+            ("client", "Reply"),
             ("node", "Accept"),
             ("node", "Accepted"),
             ("node", "Prepare"),

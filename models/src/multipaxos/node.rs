@@ -36,6 +36,9 @@ pub struct Node {
     pub votes: Vec<(u8, u8, u8)>,
     /// Learner: per slot, the value learned (0: none).
     pub learned: Vec<u8>,
+    /// Replica: the slots applied (answered to the client), a prefix of
+    /// the learned ones.
+    pub applied: u8,
 }
 
 impl Node {
@@ -108,6 +111,17 @@ impl Node {
                 value: vote.1,
                 by: ctx.me().0 as u8,
             });
+            self.apply(cfg, ctx);
+        }
+    }
+
+    /// Replica: apply the learned slots in order, answering the client for
+    /// each; a slot waits for every slot before it.
+    fn apply(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
+        while let Some(&value) = self.learned.get(self.applied as usize).filter(|v| **v != 0) {
+            let slot = self.applied;
+            ctx.send(cfg.client_id(), Msg::Reply { value, slot });
+            self.applied += 1;
         }
     }
 
@@ -233,7 +247,7 @@ impl Node {
                     self.leader = cfg.owner(*promised);
                 }
             }
-            Msg::Go => ctx.assert(false, || format!("node{me} cannot handle {msg:?}")),
+            Msg::Go | Msg::Reply { .. } => ctx.assert(false, || format!("node{me} cannot handle {msg:?}")),
         }
     }
 }
