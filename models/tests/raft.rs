@@ -421,3 +421,28 @@ fn leader_elected_is_hot_without_a_leader_of_the_highest_term_while_a_timeout_is
     let new_leader = server(1, 2, &[], true);
     assert!(leader_elected(&[&old_leader, &new_leader, &follower], true).is_none());
 }
+
+/// The correct model with reads (through the log) and liveness on: its
+/// client's history is linearizable and nothing owed is left unpaid, over
+/// the whole state graph (SES with RTC, then the liveness pass).
+#[test]
+fn correct_model_is_linearizable_and_live() {
+    for (set, note) in [
+        (&[("reads", "1"), ("elections", "0"), ("crashes", "0")][..], LIVE_LOSSY),
+        (&[("servers", "2"), ("reads", "1"), ("network", "1")][..], LIVE_TWO),
+    ] {
+        let overrides: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let params = Params::resolve("raft", &PARAMS, &overrides).unwrap();
+        let config = Config {
+            liveness: true,
+            ..Config::default()
+        };
+        let r = check_model(&Raft, &params, None, &Strategy::Ses, builtin("rtc").unwrap(), &config).unwrap();
+        assert!(r.is_verified(), "{set:?}: {:?}", r.violation);
+        assert_eq!(bfs(&program(set, None)).0, r.states, "{set:?}");
+        assert!(r.notes.iter().any(|n| n.starts_with(note)), "{set:?}: {:?}", r.notes);
+    }
+}
+
+const LIVE_LOSSY: &str = "liveness: 80462 states (33789 hot), 501345 transitions";
+const LIVE_TWO: &str = "liveness: 164725 states (79764 hot), 619841 transitions";
