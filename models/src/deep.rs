@@ -63,6 +63,8 @@ const DEEP: &[(&str, &str, &[&str])] = &[
             "requests=60",
             "requests=60",
             "elections=2,requests=60",
+            "reads=1,requests=60",
+            "requests=60",
         ],
     ),
 ];

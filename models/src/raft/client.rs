@@ -1,18 +1,26 @@
 //! The client and the fault injector.
 
-use super::{Cfg, Msg, Note};
+use super::{Bug, Cfg, Msg, Note};
+use mcheck_checker::lin::{Entry, LogOp, LogRet};
 use mcheck_checker::machine::{Ctx, MachineId};
 
 /// Attempts the client makes per command (the first and one retry).
 pub const ATTEMPTS: u8 = 2;
 
-/// The client: submits commands `1..=requests` one at a time to the server
-/// it believes leads, and tries the next server on a redirect or when its
-/// timer fires, at most [`ATTEMPTS`] attempts per command; then it gives the
-/// command up and goes on with the next one.
+/// The client: submits commands `1..=requests`, then `reads` reads of the
+/// log, one operation at a time, to the server it believes leads, and
+/// tries the next server on a redirect or when its timer fires, at most
+/// [`ATTEMPTS`] attempts per operation; then it gives the operation up and
+/// goes on with the next one.
+///
+/// Its history (ARCHITECTURE.md §6, Linearizability) is checked against a
+/// log: operation `k` is process `k` (so a given-up operation stays pending
+/// without blocking the next), invoked when first sent; a command returns
+/// its position (the commands committed before it), a read the commands.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
-    /// The command it is submitting (from 1; above `requests` when done).
+    /// The operation it is submitting (from 1; above [`Cfg::ops`] when
+    /// done).
     pub cmd: u8,
     /// The server it sent it to last.
     pub target: u8,
@@ -40,23 +48,41 @@ impl Client {
     pub fn handle(&mut self, cfg: &Cfg, msg: &Msg, ctx: &mut Ctx<Cfg>) {
         match *msg {
             Msg::Go => self.next_command(cfg, ctx),
-            Msg::Ack(cmd) if cmd == self.cmd => {
+            Msg::Ack { cmd, ref before } if cmd == self.cmd => {
                 ctx.announce(Note::Acked(cmd));
+                let ret = if cfg.is_command(cmd) {
+                    LogRet::Index(before.len() as u64)
+                } else {
+                    LogRet::Entries(before.iter().map(|&c| u64::from(c)).collect())
+                };
+                ctx.announce(Note::Client(Entry::Return {
+                    process: u32::from(cmd),
+                    ret,
+                }));
                 self.next_command(cfg, ctx);
             }
             Msg::Redirect { cmd, from } if cmd == self.cmd && from == self.target => self.retry(cfg, ctx, false),
             Msg::ClientTimeout(cmd) if cmd == self.cmd => self.retry(cfg, ctx, true),
-            Msg::Ack(_) | Msg::Redirect { .. } | Msg::ClientTimeout(_) => {}
+            Msg::Ack { .. } | Msg::Redirect { .. } | Msg::ClientTimeout(_) => {}
             _ => ctx.assert(false, || format!("client cannot handle {msg:?}")),
         }
     }
 
-    /// Submits the next command (if any) to the server it last used, with
-    /// a timer.
+    /// Submits the next operation (if any) to the server it last used, with
+    /// a timer, and records its invocation.
     fn next_command(&mut self, cfg: &Cfg, ctx: &mut Ctx<Cfg>) {
         self.cmd += 1;
         self.attempts = 0;
-        if self.cmd <= cfg.requests {
+        if self.cmd <= cfg.ops() {
+            let op = if cfg.is_command(self.cmd) {
+                LogOp::Append(u64::from(self.cmd))
+            } else {
+                LogOp::Read
+            };
+            ctx.announce(Note::Client(Entry::Invoke {
+                process: u32::from(self.cmd),
+                op,
+            }));
             self.submit(ctx);
             ctx.send(ctx.me(), Msg::ClientTimeout(self.cmd));
         } else {
@@ -81,7 +107,7 @@ impl Client {
         }
         self.target = (self.target + 1) % cfg.servers;
         self.submit(ctx);
-        if timer {
+        if timer && !cfg.has(Bug::RetryWithoutTimer) {
             ctx.send(ctx.me(), Msg::ClientTimeout(self.cmd));
         }
     }

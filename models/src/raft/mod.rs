@@ -28,11 +28,12 @@
 //!   index up to or below the match index. A follower accepts an
 //!   `Append` whose previous entry it holds, replaces only the entries that
 //!   conflict, and applies up to the leader's commit index.
-//! * `client<servers>`: submits commands `1..=requests` one at a time to the
+//! * `client<servers>`: submits commands `1..=requests`, then `reads`
+//!   reads of the log, one at a time to the
 //!   server it believes leads (at first `server0`, then the last one it
 //!   used) and tries the next server on a `Redirect` or when its timer (a
-//!   `ClientTimeout` to itself) fires; after `servers` attempts it gives the
-//!   command up and goes on with the next one.
+//!   `ClientTimeout` to itself) fires; after two attempts it gives the
+//!   operation up and goes on with the next one.
 //! * `injector<servers+1>`: up to `crashes` times, crashes a server of its
 //!   choice, or stops. A crashed server restarts at once: it keeps its
 //!   persistent state, becomes a follower with commit index 0, and
@@ -71,19 +72,64 @@
 //! `durability` (an acknowledged command is in the logs of a majority, so
 //! no acknowledged command is lost).
 //!
+//! # Linearizability
+//!
+//! The client records its operations in a [`lin::Tracker`] over a
+//! [`lin::Log`] kept in the monitor state (ARCHITECTURE.md §6,
+//! Linearizability): operation `k` is process `k`, invoked when first
+//! sent; an `Ack` carries the commands committed before the operation, so
+//! a command returns its position and a read (`reads`, after the
+//! commands; a read goes through the log like a command) returns the log.
+//! An operation never answered, or given up after its attempts, stays
+//! pending. The tracker's open operations and configurations are hashed:
+//! with one client they are a function of the client's state and the
+//! acknowledged set, so the default's state count is unchanged.
+//!
+//! # Liveness
+//!
+//! Two monitors say what is owed ([`answered`], [`leader_elected`]):
+//! `answered` is hot while the client holds an operation neither answered
+//! nor given up (its timer is never lost, so the correct client always
+//! ends cold); `leader-elected` is hot while no server leads the highest
+//! term and an election timeout is still pending. A spent budget
+//! discharges both: with no timeout left, a lost `RequestVote` or a split
+//! vote may leave the cluster leaderless for good, and a lost `Append` an
+//! entry uncommitted (the model's leader does not retransmit on a timer),
+//! which no bounded retry could repair, so neither is owed. With bounded
+//! budgets the correct model has no cycle, and a liveness bug shows as an
+//! execution that ends hot (bug 7).
+//!
+//! # Symmetry
+//!
+//! None declared: the servers are not interchangeable. `server0` starts as
+//! the leader of term 1 and the others as its voters, the first election
+//! timeout goes to `server1`, and the client tries servers in the cyclic
+//! order `server0, server1, ..`; so no permutation of the servers maps the
+//! initial state to itself except the identity, for 3 servers. For more
+//! servers the followers `server2..` share the first two roles, but the
+//! client's order (after `server2` comes `server3`) is preserved only by
+//! the identity among them, so no group (not even the followers) keeps
+//! the transitions commuting with the permutations. The client and the
+//! injector are one each.
+//!
 //! # Seeded bugs
 //!
-//! See [`Bug`] (its [`SeededBug::TABLE`] explains each race).
+//! See [`Bug`] (its [`SeededBug::TABLE`] explains each race): bugs 1 to 5
+//! break a safety monitor, bug 6 only the client's history
+//! (linearizability), bug 7 only liveness.
 
 mod client;
+mod liveness;
 mod monitor;
 mod server;
 
 pub use client::{Client, Injector};
+pub use liveness::{answered, leader_elected};
 pub use monitor::{check, observe, Committed, Monitor, Verdict};
 pub use server::{Role, Server};
 
-use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, Setup, World};
+use mcheck_checker::lin;
+use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, MonitorError, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
 use std::fmt;
@@ -108,6 +154,13 @@ pub enum Bug {
     MatchFromNextIndex,
     /// Voted-for is kept in volatile state: a restarted server votes again.
     VolatileVote,
+    /// The leader appends every client command it receives, without looking
+    /// for it in its log (no client session table): a retry is appended,
+    /// committed and applied twice.
+    RetryAppendedTwice,
+    /// The client arms its timer for a command's first attempt only: a
+    /// retry waits for its answer without a deadline.
+    RetryWithoutTimer,
 }
 
 impl SeededBug for Bug {
@@ -152,11 +205,27 @@ impl SeededBug for Bug {
             description: "voted-for is not written to stable storage, so a restart forgets the vote (runs with elections raised to 2): server1 and server2 both time out into term 2; server0 grants server1's RequestVote, crashes and restarts, and then grants server2's as well, so both become leaders of term 2 (election-safety)",
         },
     ),
+    (
+        Bug::RetryAppendedTwice,
+        BugSpec {
+            id: 6,
+            name: "retry-appended-twice",
+            description: "the leader appends every command a client sends it, without looking for it in its log (no client session table, Raft dissertation §6.3; runs with reads raised to 1): server0 appends c1 and its Append reaches server1; the client's timer fires and it retries c1 at server1, which has meanwhile won term 2 with server2's vote and appends c1 a second time; committing index 2 commits both copies, the client's append returns at index 0, and its read, committed after them, returns [1, 1]: a log with two copies of the one append. No monitor sees it (every server applies the same commands at each index): only the client's history is not linearizable",
+        },
+    ),
+    (
+        Bug::RetryWithoutTimer,
+        BugSpec {
+            id: 7,
+            name: "retry-without-timer",
+            description: "the client arms its timer for a command's first attempt only, so a retry is a request without a deadline: its first attempt times out (server0 has not committed c1 yet), it retries at server1, a follower, which redirects it; with its attempts used up it waits for the timer before giving the command up, and no timer is armed: the execution ends with c1 neither answered nor given up (liveness, monitor answered)",
+        },
+    ),
 ];
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 6] = [
+pub const PARAMS: [ParamSpec; 7] = [
     ParamSpec {
         name: "servers",
         default: 3,
@@ -205,6 +274,14 @@ pub const PARAMS: [ParamSpec; 6] = [
         exhaustive_max: 1,
         description: "crashes (each followed by a restart) the fault injector may cause",
     },
+    ParamSpec {
+        name: "reads",
+        default: 0,
+        min: 0,
+        max: 3,
+        exhaustive_max: 1,
+        description: "reads of the whole log the client makes after its commands (through the log, like its commands)",
+    },
 ];
 
 /// One configuration of the model.
@@ -222,6 +299,8 @@ pub struct Cfg {
     pub network: u8,
     /// Messages the network may duplicate in one execution.
     pub duplicates: u8,
+    /// Reads the client makes after its commands.
+    pub reads: u8,
     /// The seeded bug switched on, if any.
     pub bug: Option<Bug>,
 }
@@ -232,13 +311,15 @@ impl Default for Cfg {
     }
 }
 
-/// The elections a bug's race needs (the one place that says so): the
-/// Figure 8 race takes three, the double vote two.
-fn elections_needed(bug: Option<Bug>) -> u8 {
+/// The elections and reads a bug's race needs (the one place that says
+/// so): the Figure 8 race takes three elections, the double vote two, the
+/// double append a read that shows it.
+fn room_needed(bug: Option<Bug>) -> (u8, u8) {
     match bug {
-        Some(Bug::Figure8Commit) => 3,
-        Some(Bug::VolatileVote) => 2,
-        _ => 0,
+        Some(Bug::Figure8Commit) => (3, 0),
+        Some(Bug::VolatileVote) => (2, 0),
+        Some(Bug::RetryAppendedTwice) => (0, 1),
+        _ => (0, 0),
     }
 }
 
@@ -252,15 +333,33 @@ impl Cfg {
             crashes: params.get("crashes") as u8,
             network: params.get("network") as u8,
             duplicates: params.get("duplicates") as u8,
+            reads: params.get("reads") as u8,
             bug,
         }
         .with_room_for(bug)
     }
 
-    /// Raises the bounds a bug's race needs ([`elections_needed`]).
+    /// Raises the bounds a bug's race needs ([`room_needed`]).
     fn with_room_for(mut self, bug: Option<Bug>) -> Cfg {
-        self.elections = self.elections.max(elections_needed(bug));
+        let (elections, reads) = room_needed(bug);
+        self.elections = self.elections.max(elections);
+        self.reads = self.reads.max(reads);
         self
+    }
+
+    /// Whether the seeded bug `bug` is switched on.
+    pub fn has(&self, bug: Bug) -> bool {
+        self.bug == Some(bug)
+    }
+
+    /// The client's operations: commands `1..=requests`, then reads.
+    pub fn ops(&self) -> u8 {
+        self.requests + self.reads
+    }
+
+    /// Whether operation `op` is a command (else a read).
+    pub fn is_command(&self, op: u8) -> bool {
+        op <= self.requests
     }
 
     /// Size of a majority of servers.
@@ -287,7 +386,7 @@ impl Cfg {
                 lossy: false,
                 duplicates: 0,
             },
-            Msg::Go | Msg::Crash | Msg::Request(_) | Msg::Ack(_) | Msg::Redirect { .. } => Delivery::FIFO,
+            Msg::Go | Msg::Crash | Msg::Request(_) | Msg::Ack { .. } | Msg::Redirect { .. } => Delivery::FIFO,
         }
     }
 
@@ -297,7 +396,8 @@ impl Cfg {
     }
 }
 
-/// A log entry: the term it was created in and the client's command.
+/// A log entry: the term it was created in and the client's operation (a
+/// command, or a read: [`Cfg::is_command`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Entry {
     /// The term of the leader that appended it.
@@ -377,10 +477,16 @@ pub enum Msg {
         /// previous index.
         index: u8,
     },
-    /// Client to server: a command.
+    /// Client to server: an operation (a command or a read).
     Request(u8),
-    /// Leader to client: the command is committed.
-    Ack(u8),
+    /// Leader to client: the operation is committed.
+    Ack {
+        /// The operation.
+        cmd: u8,
+        /// The commands committed before it, in log order (a command's
+        /// position is their number; a read returns them).
+        before: Vec<u8>,
+    },
     /// Non-leader to client: ask someone else.
     Redirect {
         /// The command.
@@ -422,6 +528,9 @@ pub enum Note {
     },
     /// The client received the acknowledgement of a command.
     Acked(u8),
+    /// The client invoked an operation or got its answer (the history
+    /// checked for linearizability against a log).
+    Client(lin::Entry<lin::Log>),
 }
 
 /// The machines.
@@ -516,6 +625,16 @@ impl MachineModel for Cfg {
         observe(mon, note)
     }
 
+    /// Liveness (see the module docs, "Liveness"): `answered` and
+    /// `leader-elected`.
+    fn has_liveness(&self) -> bool {
+        true
+    }
+
+    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+        liveness::owed(self, world)
+    }
+
     fn invariant(&self, world: &World<Self>) -> Verdict {
         let servers: Vec<&Server> = world
             .slots()
@@ -585,12 +704,13 @@ impl Model for Raft {
         Machines(Cfg::new(params, Bug::from_build(bug)))
     }
 
-    /// The parameters the run uses: `elections` raised to what the bug's
-    /// race needs, so that reports and schedules show it.
+    /// The parameters the run uses: `elections` and `reads` raised to what
+    /// the bug's race needs, so that reports and schedules show it.
     fn effective_params(&self, params: &Params, bug: Option<u32>) -> Params {
         let mut p = params.clone();
-        let needed = u64::from(elections_needed(Bug::from_build(bug)));
-        p.set("elections", p.get("elections").max(needed));
+        let (elections, reads) = room_needed(Bug::from_build(bug));
+        p.set("elections", p.get("elections").max(u64::from(elections)));
+        p.set("reads", p.get("reads").max(u64::from(reads)));
         p
     }
 }

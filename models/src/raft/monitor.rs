@@ -3,6 +3,7 @@
 
 use super::server::{Role, Server};
 use super::{Cfg, Entry, Note};
+use mcheck_checker::lin::{Log, Tracker};
 use mcheck_checker::machine::MonitorError;
 
 /// A monitor's verdict.
@@ -36,11 +37,15 @@ pub struct Monitor {
     pub applied: Vec<u8>,
     /// Commands acknowledged to the client (bit `c`).
     pub acked: u64,
+    /// The client's history, checked against a log as it grows (its open
+    /// operations and configurations are hashed: ARCHITECTURE.md §6,
+    /// Linearizability).
+    pub history: Tracker<Log>,
 }
 
 /// Observes one announcement: election safety (one leader per term), state
-/// machine safety (one command applied and one entry committed per index)
-/// and the acknowledged commands.
+/// machine safety (one command applied and one entry committed per index),
+/// the acknowledged commands and the client's history (linearizability).
 pub fn observe(mon: &mut Monitor, note: &Note) -> Verdict {
     match *note {
         Note::Leader { term, id } => {
@@ -98,6 +103,7 @@ pub fn observe(mon: &mut Monitor, note: &Note) -> Verdict {
             }
         }
         Note::Acked(cmd) => mon.acked |= 1 << cmd,
+        Note::Client(ref entry) => mon.history.record(entry).map_err(MonitorError::linearizability)?,
     }
     Ok(())
 }

@@ -385,12 +385,22 @@ impl Server {
                     by: self.id,
                     term: self.term,
                 });
-                ctx.send(cfg.client(), Msg::Ack(e.cmd));
+                ctx.send(cfg.client(), self.ack(cfg, i));
             }
             // Tell the followers at once, as etcd's leader does after it
             // commits (`bcastAppend`): otherwise they learn the new commit
             // index only with the next request's `Append`.
             self.broadcast(cfg, ctx);
+        }
+    }
+
+    /// The acknowledgement of the operation at position `i` (from 0) of the
+    /// log: it carries the commands before it.
+    fn ack(&self, cfg: &Cfg, i: u8) -> Msg {
+        let log = &self.log[..i as usize];
+        Msg::Ack {
+            cmd: self.log[i as usize].cmd,
+            before: log.iter().map(|e| e.cmd).filter(|&c| cfg.is_command(c)).collect(),
         }
     }
 
@@ -406,17 +416,22 @@ impl Server {
         }
     }
 
-    /// A client's command: the leader appends it (once) and sends every
-    /// other server what it lacks (a command it already holds is only
-    /// acknowledged again if committed); any other server redirects the
-    /// client.
+    /// A client's operation (a command or a read, both go through the log,
+    /// so that a read is linearizable): the leader appends it (once) and
+    /// sends every other server what it lacks (an operation it already
+    /// holds is only acknowledged again if committed); any other server
+    /// redirects the client.
     fn request(&mut self, cfg: &Cfg, cmd: u8, ctx: &mut Ctx<Cfg>) {
         let Role::Leader { matched, .. } = &mut self.role else {
             ctx.send(cfg.client(), Msg::Redirect { cmd, from: self.id });
             return;
         };
-        match self.log.iter().position(|e| e.cmd == cmd) {
-            Some(i) if (i as u8) < self.commit => ctx.send(cfg.client(), Msg::Ack(cmd)),
+        // The buggy leader keeps no client session: it never looks.
+        let held = (!cfg.has(Bug::RetryAppendedTwice))
+            .then(|| self.log.iter().position(|e| e.cmd == cmd))
+            .flatten();
+        match held {
+            Some(i) if (i as u8) < self.commit => ctx.send(cfg.client(), self.ack(cfg, i as u8)),
             Some(_) => {}
             None => {
                 self.log.push(Entry { term: self.term, cmd });
