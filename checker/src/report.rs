@@ -236,8 +236,10 @@ impl Report {
         self.outcome == Outcome::Violation
     }
 
-    /// The fingerprint-collision bound for `n` states: n^2 / 2^65.
-    pub fn collision_bound(n: u64) -> f64 {
-        (n as f64) * (n as f64) / 2f64.powi(65)
+    /// The fingerprint-collision bound for `n` states of which the cache
+    /// keeps `bits` bits each: n^2 / 2^(bits + 1) (n^2 / 2^65 for whole
+    /// 64-bit fingerprints).
+    pub fn collision_bound(n: u64, bits: u32) -> f64 {
+        (n as f64) * (n as f64) / 2f64.powi(bits as i32 + 1)
     }
 }

@@ -18,6 +18,7 @@
 //!
 //! The search sees either through [`StateCache`].
 
+mod compact;
 mod fingerprint;
 mod set;
 mod shared;
@@ -76,6 +77,9 @@ pub(crate) trait StateCache {
     fn insert(&mut self, fp: u64) -> Insert;
     /// The bytes the whole cache holds.
     fn bytes(&self) -> usize;
+    /// The bits of each fingerprint the cache keeps (64, or fewer once a
+    /// table is compact): the collision bound is computed with them.
+    fn fingerprint_bits(&self) -> u32;
     /// Starts loading the slot of `fp` into the CPU cache (a hint).
     fn prefetch(&self, _fp: u64) {}
     /// Whether `fp` is in the cache; `false` if the cache cannot tell
@@ -96,6 +100,9 @@ macro_rules! state_cache_by {
             }
             fn bytes(&self) -> usize {
                 <$set>::bytes(self)
+            }
+            fn fingerprint_bits(&self) -> u32 {
+                <$set>::fingerprint_bits(self)
             }
             #[inline]
             fn prefetch(&self, fp: u64) {

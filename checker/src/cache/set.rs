@@ -1,5 +1,6 @@
 //! The single-threaded state cache: [`FingerprintSet`].
 
+use super::compact::Compact;
 use super::fingerprint::nonzero;
 use super::Insert;
 
@@ -43,7 +44,7 @@ fn max_slots_within(budget: usize) -> usize {
 
 /// Hints the CPU to bring the cache line at `p` into L1.
 #[inline(always)]
-fn prefetch_ptr(p: *const u64) {
+pub(super) fn prefetch_ptr(p: *const u64) {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: prefetching is a hint; it never faults, even on an
@@ -60,10 +61,18 @@ fn prefetch_ptr(p: *const u64) {
 /// next growth splits it into [`SHARDS`] shards.
 const SPLIT_SLOTS: usize = 1 << 20;
 /// log2 of the number of shards of a large [`FingerprintSet`].
-const SHARD_BITS: u32 = 6;
+pub(super) const SHARD_BITS: u32 = 6;
 /// The number of shards of a large [`FingerprintSet`]: each grows on its
 /// own, so growth holds at most 1/64 of the table twice.
-const SHARDS: usize = 1 << SHARD_BITS;
+pub(super) const SHARDS: usize = 1 << SHARD_BITS;
+
+/// The largest shard of 8-byte slots (512 KiB): the next growth turns the
+/// set compact (ARCHITECTURE.md §9), at 64 * 2^16 slots = 32 MiB.
+const COMPACT_FROM_SLOTS: usize = 1 << 16;
+/// log2 of the buckets of a shard of the compact form when it starts
+/// (64 * 2^13 buckets of 64 bytes: 32 MiB), so that it keeps 6 + 40 + 13 =
+/// 59 bits of each fingerprint.
+const COMPACT_A_MIN: u32 = 13;
 
 /// One open-addressing table of a [`FingerprintSet`] (linear probing,
 /// 0 = empty slot).
@@ -190,6 +199,11 @@ pub struct FingerprintSet {
     len: usize,
     /// The largest total size allowed, in slots (a power of two, or 0).
     max_slots: usize,
+    /// The budget in bytes (`None`: none).
+    budget: Option<usize>,
+    /// The compact form, once the set has turned compact (then `shards`
+    /// is empty).
+    compact: Option<Box<Compact>>,
 }
 
 impl Default for FingerprintSet {
@@ -211,42 +225,72 @@ impl FingerprintSet {
             shard_bits: 0,
             len: 0,
             max_slots,
+            budget,
+            compact: None,
         }
     }
 
     /// The number of fingerprints in the set.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        match &self.compact {
+            Some(c) => c.len(),
+            None => self.len,
+        }
     }
 
     /// Whether the set holds no fingerprint.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// The number of slots of the current tables.
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.shards.iter().map(|t| t.slots.len()).sum()
+        match &self.compact {
+            Some(c) => c.capacity(),
+            None => self.shards.iter().map(|t| t.slots.len()).sum(),
+        }
     }
 
     /// The bytes allocated by the tables.
     #[inline]
     pub fn bytes(&self) -> usize {
-        self.capacity() * SLOT_BYTES
+        match &self.compact {
+            Some(c) => c.bytes(),
+            None => self.capacity() * SLOT_BYTES,
+        }
+    }
+
+    /// How many bits of each fingerprint the set keeps: 64, or fewer once
+    /// it is compact (ARCHITECTURE.md §9). Two distinct states whose
+    /// fingerprints agree on these bits are one entry, so among n states
+    /// some pair is confused with probability at most n^2 / 2^(bits + 1).
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.compact.as_ref().map_or(64, |c| c.bits())
+    }
+
+    /// Every fingerprint in the set (of the 8-byte tables; none once compact).
+    pub(super) fn entries(&self) -> impl Iterator<Item = u64> + '_ {
+        self.shards
+            .iter()
+            .flat_map(|t| t.slots.iter().copied())
+            .filter(|&fp| fp != 0)
     }
 
     /// Allocated bytes per stored fingerprint (`None` when empty).
     pub fn bytes_per_entry(&self) -> Option<f64> {
-        (self.len > 0).then(|| self.bytes() as f64 / self.len as f64)
+        (self.len() > 0).then(|| self.bytes() as f64 / self.len() as f64)
     }
 
     /// Whether the set is at its budget: some new fingerprint would get
     /// [`Insert::Full`] (when sharded: one whose shard is full).
     #[inline]
     pub fn is_full(&self) -> bool {
+        if let Some(c) = &self.compact {
+            return c.is_full();
+        }
         (0..self.shards.len()).any(|k| self.shards[k].len >= self.shards[k].limit && !self.can_grow(k))
     }
 
@@ -275,6 +319,9 @@ impl FingerprintSet {
     #[inline]
     pub fn contains(&self, fp: u64) -> bool {
         let fp = nonzero(fp);
+        if let Some(c) = &self.compact {
+            return c.contains(fp);
+        }
         self.shards[self.shard_of(fp)].contains(fp, self.shard_bits)
     }
 
@@ -283,6 +330,9 @@ impl FingerprintSet {
     #[inline]
     pub fn prefetch(&self, fp: u64) {
         let fp = nonzero(fp);
+        if let Some(c) = &self.compact {
+            return c.prefetch(fp);
+        }
         let t = &self.shards[self.shard_of(fp)];
         if !t.slots.is_empty() {
             prefetch_ptr(&t.slots[t.home(fp, self.shard_bits)]);
@@ -294,6 +344,9 @@ impl FingerprintSet {
     #[inline]
     pub fn insert(&mut self, fp: u64) -> Insert {
         let fp = nonzero(fp);
+        if let Some(c) = self.compact.as_deref_mut() {
+            return c.insert(fp);
+        }
         let k = self.shard_of(fp);
         match self.shards[k].insert(fp, self.shard_bits) {
             Ok(true) => Insert::Present,
@@ -328,6 +381,9 @@ impl FingerprintSet {
             return Insert::Full;
         }
         let cur = self.shards[k].slots.len();
+        if self.shard_bits != 0 && cur * 2 > COMPACT_FROM_SLOTS && Compact::a_max_within(self.budget) > COMPACT_A_MIN {
+            return self.turn_compact(fp);
+        }
         if self.shard_bits == 0 && cur * 2 > SPLIT_SLOTS && cur * 2 >= SHARDS {
             self.split(cur * 2);
         } else {
@@ -349,6 +405,18 @@ impl FingerprintSet {
             // Only a budget of one slot (or a full shard after a split) gets here.
             _ => Insert::Full,
         }
+    }
+
+    /// Moves every entry into the compact form and inserts `fp` there.
+    fn turn_compact(&mut self, fp: u64) -> Insert {
+        let mut c = Compact::new(COMPACT_A_MIN, self.budget);
+        for old in self.entries() {
+            c.insert(old);
+        }
+        self.shards = Vec::new();
+        let r = c.insert(fp);
+        self.compact = Some(Box::new(c));
+        r
     }
 
     /// Splits the one table into [`SHARDS`] tables of `total / SHARDS` slots.
@@ -504,10 +572,14 @@ mod tests {
         }
         assert_eq!(s.len(), 10_000_000);
         assert!(s.bytes() <= budget);
-        // 2^24 slots of 8 bytes: 128 MiB, 13.4 bytes per state at 59.6% load.
-        assert_eq!(s.capacity(), 1 << 24);
-        assert_eq!(s.bytes(), 134_217_728);
-        assert!(s.bytes_per_entry().is_some_and(|b| b <= 13.5));
+        // Compact past 32 MiB: 64 shards of 2^14 buckets of 64 bytes
+        // (64 MiB, 12,582,912 fields, 79% full) and their stashes (8 MiB of
+        // 8-byte slots), 59 bits kept of each fingerprint: 7.55 bytes per
+        // state (8-byte slots took 2^24 of them: 13.4 bytes per state).
+        assert_eq!(s.fingerprint_bits(), 59);
+        assert_eq!(s.capacity(), 13_631_488);
+        assert_eq!(s.bytes(), 75_497_472);
+        assert!(s.bytes_per_entry().is_some_and(|b| b <= 7.55));
         assert!(!s.is_full());
         for i in 0..N {
             assert_eq!(s.insert(fingerprint(&i)), Insert::Present);

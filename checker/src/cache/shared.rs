@@ -72,6 +72,15 @@ impl SharedCache {
         self.len() == 0
     }
 
+    /// The fewest fingerprint bits any shard keeps
+    /// ([`FingerprintSet::fingerprint_bits`]).
+    pub fn fingerprint_bits(&self) -> u32 {
+        (0..SHARDS)
+            .map(|i| self.shard(i).fingerprint_bits())
+            .min()
+            .unwrap_or(64)
+    }
+
     /// The bytes allocated by all shards.
     pub fn bytes(&self) -> usize {
         (0..SHARDS).map(|i| self.shard(i).bytes()).sum()

@@ -406,7 +406,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             }
             None => {
                 r.outcome = Outcome::Verified;
-                r.collision_probability = Some(Report::collision_bound(r.states));
+                r.collision_probability = Some(Report::collision_bound(r.states, self.cache.fingerprint_bits()));
             }
         }
         if r.cache_full {
