@@ -31,7 +31,10 @@ fn a_liveness_bug_exits_1_with_a_lasso_that_replays() {
             .find(|l| l.starts_with(&format!("mcheck2:{model}:")))
             .expect("the schedule is printed")
             .to_string();
-        assert!(schedule.contains(&format!(":v=liveness:at={at}:by={by}:")), "{schedule}");
+        assert!(
+            schedule.contains(&format!(":v=liveness:at={at}:by={by}:")),
+            "{schedule}"
+        );
         // A replay that reproduces the violation exits 1, as for every kind.
         let r = mcheck(&["replay", &schedule]);
         assert_eq!(r.status.code(), Some(1), "{}", text(&r));

@@ -22,7 +22,15 @@ fn config() -> Config {
 fn assert_ends_hot<M: Model>(model: &M, bug: u32, monitor: &str, step: usize, states: u64) {
     let params = Params::default();
     let run = |config: &Config| {
-        check_model(model, &params, Some(bug), &Strategy::Dfs, builtin("rr").unwrap(), config).unwrap()
+        check_model(
+            model,
+            &params,
+            Some(bug),
+            &Strategy::Dfs,
+            builtin("rr").unwrap(),
+            config,
+        )
+        .unwrap()
     };
     let report = run(&config());
     let found = report.violation.clone().expect("a liveness violation");
@@ -79,12 +87,7 @@ fn correct_lostupdate_stays_verified_with_liveness_on() {
 fn correct_twopc_stays_verified_with_liveness_on() {
     // The whole graph: 82,782 states and 229,079 transitions, as
     // `models/tests/twopc.rs` pins them.
-    assert_live(
-        &TwoPc,
-        "answered",
-        "liveness: 82782 states (",
-        "229079 transitions",
-    );
+    assert_live(&TwoPc, "answered", "liveness: 82782 states (", "229079 transitions");
 }
 
 #[test]

@@ -266,10 +266,7 @@ fn assert_bugs_found<M: Model>(model: &M, set: &[(&str, &str)]) {
     );
     for bug in info.bugs.iter().map(|b| b.id) {
         for strategy in [Strategy::Ses, Strategy::Dfs] {
-            let config = Config {
-                liveness: true,
-                ..on()
-            };
+            let config = Config { liveness: true, ..on() };
             let r = check_model(model, &params, Some(bug), &strategy, Causal::default(), &config).unwrap();
             assert_eq!(r.outcome, Outcome::Violation, "{} bug {bug} {strategy:?}", info.name);
             assert!(r.schedule.is_some());
@@ -316,8 +313,17 @@ fn twopc_states_with_and_without_symmetry() {
 #[test]
 fn lostupdate_orbits_match_an_independent_brute_force_count() {
     // (clients, increments, reachable states, orbits); the default is 3, 3.
-    for (n, k, states, orbit_count) in [(2, 2, 212, 109), (3, 2, 7_272, 1_286), (3, 3, 39_104, 6_699), (4, 1, 8_424, 485)] {
-        assert_eq!(lu_orbits(n, k), (states, orbit_count), "oracle clients={n} increments={k}");
+    for (n, k, states, orbit_count) in [
+        (2, 2, 212, 109),
+        (3, 2, 7_272, 1_286),
+        (3, 3, 39_104, 6_699),
+        (4, 1, 8_424, 485),
+    ] {
+        assert_eq!(
+            lu_orbits(n, k),
+            (states, orbit_count),
+            "oracle clients={n} increments={k}"
+        );
         let p = program(
             &LostUpdate,
             &[("clients", &n.to_string()), ("increments", &k.to_string())],
@@ -329,7 +335,11 @@ fn lostupdate_orbits_match_an_independent_brute_force_count() {
         for r in [&d, &s] {
             assert_eq!(r.outcome, Outcome::Verified, "clients={n}");
             assert!(r.symmetry);
-            assert_eq!(r.states, orbit_count as u64, "clients={n} increments={k} {}", r.strategy);
+            assert_eq!(
+                r.states, orbit_count as u64,
+                "clients={n} increments={k} {}",
+                r.strategy
+            );
         }
     }
 }
