@@ -159,7 +159,7 @@ fn the_model_offers_its_explorer() {
     let info = Chain.info();
     assert_eq!(info.explorers.len(), 1);
     assert_eq!(info.explorers[0].name, "chain-custom");
-    assert_eq!(info.bugs.len(), 9);
+    assert_eq!(info.bugs.len(), 10);
     let e = Chain.explorer("chain-custom").unwrap();
     assert_eq!(e.name(), "chain-custom");
     assert!(Chain.explorer("rr").is_none());

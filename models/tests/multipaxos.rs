@@ -16,7 +16,8 @@ fn program(set: &[(&str, &str)], bug: Option<u32>) -> <MultiPaxos as Model>::Pro
 
 #[test]
 fn exact_state_counts() {
-    for (nodes, updates, states, transitions) in [("2", "1", 251, 406), ("3", "1", 8941, 19586), ("2", "2", 2161, 3720)]
+    for (nodes, updates, states, transitions) in
+        [("2", "1", 303, 519), ("3", "1", 13361, 32688), ("2", "2", 3135, 5948)]
     {
         let p = program(&[("nodes", nodes), ("updates", updates)], None);
         let r = search::dfs(&p, &Config::default()).unwrap();
@@ -36,7 +37,7 @@ fn every_explorer_covers_a_small_state_space() {
     for name in ["rr", "rtc", "prr"] {
         let r = search::ses(&p, builtin(name).unwrap(), &Config::default()).unwrap();
         assert_eq!(r.outcome, Outcome::Verified, "{name}");
-        assert_eq!((r.states, r.transitions), (8941, 19586), "{name}");
+        assert_eq!((r.states, r.transitions), (13361, 32688), "{name}");
         assert!(r.strata.len() > 3, "{name}: only {} strata", r.strata.len());
     }
 }
@@ -46,15 +47,15 @@ fn the_default_configuration_verifies_with_rtc() {
     let p = program(&[], None);
     let r = search::ses(&p, builtin("rtc").unwrap(), &Config::default()).unwrap();
     assert_eq!(r.outcome, Outcome::Verified);
-    assert_eq!((r.states, r.transitions), (359754, 853423));
+    assert_eq!((r.states, r.transitions), (749252, 2068833));
 }
 
 /// Bug, explorer that finds it fastest, states to find, delays, kind,
 /// machine.
 const BUGS: [(u32, &str, u64, u32, ViolationKind, &str); 3] = [
-    (1, "rr", 78, 1, ViolationKind::UnhandledEvent, "node0"),
-    (2, "prr", 892, 2, ViolationKind::Monitor, "agreement"),
-    (3, "rr", 42, 1, ViolationKind::Monitor, "agreement"),
+    (1, "rr", 79, 1, ViolationKind::UnhandledEvent, "node0"),
+    (2, "prr", 964, 2, ViolationKind::Monitor, "agreement"),
+    (3, "rr", 43, 1, ViolationKind::Monitor, "agreement"),
 ];
 
 #[test]
@@ -109,5 +110,62 @@ fn the_monitors_check_validity_and_agreement() {
     assert_eq!(
         err,
         MonitorError::new("agreement", "node1 learned value 2 in slot 0, where value 1 was chosen")
+    );
+}
+
+/// The client's history is checked against a log: two appends that both
+/// return position 0 have no linearization.
+#[test]
+fn the_client_history_is_checked_against_a_log() {
+    use mcheck_checker::lin::{Entry, LogOp, LogRet};
+    use mcheck_checker::ViolationKind;
+    let cfg = Cfg::default();
+    let mut mon = Monitor::default();
+    let invoke = |v: u32| {
+        Note::Client(Entry::Invoke {
+            process: v,
+            op: LogOp::Append(u64::from(v)),
+        })
+    };
+    let ret = |v: u32, slot: u64| {
+        Note::Client(Entry::Return {
+            process: v,
+            ret: LogRet::Index(slot),
+        })
+    };
+    assert!(cfg.observe(&mut mon, &invoke(1)).is_ok());
+    assert!(cfg.observe(&mut mon, &invoke(2)).is_ok());
+    assert!(cfg.observe(&mut mon, &ret(2, 0)).is_ok());
+    let err = cfg.observe(&mut mon, &ret(1, 0)).unwrap_err();
+    assert_eq!(err.kind, ViolationKind::Linearizability);
+    assert!(err.message.contains("p1 Append(1) returns Index(0)"), "{}", err.message);
+}
+
+/// With liveness on, the correct model (one update) stays verified: every
+/// value the current leader holds is answered.
+#[test]
+fn the_correct_model_stays_verified_with_liveness_on() {
+    let mut params = mcheck_checker::Params::defaults(&mcheck_models::multipaxos::PARAMS);
+    params.set("updates", 1);
+    let config = Config {
+        liveness: true,
+        ..Config::default()
+    };
+    let r = mcheck_checker::check_model(
+        &MultiPaxos,
+        &params,
+        None,
+        &mcheck_checker::Strategy::Dfs,
+        builtin("rr").unwrap(),
+        &config,
+    )
+    .unwrap();
+    assert_eq!(r.outcome, Outcome::Verified, "{:?}", r.notes);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("liveness: 13361 states") && n.contains("no fair hot cycle, no terminal hot state")),
+        "{:?}",
+        r.notes
     );
 }

@@ -75,6 +75,18 @@
 //!   every execution must be linearizable (ARCHITECTURE.md §6). Resends
 //!   are not new invocations.
 //!
+//! * liveness (`answered`, `repaired`; the private `monitor::owed`): a
+//!   live client waits for an answer, or a crashed server is still in the
+//!   master's chain, a server links to a removed one or waits for its new
+//!   successor's `LastSeq`. Bug 10 is a liveness bug.
+//!
+//! Symmetry: the clients are interchangeable (the private `symmetry`
+//! module); the servers are not (their ids fix the chain's order). With
+//! two clients or more the correct model's history is not linearizable
+//! (a resend after a head crash commits an update twice, and the second
+//! copy can overwrite the other client's later write): the head does not
+//! deduplicate client requests.
+//!
 //! The tail signals `"stable"` (an [`mcheck_checker::Event::Custom`]) when
 //! it applies the first update; the custom explorer ([`explorer`]) uses it.
 

@@ -75,7 +75,7 @@ fn renamed_history(t: &Tracker<KvMap>, f: &dyn Fn(MachineId) -> MachineId) -> Tr
             },
             Entry::Return { process, ret } => Entry::Return {
                 process: p(*process),
-                ret: ret.clone(),
+                ret: *ret,
             },
             Entry::Fail { process } => Entry::Fail { process: p(*process) },
         };

@@ -27,9 +27,19 @@
 //! 2's `Prepare` in the same order; the races come from the leaders' local
 //! acceptance and from requests that reach a leader late.
 //!
+//! A node applies the learned slots in order and answers the client
+//! `Reply(value, slot)` for each (a slot waits for every slot before it).
+//! The client, after its retransmission, waits for the replies and halts
+//! once every value is answered.
+//!
 //! Monitors: **agreement** (at most one value is chosen per slot, across
-//! all learners) and **validity** (a chosen value was proposed by the
-//! client).
+//! all learners), **validity** (a chosen value was proposed by the
+//! client), **linearizability** (each value an `Append` of a
+//! [`mcheck_checker::lin::Log`], its process the value itself since the
+//! client pipelines, invoked when first sent and answered by its slot;
+//! ARCHITECTURE.md §6) and the liveness monitor **answered**
+//! ([`Cfg::owed`]). Symmetry: nodes 2 and up are interchangeable (the
+//! private `symmetry` module; a group from `nodes=4`).
 //!
 //! Seeded bugs (each needs the leader change to race with ballot 1's
 //! phase 2, hence at least one delay under run to completion):

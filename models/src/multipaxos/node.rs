@@ -71,7 +71,8 @@ impl Node {
                     self.proposals[slot] = (self.ballot, value);
                     self.propose(cfg, slot as u8, ctx);
                 }
-                // A full log drops the request (no liveness is checked).
+                // A full log drops the request: `updates` distinct values never
+                // fill more than `updates` slots of one leader.
             }
         }
     }
