@@ -113,7 +113,7 @@ fn twophase_deep_configuration() {
 #[test]
 fn raft_deep_configurations() {
     // Means 454 (three elections), 419, 441 (two elections).
-    check(&raft::Raft, &[9086, 8384, 8384, 8384, 8817]);
+    check(&raft::Raft, &[9086, 8384, 8384, 8384, 8817, 0, 0]);
 }
 
 #[test]
