@@ -197,8 +197,20 @@ pub fn page(ex: &Explanation, schedule: &Schedule) -> String {
         .as_ref()
         .map_or("none".to_string(), |f| format!("{} (step {})", f.violation, f.step));
     let mut steps = String::new();
+    // A lasso's cycle (ARCHITECTURE.md §5): its first and last steps say so.
+    let start = schedule.path.len();
+    let end = (!schedule.cycle.is_empty()).then(|| start + schedule.cycle.len() - 1);
     for i in 0..ex.trace.len() {
-        let _ = write!(steps, r#"<li data-step="{}">{}</li>"#, i + 1, escape(&step_item(ex, i)));
+        let mut item = step_item(ex, i);
+        if end.is_some() && i == start {
+            item = format!("[cycle starts] {item}");
+        }
+        if end == Some(i) {
+            item.push_str(&format!(
+                " [cycle returns to the same state: the one before step {start}]"
+            ));
+        }
+        let _ = write!(steps, r#"<li data-step="{}">{}</li>"#, i + 1, escape(&item));
     }
     let mut races = String::new();
     for (i, r) in ex.races.iter().enumerate() {

@@ -1,5 +1,6 @@
 //! Rendering of reports and traces for people (text) and machines (JSON).
 
+use mcheck_checker::liveness::cycle_of;
 pub use mcheck_checker::replay::end_text;
 use mcheck_checker::report::{BoundedBy, CacheKey, Stratum};
 use mcheck_checker::search::exec::Execution;
@@ -18,12 +19,28 @@ fn abbreviate(s: &str, verbose: bool) -> String {
     }
 }
 
-/// One line per step, then the violation.
+/// One line per step, then the violation. A lasso's cycle (ARCHITECTURE.md
+/// §5, "Liveness") is marked where it starts and where it returns.
 pub fn text_trace(ex: &Execution, verbose: bool) -> String {
     let mut out = String::new();
+    let cycle = cycle_of(ex);
     for t in &ex.trace {
+        if let Some(c) = cycle.as_ref().filter(|c| c.start == t.step) {
+            out.push_str(&format!(
+                "  ---- cycle of {} starts here: steps {}..{} repeat forever ----\n",
+                count_of(c.len() as u64, "step"),
+                c.start,
+                c.end - 1
+            ));
+        }
         out.push_str(&step_line(t, verbose));
         out.push('\n');
+        if let Some(c) = cycle.as_ref().filter(|c| c.end == t.step + 1) {
+            out.push_str(&format!(
+                "  ---- cycle returns to the same state: after step {} the state is the one before step {} (same fingerprint) ----\n",
+                t.step, c.start
+            ));
+        }
     }
     match &ex.violation {
         Some(f) => out.push_str(&format!("  !! {} (step {})\n", f.violation, f.step)),
@@ -298,7 +315,8 @@ fn mermaid_text(s: &str, verbose: bool) -> String {
 /// one arrow per delivered message (drawn when it is handled, labelled
 /// with the step that sent it; a crossed arrow "lost: ..." when the network
 /// dropped it, a dotted one "duplicate of ..." when it delivered a
-/// duplicate), notes for choices, creations, halts and the violation.
+/// duplicate), notes for choices, creations, halts and the violation; a
+/// lasso's cycle as a `loop` block.
 pub fn mermaid(ex: &Execution, verbose: bool) -> String {
     let names = participants(ex);
     let alias = |n: &str| format!("P{}", names.iter().position(|x| x == n).unwrap_or(0));
@@ -307,8 +325,17 @@ pub fn mermaid(ex: &Execution, verbose: bool) -> String {
     for n in &names {
         out.push_str(&format!("    participant {} as {}\n", alias(n), mermaid_text(n, true)));
     }
+    let cycle = cycle_of(ex);
     for t in &ex.trace {
         let me = alias(&t.actor_name);
+        if let Some(c) = cycle.as_ref().filter(|c| c.start == t.step) {
+            out.push_str(&format!(
+                "    loop cycle: steps {}..{}, back to the state before step {}\n",
+                c.start,
+                c.end - 1,
+                c.start
+            ));
+        }
         let mut delivered = false;
         for d in &dels {
             let (arrow, what, verb) = if d.received_at == Some(t.step) {
@@ -370,6 +397,9 @@ pub fn mermaid(ex: &Execution, verbose: bool) -> String {
         if t.halted {
             out.push_str(&format!("    Note over {me}: {} halts\n", t.step));
         }
+        if cycle.as_ref().is_some_and(|c| c.end == t.step + 1) {
+            out.push_str("    end\n");
+        }
     }
     if let Some(f) = &ex.violation {
         let over = match f.violation.machine.as_deref() {
@@ -394,9 +424,11 @@ fn dot_text(s: &str, verbose: bool) -> String {
 /// per step, and an edge per delivered message from the sending step to the
 /// handling step (red and dotted, "lost: ...", to the step where the
 /// network dropped it; dashed, "duplicate of ...", to a step that handled a
-/// duplicate).
+/// duplicate). A lasso's cycle: its steps orange, and an orange edge from
+/// its last step back to its first.
 pub fn dot(ex: &Execution, verbose: bool) -> String {
     let names = participants(ex);
+    let cycle = cycle_of(ex);
     let (dels, _) = deliveries(ex);
     let mut out =
         String::from("digraph trace {\n    rankdir=TB;\n    node [shape=box, fontsize=10];\n    edge [fontsize=9];\n");
@@ -418,7 +450,12 @@ pub fn dot(ex: &Execution, verbose: bool) -> String {
                 label.push_str("\\nhalts");
             }
             let violated = ex.violation.as_ref().is_some_and(|f| f.step == t.step);
-            let style = if violated { ", color=red, penwidth=2" } else { "" };
+            let in_cycle = cycle.as_ref().is_some_and(|c| c.contains(&t.step));
+            let style = match (violated, in_cycle) {
+                (true, _) => ", color=red, penwidth=2",
+                (false, true) => ", color=orange",
+                (false, false) => "",
+            };
             out.push_str(&format!("        s{} [label=\"{label}\"{style}];\n", t.step));
         }
         for w in steps.windows(2) {
@@ -445,6 +482,13 @@ pub fn dot(ex: &Execution, verbose: bool) -> String {
                 dot_text(&d.text, verbose)
             ));
         }
+    }
+    if let Some(c) = &cycle {
+        out.push_str(&format!(
+            "    s{} -> s{} [label=\"cycle returns to the same state\", color=orange, penwidth=2, constraint=false];\n",
+            c.end - 1,
+            c.start
+        ));
     }
     if let Some(f) = &ex.violation {
         out.push_str(&format!(

@@ -19,6 +19,7 @@ pub mod lin;
 pub mod liveness;
 pub mod machine;
 pub mod model;
+pub mod orbits;
 pub mod program;
 pub mod races;
 pub mod replay;

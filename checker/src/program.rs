@@ -397,6 +397,16 @@ pub trait Program: Sync {
         None
     }
 
+    /// Check the symmetry declaration at `s` (ARCHITECTURE.md §3,
+    /// "Symmetry"): apply a permutation drawn from `seed` and compare what
+    /// the contract of [`Program::canonical_fingerprint`] says is
+    /// invariant. Called with `--symmetry` at a sample of the states
+    /// (`crate::orbits`); an error stops the search. Default: nothing to
+    /// check (the machine runtime checks its groups).
+    fn check_symmetry(&self, _s: &Self::State, _seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
+        Ok(())
+    }
+
     /// The declared groups of interchangeable actors, for people (`mcheck
     /// list`): one line each, such as `"rm1..rm3 (resource managers)"`.
     /// Empty (the default) exactly when
@@ -487,6 +497,9 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
         (**self).canonical_fingerprint(s)
+    }
+    fn check_symmetry(&self, s: &Self::State, seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
+        (**self).check_symmetry(s, seed)
     }
     fn symmetry_groups(&self) -> Vec<String> {
         (**self).symmetry_groups()

@@ -2,12 +2,13 @@
 //! counts, at every step the search executes, what the program says the
 //! step exercises (ARCHITECTURE.md §6, "Coverage and reachability").
 
-use super::forward::forward_program;
-use super::key::Hit;
+use super::key::{Hit, How};
+use super::keyed::Keyed;
 use super::report::{CountedOver, Entry};
 use crate::cache::fingerprint;
-use crate::program::{ActorId, Event, Program, StepTrace, Violation};
+use crate::program::{ActorId, ActorInfo, Enabled, Event, Hot, Program, StateView, StepTrace, Violation};
 use hashbrown::{HashMap, HashSet};
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -23,10 +24,51 @@ fn map<K, V>() -> Map<K, V> {
     HashMap::with_hasher(ahash::RandomState::with_seeds(5, 6, 7, 8))
 }
 
-/// One thread's counts and its scratch list of hits.
+/// How many transition keys each tally remembers (see [`Tally`]).
+const RECENT: usize = 8;
+
+/// A hit as a count's key: static names by address (cheap to hash: the
+/// same name at two addresses is merged in [`Counted::entries`]), others
+/// by value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Static(usize, usize, usize, usize, How),
+    Owned(Hit),
+}
+
+impl Key {
+    fn of(hit: &Hit) -> Key {
+        match (&hit.actor, &hit.item) {
+            (Cow::Borrowed(a), Cow::Borrowed(i)) => {
+                Key::Static(a.as_ptr() as usize, a.len(), i.as_ptr() as usize, i.len(), hit.how)
+            }
+            _ => Key::Owned(hit.clone()),
+        }
+    }
+}
+
+/// One thread's counts, its scratch list of hits, and the transition keys
+/// it met last (a search executes a transition twice in a row, its
+/// look-ahead and its step: the second needs no look-up in the shared
+/// set).
 struct Tally {
-    counts: Map<Hit, u64>,
+    counts: Map<Key, (Hit, u64)>,
     hits: Vec<Hit>,
+    recent: [u64; RECENT],
+    next: usize,
+}
+
+impl Tally {
+    /// Whether transition `key` was met by this tally lately, and
+    /// remember it.
+    fn met(&mut self, key: u64) -> bool {
+        if self.recent.contains(&key) {
+            return true;
+        }
+        self.recent[self.next] = key;
+        self.next = (self.next + 1) % RECENT;
+        false
+    }
 }
 
 /// A program whose executed steps are counted. A search runs it exactly
@@ -79,19 +121,17 @@ impl<'p, P: Program> Counted<'p, P> {
                     Mutex::new(Tally {
                         counts: map(),
                         hits: Vec::new(),
+                        recent: [0; RECENT],
+                        next: 0,
                     })
                 })
                 .collect(),
         }
     }
 
-    /// True when the step is to be counted: always for sampling, the
-    /// first time for exhaustive searches.
-    fn first_time(&self, s: &P::State, actor: ActorId, alt: u32) -> bool {
-        if self.over == CountedOver::Executions {
-            return true;
-        }
-        let key = fingerprint(&(fingerprint(s), actor.0, alt));
+    /// True the first time transition `key` is counted (exhaustive
+    /// searches).
+    fn first_time(&self, key: u64) -> bool {
         lock(&self.seen[(key >> 59) as usize % SHARDS]).insert(key)
     }
 
@@ -101,7 +141,7 @@ impl<'p, P: Program> Counted<'p, P> {
     pub fn entries(&self) -> Vec<Entry> {
         let mut all: Map<Hit, u64> = map();
         for t in &self.tallies {
-            for (hit, n) in &lock(t).counts {
+            for (hit, n) in lock(t).counts.values() {
                 *all.entry(hit.clone()).or_insert(0) += n;
             }
         }
@@ -130,26 +170,42 @@ impl<'p, P: Program> Counted<'p, P> {
 }
 
 impl<P: Program> Program for Counted<'_, P> {
-    type State = P::State;
+    type State = Keyed<P::State>;
 
-    forward_program!();
+    fn initial(&self) -> Self::State {
+        Keyed::new(self.program.initial())
+    }
 
-    fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
-        if !self.first_time(s, actor, alt) {
-            return self.program.execute(s, actor, alt, events);
-        }
+    fn actors(&self, s: &Self::State) -> Vec<ActorInfo> {
+        self.program.actors(&s.inner)
+    }
+
+    fn enabled(&self, s: &Self::State, out: &mut Vec<Enabled>) {
+        self.program.enabled(&s.inner, out)
+    }
+
+    fn execute(&self, s: &mut Self::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
         let mut tally = lock(&self.tallies[thread_shard()]);
+        if self.over == CountedOver::DistinctTransitions {
+            // The transition: its source state (whose fingerprint the
+            // search computed already, `Keyed`), actor and alternative.
+            let key = fingerprint(&(s.fingerprint(), actor.0, alt));
+            if tally.met(key) || !self.first_time(key) {
+                drop(tally);
+                return s.step(|inner| self.program.execute(inner, actor, alt, events));
+            }
+        }
         let mut hits = std::mem::take(&mut tally.hits);
-        self.program.cover_step(s, actor, alt, &mut hits);
-        let result = self.program.execute(s, actor, alt, events);
+        self.program.cover_step(&s.inner, actor, alt, &mut hits);
+        let result = s.step(|inner| self.program.execute(inner, actor, alt, events));
         if result.is_ok() {
-            self.program.cover_state(s, &mut hits);
+            self.program.cover_state(&s.inner, &mut hits);
         }
         for hit in hits.drain(..) {
-            match tally.counts.get_mut(&hit) {
-                Some(n) => *n += 1,
+            match tally.counts.get_mut(&Key::of(&hit)) {
+                Some((_, n)) => *n += 1,
                 None => {
-                    tally.counts.insert(hit, 1);
+                    tally.counts.insert(Key::of(&hit), (hit, 1));
                 }
             }
         }
@@ -159,12 +215,64 @@ impl<P: Program> Program for Counted<'_, P> {
 
     fn execute_traced(
         &self,
-        s: &mut P::State,
+        s: &mut Self::State,
         actor: ActorId,
         alt: u32,
         events: &mut Vec<Event>,
         trace: &mut StepTrace,
     ) -> Result<(), Violation> {
-        self.program.execute_traced(s, actor, alt, events, trace)
+        s.step(|inner| self.program.execute_traced(inner, actor, alt, events, trace))
+    }
+
+    fn deadlock(&self, s: &Self::State) -> Option<Violation> {
+        self.program.deadlock(&s.inner)
+    }
+
+    fn actor_name(&self, s: &Self::State, actor: ActorId) -> String {
+        self.program.actor_name(&s.inner, actor)
+    }
+
+    fn view(&self, s: &Self::State) -> Option<StateView> {
+        self.program.view(&s.inner)
+    }
+
+    fn cover_step(&self, s: &Self::State, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
+        self.program.cover_step(&s.inner, actor, alt, out)
+    }
+
+    fn cover_state(&self, s: &Self::State, out: &mut Vec<Hit>) {
+        self.program.cover_state(&s.inner, out)
+    }
+
+    fn coverage_space(&self) -> Vec<Hit> {
+        self.program.coverage_space()
+    }
+
+    fn sometimes(&self) -> Vec<&'static str> {
+        self.program.sometimes()
+    }
+
+    fn holds(&self, s: &Self::State, property: usize) -> bool {
+        self.program.holds(&s.inner, property)
+    }
+
+    fn hot(&self, s: &Self::State) -> Option<Hot> {
+        self.program.hot(&s.inner)
+    }
+
+    fn has_liveness(&self) -> bool {
+        self.program.has_liveness()
+    }
+
+    fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
+        self.program.canonical_fingerprint(&s.inner)
+    }
+
+    fn check_symmetry(&self, s: &Self::State, seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
+        self.program.check_symmetry(&s.inner, seed)
+    }
+
+    fn symmetry_groups(&self) -> Vec<String> {
+        self.program.symmetry_groups()
     }
 }

@@ -2,9 +2,17 @@
 
 /// Inside `impl<P: Program> Program for Wrapper<'_, P>` whose field
 /// `program: &P` is the wrapped program: every method but `execute` and
-/// `execute_traced`, passed on unchanged.
+/// `execute_traced`, passed on unchanged (`forward_program!(without
+/// canonical)`: also without `canonical_fingerprint`).
 macro_rules! forward_program {
     () => {
+        $crate::coverage::forward_program!(without canonical);
+
+        fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
+            self.program.canonical_fingerprint(s)
+        }
+    };
+    (without canonical) => {
         fn initial(&self) -> P::State {
             self.program.initial()
         }
@@ -63,8 +71,8 @@ macro_rules! forward_program {
             self.program.has_liveness()
         }
 
-        fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
-            self.program.canonical_fingerprint(s)
+        fn check_symmetry(&self, s: &P::State, seed: u64) -> Result<(), $crate::orbits::SymmetryMismatch> {
+            self.program.check_symmetry(s, seed)
         }
 
         fn symmetry_groups(&self) -> Vec<String> {
@@ -73,4 +81,4 @@ macro_rules! forward_program {
     };
 }
 
-pub(super) use forward_program;
+pub(crate) use forward_program;

@@ -225,6 +225,15 @@ pub fn replay_lasso<P: Program>(program: &P, schedule: &Schedule, traced: bool) 
     ex
 }
 
+/// The cycle of a replayed lasso ([`replay_lasso`]): the steps `start..end`
+/// after which the execution is back in the state it had before `start`.
+/// `None` for every other execution (a lasso that ends hot has no cycle).
+pub fn cycle_of(ex: &Execution) -> Option<std::ops::Range<usize>> {
+    let f = ex.violation.as_ref()?;
+    let lasso = ex.end == End::Violation && f.violation.kind == ViolationKind::Liveness;
+    (lasso && ex.steps > f.step).then_some(f.step..ex.steps)
+}
+
 /// An actor enabled at every state of the cycle (`states`, the state
 /// before each step) that none of its steps (`choices`) runs.
 fn unfair(states: &[Seen], choices: &[u64]) -> Option<u32> {

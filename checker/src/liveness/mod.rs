@@ -22,7 +22,7 @@ mod lasso;
 mod scc;
 mod temperature;
 
-pub use lasso::replay_lasso;
+pub use lasso::{cycle_of, replay_lasso};
 pub use temperature::{Temperature, Tempered};
 
 use crate::config::Config;

@@ -122,6 +122,9 @@ impl<P: Program> Program for Temperature<'_, P> {
     fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
         self.inner.canonical_fingerprint(&s.inner)
     }
+    fn check_symmetry(&self, s: &Self::State, seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
+        self.inner.check_symmetry(&s.inner, seed)
+    }
     fn symmetry_groups(&self) -> Vec<String> {
         self.inner.symmetry_groups()
     }

@@ -10,6 +10,7 @@ use super::{MachineModel, Receive};
 use crate::coverage::{Hit, How};
 use crate::program::ActorId;
 use hashbrown::HashMap;
+use std::cell::Cell;
 use std::fmt::Debug;
 use std::sync::{OnceLock, RwLock};
 
@@ -23,22 +24,50 @@ fn hasher() -> ahash::RandomState {
 
 /// The kind of `msg`: its `Debug` text up to the first `(`, `{` or space
 /// (`Prepare(tx=1)` is `Prepare`), computed once per type and enum variant
-/// and kept for the life of the process.
+/// and kept for the life of the process. Each thread remembers the last
+/// few kinds it looked up, so a step reads no lock (ARCHITECTURE.md §6,
+/// "Cost").
 pub(crate) fn debug_kind<T: Debug>(msg: &T) -> &'static str {
     static NAMES: OnceLock<KindNames> = OnceLock::new();
-    let names = NAMES.get_or_init(|| RwLock::new(HashMap::with_hasher(hasher())));
+    thread_local! {
+        static RECENT: Cell<[(usize, u64, &'static str); RECENT_KINDS]> =
+            const { Cell::new([(0, 0, ""); RECENT_KINDS]) };
+    }
     let variant = hasher().hash_one(std::mem::discriminant(msg));
-    let key = (std::any::type_name::<T>(), variant);
-    if let Some(name) = names.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+    // The type by its name's address: the same type may have two (one per
+    // codegen unit), which only costs a second look-up.
+    let ty = std::any::type_name::<T>();
+    let key = (ty.as_ptr() as usize, variant);
+    let recent = RECENT.get();
+    if let Some(&(_, _, name)) = recent.iter().find(|r| (r.0, r.1) == key) {
         return name;
     }
-    let text = format!("{msg:?}");
-    let end = text.find(['(', '{', ' ']).unwrap_or(text.len());
-    let mut names = names.write().unwrap_or_else(|e| e.into_inner());
-    names
-        .entry(key)
-        .or_insert_with(|| Box::leak(text[..end].to_string().into_boxed_str()))
+    let names = NAMES.get_or_init(|| RwLock::new(HashMap::with_hasher(hasher())));
+    let cached = names
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&(ty, variant))
+        .copied();
+    let name = match cached {
+        Some(name) => name,
+        None => {
+            let text = format!("{msg:?}");
+            let end = text.find(['(', '{', ' ']).unwrap_or(text.len());
+            let mut names = names.write().unwrap_or_else(|e| e.into_inner());
+            *names
+                .entry((ty, variant))
+                .or_insert_with(|| Box::leak(text[..end].to_string().into_boxed_str()))
+        }
+    };
+    let mut next = recent;
+    next.rotate_right(1);
+    next[0] = (key.0, key.1, name);
+    RECENT.set(next);
+    name
 }
+
+/// How many kinds each thread remembers ([`debug_kind`]).
+const RECENT_KINDS: usize = 8;
 
 impl<M: MachineModel> Machines<M> {
     /// What the step of `actor` with `alt` at `s` exercises: the message

@@ -61,6 +61,7 @@ mod delivery;
 mod network;
 mod program;
 mod symmetry;
+mod symmetry_check;
 mod world;
 
 pub use ctx::{Ctx, Setup};

@@ -437,6 +437,10 @@ impl<M: MachineModel> Program for Machines<M> {
         super::symmetry::canonical_fingerprint(&self.0, &self.0.symmetry(), s)
     }
 
+    fn check_symmetry(&self, s: &World<M>, seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
+        self.symmetry_check(s, seed)
+    }
+
     fn symmetry_groups(&self) -> Vec<String> {
         let s0 = self.initial();
         self.0

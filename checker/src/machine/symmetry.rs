@@ -46,6 +46,13 @@ pub(crate) fn canonical_fingerprint<M: MachineModel>(
     groups: &[Vec<MachineId>],
     s: &World<M>,
 ) -> Option<u64> {
+    canonical(model, groups, s).map(|(fp, _)| fp)
+}
+
+/// [`canonical_fingerprint`] and whether it is exact: every candidate was
+/// tried (false beyond [`MAX_CANDIDATES`], where two states of one orbit
+/// may get different values).
+pub(crate) fn canonical<M: MachineModel>(model: &M, groups: &[Vec<MachineId>], s: &World<M>) -> Option<(u64, bool)> {
     let n = s.slots.len();
     let groups: Vec<&[MachineId]> = groups
         .iter()
@@ -70,6 +77,7 @@ pub(crate) fn canonical_fingerprint<M: MachineModel>(
     }
     let mut best = u64::MAX;
     let mut tried = 0usize;
+    let mut exact = true;
     // The candidates in a fixed order: each tie class's members permuted
     // in lexicographic order, the classes as the digits of a counter.
     let mut order: Vec<Vec<MachineId>> = sorted.iter().map(|k| k.iter().map(|&(_, id)| id).collect()).collect();
@@ -82,11 +90,15 @@ pub(crate) fn canonical_fingerprint<M: MachineModel>(
         }
         best = best.min(fingerprint(&renamed(model, s, &map)));
         tried += 1;
-        if tried >= MAX_CANDIDATES || !next_candidate(&sorted, &mut order) {
+        if !next_candidate(&sorted, &mut order) {
+            break;
+        }
+        if tried >= MAX_CANDIDATES {
+            exact = false;
             break;
         }
     }
-    Some(best)
+    Some((best, exact))
 }
 
 /// Moves `order` to the next candidate: the next permutation of the first

@@ -17,6 +17,9 @@ pub enum SearchError {
     Input(String),
     /// An internal invariant failed: a bug in mcheck.
     Internal(String),
+    /// `--symmetry` on a program whose declaration does not hold: a
+    /// sampled state and its image differ (ARCHITECTURE.md §3).
+    Symmetry(crate::orbits::SymmetryMismatch),
 }
 
 impl fmt::Display for SearchError {
@@ -28,6 +31,7 @@ impl fmt::Display for SearchError {
             ),
             SearchError::Input(m) => f.write_str(m),
             SearchError::Internal(m) => write!(f, "internal error (a bug in mcheck, please report it): {m}"),
+            SearchError::Symmetry(m) => m.fmt(f),
         }
     }
 }

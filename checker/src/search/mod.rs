@@ -273,6 +273,26 @@ pub fn run<P: Program, E: Explorer>(
     strategy: &Strategy,
     config: &Config,
 ) -> Result<Report, SearchError> {
+    if config.symmetry && program.canonical_fingerprint(&program.initial()).is_some() {
+        // A mistaken declaration is an error, never an answer
+        // (ARCHITECTURE.md §3, "Symmetry").
+        let checked = crate::orbits::OrbitsChecked::new(program);
+        let report = run_checked(&checked, explorer, strategy, config);
+        return match checked.mismatch() {
+            Some(m) => Err(SearchError::Symmetry(m)),
+            None => report,
+        };
+    }
+    run_checked(program, explorer, strategy, config)
+}
+
+/// [`run`] once the symmetry declaration is being checked.
+fn run_checked<P: Program, E: Explorer>(
+    program: &P,
+    explorer: E,
+    strategy: &Strategy,
+    config: &Config,
+) -> Result<Report, SearchError> {
     if !config.liveness || !program.has_liveness() {
         return run_strategy(program, explorer, strategy, config);
     }

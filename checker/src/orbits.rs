@@ -1,0 +1,229 @@
+//! A mistaken symmetry declaration is not silently accepted
+//! (ARCHITECTURE.md §3, "Symmetry"): with `--symmetry`, `search::run` runs
+//! the program through [`OrbitsChecked`], which checks the declaration at
+//! a sample of the states whose canonical fingerprint the search asks for,
+//! and turns a mismatch into [`SymmetryMismatch`] instead of an answer.
+//!
+//! Two checks, both at the sampled states only:
+//!
+//! * the program's own ([`Program::check_symmetry`]): the machine runtime
+//!   applies a random permutation of a declared group and compares the
+//!   verdicts, the enabled set, `receive`/`delivery` and the canonical
+//!   fingerprint of the state and its image;
+//! * a generic one for every program, plain ones included: the first state
+//!   sampled of an orbit is its *witness*; a later, different state with
+//!   the same canonical fingerprint must agree with it on what a
+//!   permutation keeps (hot or not, deadlock or not, the number of
+//!   alternatives, the violation kinds of its steps and their successors'
+//!   temperature).
+//!
+//! Sampling is by canonical fingerprint (a fixed 1 in [`RATE`], so every
+//! state of a sampled orbit is checked, on any number of threads) and
+//! bounded ([`MAX_CHECKS`]), so the cost is a few percent of a symmetric
+//! search and nothing without `--symmetry`.
+
+use crate::cache::{fingerprint, FIXED_HASHER};
+use crate::program::{ActorId, Event, Program, StepTrace, Violation, ViolationKind};
+use hashbrown::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// One orbit in this many is checked.
+pub const RATE: u64 = 32;
+
+/// At most this many checks per search.
+pub const MAX_CHECKS: usize = 2048;
+
+/// The initial state is checked with this many permutations.
+pub const INITIAL_CHECKS: u64 = 16;
+
+/// A symmetry declaration that the program does not keep: `what` differs
+/// between a state and its image under a permutation of `group`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymmetryMismatch {
+    /// The group's members, by name.
+    pub group: String,
+    /// The permutation, as the machines it moves (`"rm1 -> rm2, rm2 ->
+    /// rm1"`), or the two states compared by the generic check.
+    pub permutation: String,
+    /// What differed, in words.
+    pub what: String,
+}
+
+impl fmt::Display for SymmetryMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the symmetry declaration does not hold: group [{}], permuted by {}: {} differs; fix the model's symmetry (or rename) or run without --symmetry",
+            self.group, self.permutation, self.what
+        )
+    }
+}
+
+impl std::error::Error for SymmetryMismatch {}
+
+/// What the generic check compares between two states of one orbit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Signature {
+    hot: bool,
+    deadlock: bool,
+    /// Per step, sorted: its violation's kind, or whether its successor is
+    /// hot.
+    steps: Vec<Result<bool, &'static str>>,
+}
+
+/// A program whose symmetry declaration is checked at sampled states (see
+/// the module docs). Everything else is the wrapped program's.
+pub struct OrbitsChecked<'p, P: Program> {
+    program: &'p P,
+    initial: Option<u64>,
+    initial_done: AtomicBool,
+    checks: AtomicUsize,
+    failed: AtomicBool,
+    mismatch: Mutex<Option<SymmetryMismatch>>,
+    witnesses: Mutex<HashMap<u64, (u64, Signature), ahash::RandomState>>,
+}
+
+impl<P: Program> fmt::Debug for OrbitsChecked<'_, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OrbitsChecked").finish_non_exhaustive()
+    }
+}
+
+/// The violation that stops the search once a mismatch is recorded (never
+/// reported: `search::run` returns the mismatch instead).
+fn stop() -> Violation {
+    Violation::new(
+        ViolationKind::Assertion,
+        "symmetry",
+        "the symmetry declaration does not hold",
+    )
+}
+
+impl<'p, P: Program> OrbitsChecked<'p, P> {
+    /// Check `program`'s declaration while a search runs on the wrapper.
+    pub fn new(program: &'p P) -> Self {
+        OrbitsChecked {
+            program,
+            initial: program.canonical_fingerprint(&program.initial()),
+            initial_done: AtomicBool::new(false),
+            checks: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+            mismatch: Mutex::new(None),
+            witnesses: Mutex::new(HashMap::with_hasher(FIXED_HASHER)),
+        }
+    }
+
+    /// The first mismatch found, if any.
+    pub fn mismatch(&self) -> Option<SymmetryMismatch> {
+        self.mismatch.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// How many states were checked.
+    pub fn checks(&self) -> usize {
+        self.checks.load(Ordering::Relaxed).min(MAX_CHECKS)
+    }
+
+    fn record(&self, m: SymmetryMismatch) {
+        let mut slot = self.mismatch.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(m);
+        self.failed.store(true, Ordering::Relaxed);
+    }
+
+    fn check(&self, s: &P::State, canonical: u64) {
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
+        if Some(canonical) == self.initial && !self.initial_done.swap(true, Ordering::Relaxed) {
+            // The initial state, with several permutations: a model whose
+            // declared machines differ from the start is told at once.
+            for seed in 0..INITIAL_CHECKS {
+                if let Err(m) = self.program.check_symmetry(s, fingerprint(&(canonical, seed))) {
+                    return self.record(m);
+                }
+            }
+        }
+        if !fingerprint(&(canonical, 0x5EED_u64)).is_multiple_of(RATE) {
+            return;
+        }
+        if self.checks.fetch_add(1, Ordering::Relaxed) >= MAX_CHECKS {
+            return;
+        }
+        if let Err(m) = self.program.check_symmetry(s, canonical) {
+            return self.record(m);
+        }
+        let own = fingerprint(s);
+        let mut witnesses = self.witnesses.lock().unwrap_or_else(|e| e.into_inner());
+        let known = witnesses.get(&canonical).cloned();
+        match known {
+            None => {
+                let sig = self.signature(s);
+                witnesses.insert(canonical, (own, sig));
+            }
+            Some((fp, _)) if fp == own => {}
+            Some((_, sig)) => {
+                drop(witnesses);
+                let mine = self.signature(s);
+                if mine != sig {
+                    self.record(SymmetryMismatch {
+                        group: self.program.symmetry_groups().join("; "),
+                        permutation: "two states with the same canonical fingerprint".into(),
+                        what: format!("what the states do ({sig:?} and {mine:?})"),
+                    });
+                }
+            }
+        }
+    }
+
+    fn signature(&self, s: &P::State) -> Signature {
+        let mut en = Vec::new();
+        self.program.enabled(s, &mut en);
+        let mut steps: Vec<Result<bool, &'static str>> = Vec::new();
+        for e in &en {
+            for alt in 0..e.alternatives {
+                let mut c = s.clone();
+                steps.push(match self.program.execute(&mut c, e.actor, alt, &mut Vec::new()) {
+                    Ok(()) => Ok(self.program.hot(&c).is_some()),
+                    Err(v) => Err(v.kind.as_str()),
+                });
+            }
+        }
+        steps.sort_unstable();
+        Signature {
+            hot: self.program.hot(s).is_some(),
+            deadlock: en.is_empty() && self.program.deadlock(s).is_some(),
+            steps,
+        }
+    }
+}
+
+impl<P: Program> Program for OrbitsChecked<'_, P> {
+    type State = P::State;
+
+    crate::coverage::forward_program!(without canonical);
+
+    fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
+        let canonical = self.program.canonical_fingerprint(s)?;
+        self.check(s, canonical);
+        Some(canonical)
+    }
+
+    fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
+        if self.failed.load(Ordering::Relaxed) {
+            return Err(stop());
+        }
+        self.program.execute(s, actor, alt, events)
+    }
+
+    fn execute_traced(
+        &self,
+        s: &mut P::State,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        trace: &mut StepTrace,
+    ) -> Result<(), Violation> {
+        self.program.execute_traced(s, actor, alt, events, trace)
+    }
+}
