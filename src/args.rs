@@ -76,6 +76,12 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Merge the --json reports of the shards (--shard K/N) of one sampling run into the unsharded run's report (JSON).
+    Merge {
+        /// The shards' reports, one file each (0/N .. N-1/N, any order).
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<String>,
+    },
 }
 
 /// `mcheck table`'s default time budget per cell and seed, in seconds.
@@ -281,6 +287,9 @@ pub(crate) struct RunArgs {
     /// Run only the samples with index mod N = K (ss, rs, irs, pct, pos, pctcp).
     #[arg(long, value_name = "K/N", value_parser = shard)]
     pub shard: Option<(u32, u32)>,
+    /// The distributed SES (--workers, --processes, --process, --hostfile).
+    #[command(flatten)]
+    pub cluster: crate::distributed::ClusterArgs,
     /// Report deadlocks as violations.
     #[arg(long)]
     pub deadlock: bool,

@@ -67,6 +67,7 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
             max_attempts,
             json,
         } => shrink_cmd(registry, &schedule, save.as_deref(), max_attempts, json),
+        Command::Merge { files } => crate::merge::merge_cmd(&files),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -228,7 +229,13 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     }
     // The explorer is validated even for strategies that do not use it, so
     // that a typo is never silently ignored.
-    let mut report = if args.coverage {
+    let plan = args.cluster.plan(strategy.name())?;
+    let mut report = if let Some(plan) = plan {
+        match crate::distributed::run(model, &params, bug, &args.explorer, &config, &plan)? {
+            Some(r) => r,
+            None => return Ok(0),
+        }
+    } else if args.coverage {
         model.check_coverage(&params, bug, &strategy, &args.explorer, &config)?
     } else {
         model.check(&params, bug, &strategy, &args.explorer, &config)?

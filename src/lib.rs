@@ -20,7 +20,9 @@
 mod args;
 pub mod cli;
 pub mod deep;
+pub mod distributed;
 pub mod html;
+pub mod merge;
 mod output;
 mod plot;
 mod printing;

@@ -54,6 +54,35 @@ pub trait DynModel: Send + Sync {
     /// The groups of interchangeable actors the model declares at its
     /// default parameters ([`mcheck_checker::Program::symmetry_groups`]).
     fn symmetry_groups(&self) -> Vec<String>;
+    /// SES on timely dataflow (`mcheck_distributed::ses`) on this
+    /// process's part of `layout`: the report on process 0, `None` on the
+    /// others.
+    fn check_distributed(
+        &self,
+        params: &Params,
+        bug: Option<u32>,
+        explorer: &str,
+        config: &Config,
+        layout: &mcheck_distributed::Layout,
+    ) -> Result<Option<Report>, Error>;
+}
+
+/// [`DynModel::check_distributed`] with one explorer type.
+fn distributed<M: Model, E: mcheck_checker::Explorer + 'static>(
+    m: &M,
+    params: &Params,
+    bug: Option<u32>,
+    explorer: E,
+    config: &Config,
+    layout: &mcheck_distributed::Layout,
+) -> Result<Option<Report>, SearchError> {
+    let (params, program) = mcheck_checker::check::build_program(m, params, bug)?;
+    let program = std::sync::Arc::new(program);
+    let mut report = mcheck_distributed::ses(std::sync::Arc::clone(&program), explorer.clone(), config, layout)?;
+    if let Some(r) = report.as_mut() {
+        mcheck_checker::check::complete_report(&m.info(), &params, bug, &*program, explorer, config, r)?;
+    }
+    Ok(report)
 }
 
 /// The explorer named `name` for model `m`: a built-in one or one of the
@@ -150,6 +179,23 @@ impl<M: Model> DynModel for M {
 
     fn explain(&self, schedule: &Schedule) -> Result<Explanation, Error> {
         Ok(explain_model(self, schedule_explorer(self, schedule)?, schedule)?)
+    }
+
+    fn check_distributed(
+        &self,
+        params: &Params,
+        bug: Option<u32>,
+        explorer: &str,
+        config: &Config,
+        layout: &mcheck_distributed::Layout,
+    ) -> Result<Option<Report>, Error> {
+        let report = match explorer_for(self, explorer)? {
+            AnyExplorer::Rr(e) => distributed(self, params, bug, e, config, layout),
+            AnyExplorer::Rtc(e) => distributed(self, params, bug, e, config, layout),
+            AnyExplorer::Prr(e) => distributed(self, params, bug, e, config, layout),
+            custom @ AnyExplorer::Custom(_) => distributed(self, params, bug, custom, config, layout),
+        };
+        Ok(report?)
     }
 
     fn symmetry_groups(&self) -> Vec<String> {

@@ -54,6 +54,37 @@ fn check_program<P: Program, E: Explorer>(
     config: &Config,
 ) -> Result<Report, SearchError> {
     let mut report = search::run(program, explorer.clone(), strategy, config)?;
+    complete_report(info, params, bug, program, explorer, config, &mut report)?;
+    Ok(report)
+}
+
+/// The program `model` builds from `params` and `bug` (checked and mapped
+/// as [`check_model`] does), with the parameters it runs with: for a
+/// search outside this crate (the distributed SES), which then calls
+/// [`complete_report`].
+pub fn build_program<M: Model>(
+    model: &M,
+    params: &Params,
+    bug: Option<u32>,
+) -> Result<(Params, M::Program), SearchError> {
+    let info = model.info();
+    let params = resolve(model, &info, params, bug).map_err(|e| SearchError::Input(e.to_string()))?;
+    let program = model.build(&params, bug);
+    Ok((params, program))
+}
+
+/// Complete the counterexample of `report` (a search of `program`, built by
+/// the model `info` describes from `params` and `bug`, with `explorer`):
+/// its model fields, expectation, digest and trail, checked by a replay.
+pub fn complete_report<P: Program, E: Explorer>(
+    info: &ModelInfo,
+    params: &Params,
+    bug: Option<u32>,
+    program: &P,
+    explorer: E,
+    config: &Config,
+    report: &mut Report,
+) -> Result<(), SearchError> {
     if let (Some(schedule), Some(found)) = (report.schedule.as_mut(), report.violation.as_ref()) {
         schedule.model = info.name.to_string();
         schedule.params = params.0.clone();
@@ -63,7 +94,7 @@ fn check_program<P: Program, E: Explorer>(
         complete(program, Some(explorer), schedule)
             .map_err(|e| SearchError::Internal(format!("the counterexample does not replay: {e}")))?;
     }
-    Ok(report)
+    Ok(())
 }
 
 /// [`check_model`] with the coverage section (ARCHITECTURE.md §6,

@@ -104,6 +104,13 @@ pub struct Stratum {
     pub schedules: u64,
     /// Seconds spent in the stratum.
     pub elapsed_s: f64,
+    /// With `--shard K/N` (sampling strategies): every counted sample of
+    /// this shard in index order (the j-th has index K + j*N), as
+    /// [steps, longest execution, 1 if truncated else 0], so that
+    /// `mcheck merge` can count exactly the samples an unsharded run
+    /// counts (ARCHITECTURE.md §4, "Sharding"). Empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<[u64; 3]>,
 }
 
 /// A violation with the step at which it happened.

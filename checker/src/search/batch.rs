@@ -242,6 +242,9 @@ impl<'c> Batches<'c> {
                 r.longest = r.longest.max(s.longest);
                 stratum.schedules += 1;
                 stratum.transitions += s.steps;
+                if self.config.shard.is_some() {
+                    stratum.samples.push([s.steps, s.longest, u64::from(s.truncated)]);
+                }
                 self.counted.0 += 1;
                 self.counted.1 += u64::from(s.complete);
                 if s.violation.is_some() {

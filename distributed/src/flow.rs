@@ -1,0 +1,112 @@
+//! The timely dataflow of the distributed SES (ARCHITECTURE.md §3,
+//! "Distributed SES"): one operator per worker on a feedback loop whose
+//! exchange sends each successor to its owner.
+//!
+//! Timestamps are `bound << 32 | hop`: a successor sent at time t arrives at
+//! t + 1 (the loop's summary), so the transfers of stratum b have times in
+//! `[b << 32, (b + 1) << 32)`. A worker with frames deferred to stratum b
+//! holds a capability at `b << 32`; it resumes them once the input frontier
+//! has passed `b << 32`, which timely's progress tracking says exactly when
+//! no transfer of an earlier stratum is in flight or can still be made on
+//! any worker of any process. A run ends when no worker holds a
+//! capability: the frontier is empty.
+
+use crate::local::Local;
+use crate::message::{Msg, Summary};
+use mcheck_checker::{Explorer, Program};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use timely::dataflow::channels::pact::Exchange;
+use timely::dataflow::operators::generic::operator::Operator;
+use timely::dataflow::operators::{Capability, ConnectLoop, Exchange as _, Feedback, Inspect, ToStream};
+use timely::worker::Worker;
+
+/// The time at which stratum `bound` starts.
+fn start_of(bound: u32) -> u64 {
+    u64::from(bound) << 32
+}
+
+/// Run the search on this worker; the summaries of all workers on worker 0,
+/// `None` elsewhere.
+pub fn run_worker<P: Program + 'static, E: Explorer + 'static>(
+    worker: &mut Worker,
+    local: Local<P, E>,
+    process: u32,
+) -> Option<Vec<Summary>> {
+    let local = Rc::new(RefCell::new(local));
+    let shared = Rc::clone(&local);
+    worker.dataflow::<u64, _, _>(move |scope| {
+        let (handle, cycle) = scope.feedback::<Vec<Msg>>(1u64);
+        cycle
+            .unary_frontier(
+                Exchange::new(|m: &Msg| u64::from(m.to())),
+                "SES",
+                move |initial: Capability<u64>, _info| {
+                    let mut initial = Some(initial);
+                    // Capabilities for the strata with deferred frames.
+                    let mut waiting: BTreeMap<u32, Capability<u64>> = BTreeMap::new();
+                    move |(input, frontier), output| {
+                        let mut l = shared.borrow_mut();
+                        let keep =
+                            |l: &Local<P, E>, cap: &Capability<u64>, waiting: &mut BTreeMap<u32, Capability<u64>>| {
+                                for b in l.waiting() {
+                                    waiting.entry(b).or_insert_with(|| cap.delayed(&start_of(b)));
+                                }
+                            };
+                        if let Some(cap) = initial.take() {
+                            l.start();
+                            output.session(&cap).give_iterator(l.outbox.drain(..));
+                            keep(&l, &cap, &mut waiting);
+                        }
+                        input.for_each_stamp(|cap, data| {
+                            let Some(cap) = cap.retain_least(output.output_index()) else {
+                                return;
+                            };
+                            let bound = (*cap.time() >> 32) as u32;
+                            for batch in data {
+                                for msg in batch.drain(..) {
+                                    l.receive(bound, msg);
+                                }
+                            }
+                            output.session(&cap).give_iterator(l.outbox.drain(..));
+                            keep(&l, &cap, &mut waiting);
+                        });
+                        // Strata whose predecessors are finished everywhere.
+                        while let Some((&bound, _)) = waiting.iter().next() {
+                            if l.stopped() || frontier.frontier().less_equal(&start_of(bound)) {
+                                break;
+                            }
+                            let cap = waiting.remove(&bound).expect("the first waiting stratum");
+                            l.resume(bound);
+                            output.session(&cap).give_iterator(l.outbox.drain(..));
+                            keep(&l, &cap, &mut waiting);
+                        }
+                        if l.stopped() {
+                            waiting.clear();
+                        }
+                    }
+                },
+            )
+            .connect_loop(handle);
+    });
+    while worker.step_or_park(None) {}
+    let summary = local.borrow().finish(process);
+    gather(worker, summary)
+}
+
+/// Every worker's summary, on worker 0.
+fn gather(worker: &mut Worker, summary: Summary) -> Option<Vec<Summary>> {
+    let sink = Rc::new(RefCell::new(Vec::new()));
+    let into = Rc::clone(&sink);
+    worker.dataflow::<u64, _, _>(move |scope| {
+        Some(summary)
+            .to_stream(scope)
+            .container::<Vec<Summary>>()
+            .exchange(|_| 0)
+            .inspect(move |s: &Summary| into.borrow_mut().push(s.clone()));
+    });
+    while worker.step_or_park(None) {}
+    let all = sink.take();
+    (worker.index() == 0).then_some(all)
+}

@@ -1,0 +1,162 @@
+//! # mcheck-distributed: stratified exhaustive search on timely dataflow
+//!
+//! SES (ARCHITECTURE.md §3) on more than one thread, process or machine:
+//! the states are partitioned across timely workers by fingerprint, each
+//! worker owning its part of the cache and the frontier of its states; a
+//! successor owned by another worker is sent to it as its delay path, and
+//! rebuilt there with its explorer; each stratum is a round whose end
+//! timely's progress tracking detects (see `flow.rs`). Run to exhaustion
+//! the outcome, the reachable set (hence `states`) and `verified` are those
+//! of one thread; a counterexample is an ordinary delay-path schedule that
+//! replays on one machine. Budgets: time, memory (per process), the stop
+//! flag, and `max_states` (each worker adds at most its share,
+//! `max_states / workers`) are checked on every worker, and the first
+//! worker to hit one halts all others.
+//!
+//! The single-machine engine does not depend on this crate; it uses only
+//! the checker's public API.
+#![deny(missing_docs)]
+
+mod flow;
+mod local;
+mod message;
+mod report;
+mod stdout;
+
+pub use local::owner;
+
+use local::Local;
+use mcheck_checker::config::Config;
+use mcheck_checker::{Explorer, Program, Report, SearchError};
+use std::sync::Arc;
+use std::time::Instant;
+use timely::CommunicationConfig;
+use timely::WorkerConfig;
+
+/// Where the workers run: `threads` per process, `processes` processes of
+/// which this is `process`, reached at `addresses` (`host:port`, one per
+/// process, timely's host file) when there are several.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Worker threads per process.
+    pub threads: usize,
+    /// Processes.
+    pub processes: usize,
+    /// This process's index.
+    pub process: usize,
+    /// Every process's address, in process order (empty for one process).
+    pub addresses: Vec<String>,
+}
+
+impl Layout {
+    /// One process with `threads` workers.
+    pub fn threads(threads: usize) -> Self {
+        Layout {
+            threads,
+            processes: 1,
+            process: 0,
+            addresses: Vec::new(),
+        }
+    }
+
+    /// Process `process` of as many as `addresses`, with `threads` workers each.
+    pub fn cluster(threads: usize, process: usize, addresses: Vec<String>) -> Self {
+        Layout {
+            threads,
+            processes: addresses.len(),
+            process,
+            addresses,
+        }
+    }
+
+    /// Workers in all.
+    pub fn workers(&self) -> usize {
+        self.threads * self.processes
+    }
+
+    fn check(&self) -> Result<(), SearchError> {
+        if self.threads == 0 {
+            return Err(SearchError::Input("--workers must be at least 1".into()));
+        }
+        if self.processes > 1 && self.process >= self.processes {
+            return Err(SearchError::Input(format!(
+                "--process {} is not one of the {} processes (0..{})",
+                self.process,
+                self.processes,
+                self.processes - 1
+            )));
+        }
+        Ok(())
+    }
+
+    fn communication(&self) -> CommunicationConfig {
+        if self.processes <= 1 {
+            CommunicationConfig::Process(self.threads)
+        } else {
+            CommunicationConfig::Cluster {
+                threads: self.threads,
+                process: self.process,
+                addresses: self.addresses.clone(),
+                report: false,
+                zerocopy: false,
+            }
+        }
+    }
+}
+
+/// Stratified exhaustive search with `explorer` on the workers of `layout`.
+/// Every process of a cluster calls it; process 0 gets the run's report,
+/// the others `None`.
+pub fn ses<P, E>(program: Arc<P>, explorer: E, config: &Config, layout: &Layout) -> Result<Option<Report>, SearchError>
+where
+    P: Program + Send + 'static,
+    E: Explorer + 'static,
+{
+    layout.check()?;
+    if config.exact_bound {
+        return Err(SearchError::Input(
+            "the distributed SES keys its cache by program states only; --exact-bound runs on one machine".into(),
+        ));
+    }
+    if !config.use_cache {
+        return Err(SearchError::Input(
+            "the distributed SES needs the state cache, which is off".into(),
+        ));
+    }
+    if config.symmetry && program.canonical_fingerprint(&program.initial()).is_none() {
+        return Err(SearchError::Input(
+            "symmetry is on but the program declares no symmetry".into(),
+        ));
+    }
+    let started = Instant::now();
+    let root = mcheck_checker::explorer::prepare(&*program, explorer, config.seed);
+    let budget = config.cache_bytes.unwrap_or(config.max_memory / 2) / layout.threads;
+    let shared = Arc::new(config.clone());
+    let process = layout.process as u32;
+    let timely_config = timely::Config {
+        communication: layout.communication(),
+        worker: WorkerConfig::default(),
+    };
+    let (p, r, c) = (Arc::clone(&program), root.clone(), Arc::clone(&shared));
+    let quiet = stdout::ToStderr::new(layout.processes > 1);
+    let guards = timely::execute(timely_config, move |worker| {
+        let (me, peers) = (worker.index() as u32, worker.peers() as u32);
+        let local = Local::new(Arc::clone(&p), r.clone(), Arc::clone(&c), me, peers, Some(budget));
+        flow::run_worker(worker, local, process)
+    })
+    .map_err(|e| SearchError::Input(format!("cannot start the timely workers: {e}")))?;
+    drop(quiet);
+    let mut summaries = None;
+    for result in guards.join() {
+        let found = result.map_err(|e| SearchError::Internal(format!("a timely worker failed: {e}")))?;
+        summaries = summaries.or(found);
+    }
+    match summaries {
+        None => Ok(None),
+        Some(all) => {
+            let mut report = report::assemble(&*program, root, config, layout, all)?;
+            report.elapsed_s = started.elapsed().as_secs_f64();
+            Ok(Some(report))
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! What workers send each other: a successor for its owner, a halt, and
+//! at the end each worker's summary for worker 0 (ARCHITECTURE.md §3,
+//! "Distributed SES"). States are never serialized: a successor travels
+//! as its delay path (the steps at which delays were taken) and depth, and
+//! its owner rebuilds it, with its explorer, from s0.
+
+use mcheck_checker::BoundedBy;
+use serde::{Deserialize, Serialize};
+
+/// A message between workers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Msg {
+    /// A successor for worker `to`, which owns fingerprint `fp`.
+    State {
+        /// The owner.
+        to: u32,
+        /// The state's cache key.
+        fp: u64,
+        /// Delays on its path.
+        cost: u32,
+        /// Steps from s0.
+        depth: u32,
+        /// The steps at which the delays were taken, in order.
+        delays: Vec<u32>,
+    },
+    /// Stop: another worker found a violation or hit a budget.
+    Halt {
+        /// The worker told.
+        to: u32,
+    },
+}
+
+impl Msg {
+    /// The worker the message is for.
+    pub fn to(&self) -> u32 {
+        match self {
+            Msg::State { to, .. } | Msg::Halt { to } => *to,
+        }
+    }
+}
+
+/// Why a worker stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Halt {
+    /// It found a violation.
+    Violation,
+    /// A budget stopped it (`BoundedBy` as its index in [`BUDGETS`]).
+    Budget(u8),
+    /// The delay bound `max_delays` was reached with work left.
+    MaxDelays,
+    /// Another worker halted it.
+    Halted,
+    /// An error (see [`Summary::error`]).
+    Error,
+}
+
+/// The budgets a worker can hit, by index.
+pub const BUDGETS: [BoundedBy; 4] = [
+    BoundedBy::Interrupted,
+    BoundedBy::Time,
+    BoundedBy::States,
+    BoundedBy::Memory,
+];
+
+impl From<BoundedBy> for Halt {
+    fn from(by: BoundedBy) -> Halt {
+        Halt::Budget(BUDGETS.iter().position(|&b| b == by).unwrap_or(0) as u8)
+    }
+}
+
+impl Halt {
+    /// What bounded the search, if this halt says.
+    pub fn bounded_by(self) -> Option<BoundedBy> {
+        match self {
+            Halt::Budget(i) => BUDGETS.get(i as usize).copied(),
+            Halt::MaxDelays => Some(BoundedBy::MaxDelays),
+            _ => None,
+        }
+    }
+}
+
+/// One stratum's counts on one worker.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Counts {
+    /// New states.
+    pub new_states: u64,
+    /// Transitions executed.
+    pub transitions: u64,
+    /// Frames deferred to the next stratum.
+    pub deferrals: u64,
+    /// Seconds of work (not of waiting).
+    pub elapsed_s: f64,
+}
+
+/// What one worker did.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Summary {
+    /// The worker's index among all workers.
+    pub worker: u32,
+    /// Its process.
+    pub process: u32,
+    /// States it owns and explored.
+    pub states: u64,
+    /// Transitions it executed.
+    pub transitions: u64,
+    /// Frames it deferred.
+    pub deferrals: u64,
+    /// Per stratum.
+    pub strata: Vec<Counts>,
+    /// Why it stopped, if it did.
+    pub stop: Option<Halt>,
+    /// Its violation: the stratum, the delay positions and the step.
+    pub violation: Option<(u32, Vec<u32>, u32)>,
+    /// An execution was cut at the step limit.
+    pub cut: bool,
+    /// Its cache reached its budget.
+    pub cache_full: bool,
+    /// Its cache's bytes.
+    pub cache_bytes: u64,
+    /// Its process's peak resident memory, in bytes.
+    pub peak_rss: u64,
+    /// An error that stopped it.
+    pub error: Option<String>,
+}
