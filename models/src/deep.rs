@@ -28,6 +28,7 @@ const DEEP: &[(&str, &str, &[&str])] = &[
             "clients=2,keys=60,servers=4",
             "clients=2,keys=60",
             "clients=2,keys=60",
+            "clients=2,keys=60",
         ],
     ),
     (

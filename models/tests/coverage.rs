@@ -191,7 +191,7 @@ fn multipaxos_handlers_and_properties() {
     covered(
         &multipaxos::MultiPaxos,
         &[],
-        8,
+        9,
         &["value-chosen", "every-update-chosen"],
     );
 }
