@@ -7,7 +7,7 @@
 
 use mcheck_checker::lin::{
     check, Entry, History, KvMap, KvOp, KvRet, Log, LogOp, LogRet, Operation, RegOp, RegRet, Register, SequentialSpec,
-    TrackError, Tracker,
+    TrackError, Tracker, MAX_CONFIGS,
 };
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -522,4 +522,42 @@ fn failed_operations_had_no_effect() {
     assert!(!tracker_says(&h));
     let text = mcheck_checker::lin::timeline(&h, &[]);
     assert!(text.contains("   3  ]   .   p0 Write(5) failed (no effect)"), "{text}");
+}
+
+/// P(n, k): sequences of k distinct items of n.
+fn arrangements(n: u64, k: u64) -> u64 {
+    (n - k + 1..=n).product()
+}
+
+/// `pending` appends that never return, then process 0 appends and gets
+/// index `at`: the tracker keeps one configuration per log it can be in,
+/// and overflows (stops checking, reports nothing) past `MAX_CONFIGS`.
+fn pending_then_one(pending: u32, at: u64) -> Tracker<Log> {
+    let mut t = Tracker::<Log>::default();
+    for p in 1..=pending {
+        t.invoke(p, LogOp::Append(u64::from(p))).unwrap();
+    }
+    t.invoke(0, LogOp::Append(0)).unwrap();
+    t.respond(0, LogRet::Index(at)).unwrap();
+    t
+}
+
+#[test]
+fn pending_operations_multiply_configurations_up_to_the_bound() {
+    // Logs with 0 at position `at`: `at` of the n pending appends before
+    // it in some order, then any sequence of the others after it.
+    let expected = |n: u64, at: u64| arrangements(n, at) * (0..=n - at).map(|m| arrangements(n - at, m)).sum::<u64>();
+    for (n, at) in [(0, 0), (1, 0), (1, 1), (3, 1), (4, 1), (5, 2)] {
+        let t = pending_then_one(n as u32, at);
+        assert!(!t.overflowed());
+        assert_eq!(t.configurations() as u64, expected(n, at), "n={n} at={at}");
+    }
+    // 7 pending: 13,700 logs, past the bound of 4,096.
+    assert!(expected(7, 0) > MAX_CONFIGS as u64);
+    let mut t = pending_then_one(7, 0);
+    assert!(t.overflowed());
+    // From then on nothing is checked, and nothing fails.
+    t.invoke(0, LogOp::Read).unwrap();
+    t.respond(0, LogRet::Entries(vec![42])).unwrap();
+    assert!(t.overflowed());
 }

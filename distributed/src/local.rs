@@ -403,6 +403,7 @@ impl<P: Program, E: Explorer> Local<P, E> {
     pub fn finish(&self, process: u32) -> Summary {
         Summary {
             cache_bytes: self.cache.bytes() as u64,
+            fingerprint_bits: self.cache.fingerprint_bits(),
             worker: self.me,
             process,
             peak_rss: peak_rss().unwrap_or(0) as u64,

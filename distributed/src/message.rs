@@ -117,6 +117,8 @@ pub struct Summary {
     pub cache_full: bool,
     /// Its cache's bytes.
     pub cache_bytes: u64,
+    /// The fingerprint bits its cache keeps (64, fewer once compact).
+    pub fingerprint_bits: u32,
     /// Its process's peak resident memory, in bytes.
     pub peak_rss: u64,
     /// An error that stopped it.

@@ -103,7 +103,10 @@ pub fn assemble<P: Program, E: Explorer>(
         ));
     } else {
         r.outcome = Outcome::Verified;
-        r.collision_probability = Some(Report::collision_bound(r.states));
+        r.collision_probability = Some(Report::collision_bound(
+            r.states,
+            all.iter().map(|s| s.fingerprint_bits).min().unwrap_or(64),
+        ));
     }
     if r.cache_full {
         r.notes.push(

@@ -21,4 +21,4 @@ pub use check::{check, NotLinearizable, Verdict};
 pub use history::{Entry, History, HistoryError, Operation};
 pub use spec::{KvMap, KvOp, KvRet, Log, LogOp, LogRet, RegOp, RegRet, Register, SequentialSpec};
 pub use text::{explain, timeline};
-pub use track::{TrackError, Tracker};
+pub use track::{TrackError, Tracker, MAX_CONFIGS};

@@ -57,11 +57,23 @@ impl std::error::Error for TrackError {}
 /// culprit and the timeline. A pending operation never fails the check,
 /// so an execution that ends (or is cut by the step limit) with a
 /// non-empty set of configurations has a linearizable history.
+///
+/// **Its cost is bounded**: operations that stay pending forever (a
+/// request given up after its retries) can take effect in any order at
+/// any later point, so the configurations can grow exponentially with
+/// them. A response's closure stops at [`MAX_CONFIGS`] configurations;
+/// past it the tracker *overflows*: it stops checking this execution
+/// (never a false violation; [`Tracker::overflowed`] says so), so one
+/// event costs at most `MAX_CONFIGS` times the open operations.
 pub struct Tracker<S: SequentialSpec> {
     open: Vec<(u32, S::Op)>,
     configs: Vec<Config<S>>,
     history: Arc<History<S>>,
+    overflowed: bool,
 }
+
+/// The most configurations a [`Tracker`] keeps before it overflows.
+pub const MAX_CONFIGS: usize = 1 << 12;
 
 impl<S: SequentialSpec> Default for Tracker<S> {
     fn default() -> Self {
@@ -69,6 +81,7 @@ impl<S: SequentialSpec> Default for Tracker<S> {
             open: Vec::new(),
             configs: vec![(S::default().init(), Vec::new())],
             history: Arc::new(History::new()),
+            overflowed: false,
         }
     }
 }
@@ -79,13 +92,14 @@ impl<S: SequentialSpec> Clone for Tracker<S> {
             open: self.open.clone(),
             configs: self.configs.clone(),
             history: Arc::clone(&self.history),
+            overflowed: self.overflowed,
         }
     }
 }
 
 impl<S: SequentialSpec> PartialEq for Tracker<S> {
     fn eq(&self, other: &Self) -> bool {
-        self.open == other.open && self.configs == other.configs
+        self.open == other.open && self.configs == other.configs && self.overflowed == other.overflowed
     }
 }
 
@@ -95,6 +109,7 @@ impl<S: SequentialSpec> Hash for Tracker<S> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.open.hash(state);
         self.configs.hash(state);
+        self.overflowed.hash(state);
     }
 }
 
@@ -120,7 +135,22 @@ impl<S: SequentialSpec> Tracker<S> {
         self.configs.len()
     }
 
-    /// Record `entry` (an invocation or a response).
+    /// Whether the configurations outgrew [`MAX_CONFIGS`]: the rest of
+    /// this execution's history is not checked.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
+    /// Stop checking: too many configurations (see [`MAX_CONFIGS`]).
+    fn overflow(&mut self) {
+        self.overflowed = true;
+        self.open.clear();
+        self.configs.clear();
+        self.history = Arc::new(History::new());
+    }
+
+    /// Record `entry` (an invocation or a response); nothing once
+    /// [`Tracker::overflowed`].
     pub fn record(&mut self, entry: &Entry<S>) -> Result<(), TrackError> {
         match entry {
             Entry::Invoke { process, op } => self.invoke(*process, op.clone()),
@@ -131,6 +161,9 @@ impl<S: SequentialSpec> Tracker<S> {
 
     /// `process` invokes `op`.
     pub fn invoke(&mut self, process: u32, op: S::Op) -> Result<(), TrackError> {
+        if self.overflowed {
+            return Ok(());
+        }
         let at = self.history.len();
         let Err(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
             return Err(TrackError::Malformed(HistoryError::Overlapping { process, at }));
@@ -142,6 +175,9 @@ impl<S: SequentialSpec> Tracker<S> {
 
     /// `process`'s open operation returns `ret`.
     pub fn respond(&mut self, process: u32, ret: S::Ret) -> Result<(), TrackError> {
+        if self.overflowed {
+            return Ok(());
+        }
         let at = self.history.len();
         let Ok(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
             return Err(TrackError::Malformed(HistoryError::Unmatched { process, at }));
@@ -150,7 +186,7 @@ impl<S: SequentialSpec> Tracker<S> {
         let spec = S::default();
         let mut closed: BTreeSet<Config<S>> = self.configs.drain(..).collect();
         let mut work: Vec<Config<S>> = closed.iter().cloned().collect();
-        while let Some((state, done)) = work.pop() {
+        'close: while let Some((state, done)) = work.pop() {
             for (p, op) in &self.open {
                 let Err(j) = done.binary_search_by_key(p, |(q, _)| *q) else {
                     continue;
@@ -163,7 +199,14 @@ impl<S: SequentialSpec> Tracker<S> {
                     closed.insert(config.clone());
                     work.push(config);
                 }
+                if closed.len() > MAX_CONFIGS {
+                    break 'close;
+                }
             }
+        }
+        if closed.len() > MAX_CONFIGS {
+            self.overflow();
+            return Ok(());
         }
         let mut kept = BTreeSet::new();
         for (state, mut done) in closed {
@@ -185,6 +228,9 @@ impl<S: SequentialSpec> Tracker<S> {
     /// `process`'s open operation had no effect: only the configurations
     /// where it did not take effect remain.
     pub fn fail(&mut self, process: u32) -> Result<(), TrackError> {
+        if self.overflowed {
+            return Ok(());
+        }
         let at = self.history.len();
         let Ok(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
             return Err(TrackError::Malformed(HistoryError::Unmatched { process, at }));
