@@ -477,9 +477,10 @@ impl Program for Counters {
         Ok(())
     }
     fn hot(&self, s: &(u8, u8)) -> Option<mcheck_checker::Hot> {
-        (s.0 % 2 == 1).then(|| mcheck_checker::Hot {
-            monitor: "odd".into(),
-            owed: "the first counter is odd".into(),
+        // Not symmetric: (a, b) and (b, a) with a != b, one orbit, disagree.
+        (s.0 > s.1).then(|| mcheck_checker::Hot {
+            monitor: "ahead".into(),
+            owed: "the first counter is ahead".into(),
         })
     }
     fn canonical_fingerprint(&self, s: &(u8, u8)) -> Option<u64> {
