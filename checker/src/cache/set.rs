@@ -281,7 +281,7 @@ impl FingerprintSet {
 
     /// Allocated bytes per stored fingerprint (`None` when empty).
     pub fn bytes_per_entry(&self) -> Option<f64> {
-        (self.len() > 0).then(|| self.bytes() as f64 / self.len() as f64)
+        (!self.is_empty()).then(|| self.bytes() as f64 / self.len() as f64)
     }
 
     /// Whether the set is at its budget: some new fingerprint would get
