@@ -235,10 +235,8 @@ impl<P: Program, E: Explorer> Local<P, E> {
         let mut en = Vec::new();
         self.program.enabled(&s, &mut en);
         if en.is_empty() {
-            if self.config.deadlock {
-                if self.program.deadlock(&s).is_some() {
-                    self.violate(bound, delays, depth);
-                }
+            if self.config.deadlock && self.program.deadlock(&s).is_some() {
+                self.violate(bound, delays, depth);
             }
             return;
         }
