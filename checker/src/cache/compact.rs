@@ -301,7 +301,7 @@ mod tests {
         // 200,000 entries at most 7/8 full: 2^8 buckets per shard hold
         // 64 * 2688 = 172,032, so the shards are at 2^9 or 2^8.
         let buckets: usize = c.shards.iter().map(|s| s.buckets.len()).sum();
-        assert!(buckets >= 64 * 256 && buckets <= 64 * 512, "{buckets}");
+        assert!((64 * 256..=64 * 512).contains(&buckets), "{buckets}");
         assert!(c.shards.iter().all(|s| s.len < grow_limit(s.a)));
     }
 
