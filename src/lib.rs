@@ -26,7 +26,6 @@ pub mod merge;
 mod output;
 mod plot;
 mod printing;
-pub mod registry;
 pub mod render;
 pub mod scaling;
 mod settings;
@@ -34,6 +33,7 @@ mod signals;
 pub mod table;
 
 pub use cli::main_with;
+pub use mcheck_registry as registry;
 pub use registry::Registry;
 
 pub use mcheck_checker::*;

@@ -36,10 +36,8 @@ pub fn check_model<M: Model, E: Explorer>(
     explorer: E,
     config: &Config,
 ) -> Result<Report, SearchError> {
-    let info = model.info();
-    let params = resolve(model, &info, params, bug).map_err(|e| SearchError::Input(e.to_string()))?;
-    let program = model.build(&params, bug);
-    check_program(&info, &params, bug, &program, strategy, explorer, config)
+    let (params, program) = build_program(model, params, bug)?;
+    check_program(&model.info(), &params, bug, &program, strategy, explorer, config)
 }
 
 /// [`check_model`] on `program`, built by the model `info` describes from
@@ -114,8 +112,7 @@ pub fn check_coverage<M: Model, E: Explorer>(
     config: &Config,
 ) -> Result<Report, SearchError> {
     let info = model.info();
-    let params = resolve(model, &info, params, bug).map_err(|e| SearchError::Input(e.to_string()))?;
-    let program = model.build(&params, bug);
+    let (params, program) = build_program(model, params, bug)?;
     let over = if strategy.is_exhaustive() {
         CountedOver::DistinctTransitions
     } else {

@@ -1,18 +1,29 @@
-//! The registry of models the CLI knows, with type erasure: each model is
-//! generic over its own program type; the registry holds them behind one
-//! object-safe trait, and picks explorers by name (built-in or
+//! # mcheck-registry: the models a CLI knows, behind one object-safe trait
+//!
+//! Each model is generic over its own program type; the registry holds
+//! them behind [`DynModel`] and picks explorers by name (built-in or
 //! model-specific). The work itself (complete schedules, checked replays)
 //! is the checker's [`mcheck_checker::check`].
+//!
+//! This is the one crate where the search is instantiated for every
+//! shipped model and built-in explorer ([`Registry::builtin`]); it is a
+//! crate of its own so that this code is compiled once, not once for the
+//! `mcheck` library and again for its unit tests.
+#![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
+#![forbid(unsafe_code)]
 
-use mcheck_checker::check::{check_coverage, check_model, replay_model, shrink_model};
+use mcheck_checker::check::{build_program, check_coverage, check_model, complete_report, replay_model, shrink_model};
 use mcheck_checker::races::explain_model;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
-    Config, Execution, ExplainError, Explanation, Model, ModelInfo, Params, ParseError, ReplayError, Report, Schedule,
-    SearchError, ShrinkError, Shrunk,
+    Config, Execution, ExplainError, Explanation, Explorer, Model, ModelInfo, Params, ParseError, ReplayError, Report,
+    Schedule, SearchError, ShrinkError, Shrunk,
 };
+use mcheck_distributed::Layout;
 use mcheck_explorers::AnyExplorer;
 use std::fmt;
+use std::sync::Arc;
 
 /// A model behind an object-safe interface (implemented for every
 /// [`Model`]).
@@ -63,26 +74,98 @@ pub trait DynModel: Send + Sync {
         bug: Option<u32>,
         explorer: &str,
         config: &Config,
-        layout: &mcheck_distributed::Layout,
+        layout: &Layout,
     ) -> Result<Option<Report>, Error>;
 }
 
-/// [`DynModel::check_distributed`] with one explorer type.
-fn distributed<M: Model, E: mcheck_checker::Explorer + 'static>(
-    m: &M,
-    params: &Params,
+/// A computation over one explorer type: [`with_explorer`] picks the
+/// explorer by name and calls [`WithExplorer::run`] with it, so that each
+/// built-in explorer gets its own instance of the search (its state held
+/// without the enum's tag and padding, as a frontier entry holds one, and
+/// its calls direct).
+trait WithExplorer<M> {
+    /// What the computation returns.
+    type Output;
+    /// Run on `model` with `explorer`.
+    fn run<E: Explorer + 'static>(self, model: &M, explorer: E) -> Result<Self::Output, SearchError>;
+}
+
+/// Run `work` on `model` with the explorer named `name`.
+fn with_explorer<M: Model, W: WithExplorer<M>>(model: &M, name: &str, work: W) -> Result<W::Output, Error> {
+    let output = match explorer_for(model, name)? {
+        AnyExplorer::Rr(e) => work.run(model, e),
+        AnyExplorer::Rtc(e) => work.run(model, e),
+        AnyExplorer::Prr(e) => work.run(model, e),
+        custom @ AnyExplorer::Custom(_) => work.run(model, custom),
+    };
+    Ok(output?)
+}
+
+/// The arguments of a search of a model.
+struct Run<'a> {
+    params: &'a Params,
     bug: Option<u32>,
-    explorer: E,
-    config: &Config,
-    layout: &mcheck_distributed::Layout,
-) -> Result<Option<Report>, SearchError> {
-    let (params, program) = mcheck_checker::check::build_program(m, params, bug)?;
-    let program = std::sync::Arc::new(program);
-    let mut report = mcheck_distributed::ses(std::sync::Arc::clone(&program), explorer.clone(), config, layout)?;
-    if let Some(r) = report.as_mut() {
-        mcheck_checker::check::complete_report(&m.info(), &params, bug, &*program, explorer, config, r)?;
+    strategy: &'a Strategy,
+    config: &'a Config,
+}
+
+/// [`DynModel::check`].
+struct Check<'a>(Run<'a>);
+
+impl<M: Model> WithExplorer<M> for Check<'_> {
+    type Output = Report;
+    fn run<E: Explorer + 'static>(self, m: &M, e: E) -> Result<Report, SearchError> {
+        let Run {
+            params,
+            bug,
+            strategy,
+            config,
+        } = self.0;
+        check_model(m, params, bug, strategy, e, config)
     }
-    Ok(report)
+}
+
+/// [`DynModel::check_coverage`].
+struct CheckCoverage<'a>(Run<'a>);
+
+impl<M: Model> WithExplorer<M> for CheckCoverage<'_> {
+    type Output = Report;
+    fn run<E: Explorer + 'static>(self, m: &M, e: E) -> Result<Report, SearchError> {
+        let Run {
+            params,
+            bug,
+            strategy,
+            config,
+        } = self.0;
+        check_coverage(m, params, bug, strategy, e, config)
+    }
+}
+
+/// [`DynModel::check_distributed`].
+struct Distributed<'a> {
+    params: &'a Params,
+    bug: Option<u32>,
+    config: &'a Config,
+    layout: &'a Layout,
+}
+
+impl<M: Model> WithExplorer<M> for Distributed<'_> {
+    type Output = Option<Report>;
+    fn run<E: Explorer + 'static>(self, m: &M, explorer: E) -> Result<Option<Report>, SearchError> {
+        let Distributed {
+            params,
+            bug,
+            config,
+            layout,
+        } = self;
+        let (params, program) = build_program(m, params, bug)?;
+        let program = Arc::new(program);
+        let mut report = mcheck_distributed::ses(Arc::clone(&program), explorer.clone(), config, layout)?;
+        if let Some(r) = report.as_mut() {
+            complete_report(&m.info(), &params, bug, &*program, explorer, config, r)?;
+        }
+        Ok(report)
+    }
 }
 
 /// The explorer named `name` for model `m`: a built-in one or one of the
@@ -130,16 +213,16 @@ impl<M: Model> DynModel for M {
         explorer: &str,
         config: &Config,
     ) -> Result<Report, Error> {
-        // One instance of the search per built-in explorer: its state is
-        // then held without the enum's tag and padding (a frontier entry
-        // holds one), and its calls are direct.
-        let report = match explorer_for(self, explorer)? {
-            AnyExplorer::Rr(e) => check_model(self, params, bug, strategy, e, config),
-            AnyExplorer::Rtc(e) => check_model(self, params, bug, strategy, e, config),
-            AnyExplorer::Prr(e) => check_model(self, params, bug, strategy, e, config),
-            custom @ AnyExplorer::Custom(_) => check_model(self, params, bug, strategy, custom, config),
-        };
-        Ok(report?)
+        with_explorer(
+            self,
+            explorer,
+            Check(Run {
+                params,
+                bug,
+                strategy,
+                config,
+            }),
+        )
     }
 
     fn check_coverage(
@@ -150,13 +233,16 @@ impl<M: Model> DynModel for M {
         explorer: &str,
         config: &Config,
     ) -> Result<Report, Error> {
-        let report = match explorer_for(self, explorer)? {
-            AnyExplorer::Rr(e) => check_coverage(self, params, bug, strategy, e, config),
-            AnyExplorer::Rtc(e) => check_coverage(self, params, bug, strategy, e, config),
-            AnyExplorer::Prr(e) => check_coverage(self, params, bug, strategy, e, config),
-            custom @ AnyExplorer::Custom(_) => check_coverage(self, params, bug, strategy, custom, config),
-        };
-        Ok(report?)
+        with_explorer(
+            self,
+            explorer,
+            CheckCoverage(Run {
+                params,
+                bug,
+                strategy,
+                config,
+            }),
+        )
     }
 
     fn replay(&self, schedule: &Schedule, traced: bool) -> Result<Execution, Error> {
@@ -187,15 +273,18 @@ impl<M: Model> DynModel for M {
         bug: Option<u32>,
         explorer: &str,
         config: &Config,
-        layout: &mcheck_distributed::Layout,
+        layout: &Layout,
     ) -> Result<Option<Report>, Error> {
-        let report = match explorer_for(self, explorer)? {
-            AnyExplorer::Rr(e) => distributed(self, params, bug, e, config, layout),
-            AnyExplorer::Rtc(e) => distributed(self, params, bug, e, config, layout),
-            AnyExplorer::Prr(e) => distributed(self, params, bug, e, config, layout),
-            custom @ AnyExplorer::Custom(_) => distributed(self, params, bug, custom, config, layout),
-        };
-        Ok(report?)
+        with_explorer(
+            self,
+            explorer,
+            Distributed {
+                params,
+                bug,
+                config,
+                layout,
+            },
+        )
     }
 
     fn symmetry_groups(&self) -> Vec<String> {
