@@ -205,6 +205,8 @@ fn merged(shards: &[Shard]) -> Value {
     out["strata"] = json!(strata);
     out["schedules"] = json!(schedules);
     out["steps"] = json!(steps);
+    // A sampling run's transitions are its steps.
+    out["transitions"] = json!(steps);
     out["truncated"] = json!(truncated);
     out["longest"] = json!(longest);
     out["max_delays"] = json!(top);

@@ -17,7 +17,7 @@ fn essence(v: &Value) -> Value {
         .collect();
     serde_json::json!({
         "outcome": v["outcome"], "violation": v["violation"], "schedule": v["schedule"],
-        "schedules": v["schedules"], "steps": v["steps"], "truncated": v["truncated"],
+        "schedules": v["schedules"], "steps": v["steps"], "transitions": v["transitions"], "truncated": v["truncated"],
         "longest": v["longest"], "max_delays": v["max_delays"], "strata": strata,
         "model": v["model"], "bug": v["bug"], "params": v["params"], "seed": v["seed"],
     })

@@ -44,12 +44,17 @@ pub fn follow<P: Program, E: Explorer>(
     schedule: &Schedule,
     traced: bool,
 ) -> Result<Execution, ReplayError> {
-    if !schedule.cycle.is_empty() || expects(schedule, ViolationKind::Liveness) {
+    // A lasso of the exhaustive check: a cycle, or a choice path whose
+    // end state is terminal and hot (the violation is at that state).
+    let terminal = schedule.kind == PathKind::Choices && schedule.expected_step == Some(schedule.path.len());
+    if !schedule.cycle.is_empty() || (terminal && expects(schedule, ViolationKind::Liveness)) {
         return Ok(crate::liveness::replay_lasso(program, schedule, traced));
     }
-    if expects(schedule, ViolationKind::PossibleLiveness) {
-        // The message names the hot streak, which the path alone sets:
-        // any threshold below it reproduces it.
+    if expects(schedule, ViolationKind::PossibleLiveness) || expects(schedule, ViolationKind::Liveness) {
+        // Found by a sampling strategy's wrapper, which checks it again:
+        // at the step that ended the execution hot, or at the step limit
+        // (whose message names the hot streak, which the path alone sets:
+        // any threshold below it reproduces it).
         let tempered = crate::liveness::Temperature::new(program, schedule.max_steps, 0);
         return follow_path(&tempered, explorer, schedule, traced);
     }

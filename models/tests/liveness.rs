@@ -159,3 +159,57 @@ fn correct_chain_stays_verified_with_liveness_on() {
         report.notes
     );
 }
+
+/// Liveness bug `bug` of `model` (default configuration) found by a
+/// sampling strategy (seed 0, one thread): an execution that ends with
+/// `monitor` hot is a certain violation (kind `liveness`, not a possible
+/// one), found at `step` after `schedules` schedules, and its schedule
+/// (a delay path for SS, a choice path for RS) replays to it. The step is
+/// the one that ends the execution (DFS names the terminal state after it:
+/// paxos bug 4 at 21, lostupdate bug 2 at 23, above).
+fn assert_sampled_ends_hot<M: Model>(
+    model: &M,
+    strategy: Strategy,
+    bug: u32,
+    monitor: &str,
+    step: usize,
+    schedules: u64,
+) {
+    let config = Config {
+        threads: 1,
+        max_schedules: Some(100_000),
+        ..config()
+    };
+    let report = check_model(
+        model,
+        &Params::default(),
+        Some(bug),
+        &strategy,
+        builtin("rtc").unwrap(),
+        &config,
+    )
+    .unwrap();
+    let found = report.violation.clone().expect("a liveness violation");
+    assert_eq!(
+        found.violation.kind,
+        ViolationKind::Liveness,
+        "{}",
+        found.violation.message
+    );
+    assert_eq!(found.violation.machine.as_deref(), Some(monitor));
+    assert!(found
+        .violation
+        .message
+        .starts_with("the execution ends with the monitor hot"));
+    assert_eq!((found.step, report.schedules), (step, schedules));
+    let schedule = report.schedule.unwrap();
+    let explorer = (strategy.name() == "ss").then(|| builtin("rtc").unwrap());
+    let ex = replay_model(model, explorer, &schedule, false).unwrap();
+    assert_eq!(ex.violation.unwrap(), found);
+}
+
+#[test]
+fn sampling_finds_an_execution_that_ends_hot_as_a_certain_violation() {
+    assert_sampled_ends_hot(&Paxos, Strategy::Ss(Default::default()), 4, "progress", 20, 3);
+    assert_sampled_ends_hot(&LostUpdate, Strategy::Rs, 2, "increments", 22, 1);
+}

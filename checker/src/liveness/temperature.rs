@@ -2,7 +2,9 @@
 //! "Liveness"): [`Temperature`] wraps a program and counts, along each
 //! execution, its steps and the consecutive steps that ended hot; the step
 //! that reaches the step limit with more than the threshold of them is a
-//! *possible* liveness violation (as Coyote's liveness temperature). Every
+//! *possible* liveness violation (as Coyote's liveness temperature); a step
+//! after which nothing can run while a monitor is hot is a certain one (the
+//! monitor stays hot for ever: the exhaustive check's terminal case). Every
 //! sampling strategy runs on the wrapper unchanged.
 
 use crate::program::{ActorId, ActorInfo, Enabled, Event, Program, StateView, StepTrace, Violation, ViolationKind};
@@ -55,22 +57,33 @@ impl<'p, P: Program> Temperature<'p, P> {
         }
     }
 
-    /// Count the step just taken; the violation when it reaches the limit
-    /// too hot.
+    /// Count the step just taken; the violation when it ends the execution
+    /// hot, or reaches the limit too hot.
     fn count(&self, s: &mut Tempered<P::State>) -> Result<(), Violation> {
         s.steps += 1;
         let hot = self.inner.hot(&s.inner);
         s.streak = if hot.is_some() { s.streak + 1 } else { 0 };
-        match hot {
-            Some(hot) if s.steps == self.max_steps && s.streak > self.threshold => {
-                let message = format!(
-                    "the execution reached max-steps {} with the monitor hot for its last {} steps: {}",
-                    self.max_steps, s.streak, hot.owed
-                );
-                Err(hot.violation(ViolationKind::PossibleLiveness, message))
-            }
-            _ => Ok(()),
+        let Some(hot) = hot else {
+            return Ok(());
+        };
+        if self.ends(&s.inner) {
+            return Err(hot.violation(ViolationKind::Liveness, super::lasso::message(&hot, 0)));
         }
+        if s.steps == self.max_steps && s.streak > self.threshold {
+            let message = format!(
+                "the execution reached max-steps {} with the monitor hot for its last {} steps: {}",
+                self.max_steps, s.streak, hot.owed
+            );
+            return Err(hot.violation(ViolationKind::PossibleLiveness, message));
+        }
+        Ok(())
+    }
+
+    /// Whether nothing can run in `s` (asked only in hot states).
+    fn ends(&self, s: &P::State) -> bool {
+        let mut en = Vec::new();
+        self.inner.enabled(s, &mut en);
+        en.is_empty()
     }
 }
 
