@@ -101,43 +101,31 @@ fn with_explorer<M: Model, W: WithExplorer<M>>(model: &M, name: &str, work: W) -
     Ok(output?)
 }
 
-/// The arguments of a search of a model.
-struct Run<'a> {
+/// [`DynModel::check`] (`coverage` false) and
+/// [`DynModel::check_coverage`] (true): the arguments of a search.
+struct Check<'a> {
     params: &'a Params,
     bug: Option<u32>,
     strategy: &'a Strategy,
     config: &'a Config,
+    coverage: bool,
 }
-
-/// [`DynModel::check`].
-struct Check<'a>(Run<'a>);
 
 impl<M: Model> WithExplorer<M> for Check<'_> {
     type Output = Report;
     fn run<E: Explorer + 'static>(self, m: &M, e: E) -> Result<Report, SearchError> {
-        let Run {
+        let Check {
             params,
             bug,
             strategy,
             config,
-        } = self.0;
-        check_model(m, params, bug, strategy, e, config)
-    }
-}
-
-/// [`DynModel::check_coverage`].
-struct CheckCoverage<'a>(Run<'a>);
-
-impl<M: Model> WithExplorer<M> for CheckCoverage<'_> {
-    type Output = Report;
-    fn run<E: Explorer + 'static>(self, m: &M, e: E) -> Result<Report, SearchError> {
-        let Run {
-            params,
-            bug,
-            strategy,
-            config,
-        } = self.0;
-        check_coverage(m, params, bug, strategy, e, config)
+            coverage,
+        } = self;
+        if coverage {
+            check_coverage(m, params, bug, strategy, e, config)
+        } else {
+            check_model(m, params, bug, strategy, e, config)
+        }
     }
 }
 
@@ -216,12 +204,13 @@ impl<M: Model> DynModel for M {
         with_explorer(
             self,
             explorer,
-            Check(Run {
+            Check {
                 params,
                 bug,
                 strategy,
                 config,
-            }),
+                coverage: false,
+            },
         )
     }
 
@@ -236,12 +225,13 @@ impl<M: Model> DynModel for M {
         with_explorer(
             self,
             explorer,
-            CheckCoverage(Run {
+            Check {
                 params,
                 bug,
                 strategy,
                 config,
-            }),
+                coverage: true,
+            },
         )
     }
 
