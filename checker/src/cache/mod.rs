@@ -94,7 +94,7 @@ pub(crate) trait StateCache {
 macro_rules! state_cache_by {
     ($cache:ty, $set:ty) => {
         impl StateCache for $cache {
-            #[inline]
+            #[inline(always)]
             fn insert(&mut self, fp: u64) -> Insert {
                 <$set>::insert(self, fp)
             }
@@ -104,11 +104,11 @@ macro_rules! state_cache_by {
             fn fingerprint_bits(&self) -> u32 {
                 <$set>::fingerprint_bits(self)
             }
-            #[inline]
+            #[inline(always)]
             fn prefetch(&self, fp: u64) {
                 <$set>::prefetch(self, fp)
             }
-            #[inline]
+            #[inline(always)]
             fn contains(&self, fp: u64) -> bool {
                 <$set>::contains(self, fp)
             }

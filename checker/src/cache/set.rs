@@ -57,6 +57,24 @@ pub(super) fn prefetch_ptr(p: *const u64) {
     }
 }
 
+/// [`FingerprintSet::contains`] once compact (out of the inlined path).
+#[inline(never)]
+fn compact_contains(c: &Compact, fp: u64) -> bool {
+    c.contains(fp)
+}
+
+/// [`FingerprintSet::prefetch`] once compact.
+#[inline(never)]
+fn compact_prefetch(c: &Compact, fp: u64) {
+    c.prefetch(fp)
+}
+
+/// [`FingerprintSet::insert`] once compact.
+#[inline(never)]
+fn compact_insert(c: &mut Compact, fp: u64) -> Insert {
+    c.insert(fp)
+}
+
 /// The largest table a [`FingerprintSet`] keeps as one piece (8 MiB): the
 /// next growth splits it into [`SHARDS`] shards.
 const SPLIT_SLOTS: usize = 1 << 20;
@@ -150,7 +168,7 @@ impl Shard {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains(&self, fp: u64, shift: u32) -> bool {
         if self.slots.is_empty() {
             return false;
@@ -315,23 +333,26 @@ impl FingerprintSet {
         home(fp, self.shards.len())
     }
 
+    // The three operations below are in the search's inner loop: inlined
+    // whole into it, the compact form out of line (ARCHITECTURE.md §9).
+
     /// Whether `fp` is in the set.
-    #[inline]
+    #[inline(always)]
     pub fn contains(&self, fp: u64) -> bool {
         let fp = nonzero(fp);
         if let Some(c) = &self.compact {
-            return c.contains(fp);
+            return compact_contains(c, fp);
         }
         self.shards[self.shard_of(fp)].contains(fp, self.shard_bits)
     }
 
     /// Hints the CPU to fetch the home slot of `fp`, ahead of an insert or
     /// look-up of it.
-    #[inline]
+    #[inline(always)]
     pub fn prefetch(&self, fp: u64) {
         let fp = nonzero(fp);
         if let Some(c) = &self.compact {
-            return c.prefetch(fp);
+            return compact_prefetch(c, fp);
         }
         let t = &self.shards[self.shard_of(fp)];
         if !t.slots.is_empty() {
@@ -341,11 +362,11 @@ impl FingerprintSet {
 
     /// Inserts `fp`: [`Insert::New`] if it was not there, `Present` if it
     /// was, `Full` if it was not and the budget is used up.
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, fp: u64) -> Insert {
         let fp = nonzero(fp);
         if let Some(c) = self.compact.as_deref_mut() {
-            return c.insert(fp);
+            return compact_insert(c, fp);
         }
         let k = self.shard_of(fp);
         match self.shards[k].insert(fp, self.shard_bits) {

@@ -51,11 +51,17 @@ impl<S: Hash> Keyed<S> {
     }
 }
 
-impl<S: Clone> Clone for Keyed<S> {
+/// A copy is made to be stepped (a look-ahead, or a successor split off
+/// its parent), and each step keys its transition by its source's
+/// fingerprint: so the fingerprint is computed here, once, for the original
+/// and all its copies, not once in each copy (a state that the search
+/// never fingerprinted, one whose look-up used a fingerprint computed
+/// ahead, was hashed again by each of its successors' look-aheads).
+impl<S: Clone + Hash> Clone for Keyed<S> {
     fn clone(&self) -> Self {
         Keyed {
             inner: self.inner.clone(),
-            fp: AtomicU64::new(self.fp.load(Ordering::Relaxed)),
+            fp: AtomicU64::new(self.fingerprint()),
         }
     }
 }
@@ -78,12 +84,15 @@ impl<S: Hash> Hash for Keyed<S> {
 mod tests {
     use super::Keyed;
     use crate::cache::fingerprint;
+    use std::sync::atomic::Ordering;
 
     #[test]
     fn the_fingerprint_is_kept_until_the_state_changes() {
         let mut k = Keyed::new(vec![1u32, 2]);
-        assert_eq!(k.fingerprint(), fingerprint(&vec![1u32, 2]));
         let copy = k.clone();
+        // The copy computed it for both.
+        assert_eq!(k.fp.load(Ordering::Relaxed), fingerprint(&vec![1u32, 2]));
+        assert_eq!(k.fingerprint(), fingerprint(&vec![1u32, 2]));
         k.step(|v| v.push(3));
         assert_eq!(k.fingerprint(), fingerprint(&vec![1u32, 2, 3]));
         assert_eq!(copy.fingerprint(), fingerprint(&vec![1u32, 2]));
