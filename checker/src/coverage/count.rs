@@ -5,9 +5,9 @@
 use super::key::{Hit, How};
 use super::keyed::Keyed;
 use super::report::{CountedOver, Entry};
-use crate::cache::fingerprint;
+use crate::cache::{fingerprint, FingerprintSet, Insert};
 use crate::program::{ActorId, ActorInfo, Enabled, Event, Hot, Program, StateView, StepTrace, Violation};
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -81,7 +81,9 @@ impl Tally {
 pub struct Counted<'p, P: Program> {
     program: &'p P,
     over: CountedOver,
-    seen: Vec<Mutex<HashSet<u64, ahash::RandomState>>>,
+    /// The keys of the transitions counted, sharded by their low bits
+    /// (the table places a key by its high bits).
+    seen: Vec<Mutex<FingerprintSet>>,
     tallies: Vec<Mutex<Tally>>,
 }
 
@@ -113,9 +115,7 @@ impl<'p, P: Program> Counted<'p, P> {
         Counted {
             program,
             over,
-            seen: (0..SHARDS)
-                .map(|_| Mutex::new(HashSet::with_hasher(ahash::RandomState::with_seeds(1, 3, 5, 7))))
-                .collect(),
+            seen: (0..SHARDS).map(|_| Mutex::new(FingerprintSet::new(None))).collect(),
             tallies: (0..SHARDS)
                 .map(|_| {
                     Mutex::new(Tally {
@@ -129,10 +129,9 @@ impl<'p, P: Program> Counted<'p, P> {
         }
     }
 
-    /// True the first time transition `key` is counted (exhaustive
-    /// searches).
-    fn first_time(&self, key: u64) -> bool {
-        lock(&self.seen[(key >> 59) as usize % SHARDS]).insert(key)
+    /// The shard of the set of transitions counted that holds `key`.
+    fn seen(&self, key: u64) -> &Mutex<FingerprintSet> {
+        &self.seen[key as usize % SHARDS]
     }
 
     /// The counts: every entry hit, and every declared one
@@ -186,29 +185,40 @@ impl<P: Program> Program for Counted<'_, P> {
 
     fn execute(&self, s: &mut Self::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
         let mut tally = lock(&self.tallies[thread_shard()]);
-        if self.over == CountedOver::DistinctTransitions {
-            // The transition: its source state (whose fingerprint the
-            // search computed already, `Keyed`), actor and alternative.
-            let key = fingerprint(&(s.fingerprint(), actor.0, alt));
-            if tally.met(key) || !self.first_time(key) {
-                drop(tally);
-                return s.step(|inner| self.program.execute(inner, actor, alt, events));
+        // The transition: its source state (whose fingerprint the search
+        // computed already, `Keyed`), actor and alternative.
+        let key = match self.over {
+            CountedOver::DistinctTransitions => {
+                let key = fingerprint(&(s.fingerprint(), actor.0, alt));
+                if tally.met(key) {
+                    drop(tally);
+                    return s.step(|inner| self.program.execute(inner, actor, alt, events));
+                }
+                // Its slot is fetched while the step runs; the look-up is
+                // made after it (a miss each, in a set of every transition).
+                lock(self.seen(key)).prefetch(key);
+                Some(key)
             }
-        }
+            CountedOver::Executions => None,
+        };
         let mut hits = std::mem::take(&mut tally.hits);
         self.program.cover_step(&s.inner, actor, alt, &mut hits);
         let result = s.step(|inner| self.program.execute(inner, actor, alt, events));
-        if result.is_ok() {
-            self.program.cover_state(&s.inner, &mut hits);
-        }
-        for hit in hits.drain(..) {
-            match tally.counts.get_mut(&Key::of(&hit)) {
-                Some((_, n)) => *n += 1,
-                None => {
-                    tally.counts.insert(Key::of(&hit), (hit, 1));
+        let first = key.is_none_or(|key| lock(self.seen(key)).insert(key) == Insert::New);
+        if first {
+            if result.is_ok() {
+                self.program.cover_state(&s.inner, &mut hits);
+            }
+            for hit in hits.iter() {
+                match tally.counts.get_mut(&Key::of(hit)) {
+                    Some((_, n)) => *n += 1,
+                    None => {
+                        tally.counts.insert(Key::of(hit), (hit.clone(), 1));
+                    }
                 }
             }
         }
+        hits.clear();
         tally.hits = hits;
         result
     }
