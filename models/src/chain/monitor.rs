@@ -14,7 +14,8 @@ use std::fmt::{self, Display};
 
 /// A server's name (`server3`) in a violation's message: formatted only
 /// into an error, never on the invariant's passing path (which runs after
-/// every step; formatting the names there took a tenth of a chain search).
+/// every step; formatting the names there was a third of the instructions
+/// of a chain search).
 #[derive(Clone, Copy)]
 struct ServerName(MachineId);
 
