@@ -20,7 +20,7 @@ fn stdout(o: &Output) -> String {
 /// the default strategy and explorer).
 const BUGS: [(&str, &str, &str, &str); 3] = [
     ("chain", "8", "p5 Get(0) returns Value(None)   <-", "states 177 "),
-    ("chain", "9", "p5 Get(1) returns Value(None)   <-", "states 15680 "),
+    ("chain", "9", "p5 Get(1) returns Value(None)   <-", "states 16122 "),
     ("2pc", "5", "p4 Get(0) returns Value(None)   <-", "states 1191 "),
 ];
 

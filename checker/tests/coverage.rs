@@ -1,15 +1,21 @@
 //! Coverage counts and reachability properties on a small machine model,
 //! against an oracle written here: a breadth-first enumeration of every
 //! reachable transition that classifies each step by looking at the
-//! message itself, sharing no code with the runtime's coverage hooks.
+//! message itself, sharing no code with the runtime's coverage hooks; and
+//! the searches' counting hooks on random systems against their BFS.
 
 use hashbrown::{HashMap, HashSet};
 use mcheck_checker::check::{check_coverage, replay_model};
 use mcheck_checker::coverage::{reached_property, CountedOver, Coverage, How, Status};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Receive, Setup, World};
-use mcheck_checker::search::Strategy;
-use mcheck_checker::{Config, Enabled, Model, ModelInfo, Outcome, ParamSpec, Params, Program};
+use mcheck_checker::search::{self, Strategy};
+use mcheck_checker::testing::RandomProgram;
+use mcheck_checker::{
+    ActorId, ActorInfo, Config, Enabled, Event, Model, ModelInfo, Outcome, ParamSpec, Params, Program, Violation,
+};
 use mcheck_explorers::{RoundRobin, RunToCompletion};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// Two clients each send a request and a noise message to a server, the
 /// second one then starts it; the server ignores noise, defers requests
@@ -303,4 +309,93 @@ fn sampling_counts_steps_and_reports_not_seen() {
     assert_eq!(started.count, 2 * r.schedules);
     let status: Vec<Status> = c.properties.iter().map(|p| p.status).collect();
     assert_eq!(status, [Status::Reached, Status::NotSeen]);
+}
+
+/// A random system that records what the search tells it
+/// (`Program::count_transition`, `count_state`) and how often it executes.
+struct Told<'p> {
+    program: &'p RandomProgram,
+    transitions: Mutex<HashMap<(u32, u32, u32), u32>>,
+    states: Mutex<HashMap<u32, u32>>,
+    executions: AtomicU64,
+}
+
+impl Program for Told<'_> {
+    type State = u32;
+    fn initial(&self) -> u32 {
+        self.program.initial()
+    }
+    fn actors(&self, s: &u32) -> Vec<ActorInfo> {
+        self.program.actors(s)
+    }
+    fn enabled(&self, s: &u32, out: &mut Vec<Enabled>) {
+        self.program.enabled(s, out)
+    }
+    fn execute(&self, s: &mut u32, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
+        self.executions.fetch_add(1, Ordering::Relaxed);
+        self.program.execute(s, actor, alt, events)
+    }
+    fn count_transition(&self, s: &u32, actor: ActorId, alt: u32) {
+        *self.transitions.lock().unwrap().entry((*s, actor.0, alt)).or_insert(0) += 1;
+    }
+    fn count_state(&self, s: &u32) {
+        *self.states.lock().unwrap().entry(*s).or_insert(0) += 1;
+    }
+}
+
+/// Every exhaustive search, on one thread and on two, tells a program of
+/// each transition of the reachable graph once and of each reachable
+/// state once, though its look-aheads, retirement's probes and resumed
+/// entries execute transitions more often: on random systems, against a
+/// breadth-first enumeration written here.
+#[test]
+fn searches_tell_each_transition_and_state_once() {
+    let mut repeats = 0;
+    for seed in 0..60u64 {
+        let program = RandomProgram::generate(seed, false, false);
+        let mut transitions = HashMap::new();
+        let mut states = HashMap::from([(0u32, 1u32)]);
+        let mut todo = vec![0u32];
+        while let Some(s) = todo.pop() {
+            for (a, targets) in program.succ[s as usize].iter().enumerate() {
+                for (alt, &t) in targets.iter().enumerate() {
+                    transitions.insert((s, a as u32, alt as u32), 1u32);
+                    if states.insert(t, 1).is_none() {
+                        todo.push(t);
+                    }
+                }
+            }
+        }
+        for (name, threads) in [("ses-rr", 1), ("ses-rtc", 2), ("dfs", 1), ("pb", 1), ("pb", 2)] {
+            let told = Told {
+                program: &program,
+                transitions: Mutex::new(HashMap::new()),
+                states: Mutex::new(HashMap::new()),
+                executions: AtomicU64::new(0),
+            };
+            let config = Config {
+                threads,
+                ..Config::default()
+            };
+            let r = match name {
+                "ses-rr" => search::ses(&told, RoundRobin::default(), &config),
+                "ses-rtc" => search::ses(&told, RunToCompletion::default(), &config),
+                "dfs" => search::dfs(&told, &config),
+                _ => search::pb(&told, &config),
+            }
+            .unwrap();
+            assert_eq!(r.outcome, Outcome::Verified, "seed {seed} {name} -j{threads}");
+            let got = told.transitions.into_inner().unwrap();
+            assert_eq!(got, transitions, "seed {seed} {name} -j{threads}");
+            assert_eq!(
+                told.states.into_inner().unwrap(),
+                states,
+                "seed {seed} {name} -j{threads}"
+            );
+            assert_eq!(r.transitions, transitions.len() as u64, "seed {seed} {name}");
+            repeats += told.executions.into_inner().saturating_sub(r.transitions);
+        }
+    }
+    // Not vacuous: the searches executed transitions again.
+    assert!(repeats > 10_000, "{repeats} repeated executions");
 }

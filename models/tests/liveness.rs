@@ -125,7 +125,7 @@ fn chain_silent_empty_successor_is_a_liveness_violation_that_replays() {
     assert_eq!(found.violation.kind, ViolationKind::Liveness);
     assert_eq!(found.violation.machine.as_deref(), Some("repaired"));
     assert_eq!(found.step, 19);
-    assert_eq!(report.states, 152817);
+    assert_eq!(report.states, 152366);
     let schedule = report.schedule.unwrap();
     assert!(schedule.cycle.is_empty(), "the execution ends hot");
     let ex = replay_model(&Chain, None::<mcheck_explorers::AnyExplorer>, &schedule, false).unwrap();
@@ -154,7 +154,7 @@ fn correct_chain_stays_verified_with_liveness_on() {
         report
             .notes
             .iter()
-            .any(|n| n.starts_with("liveness: 58436 states") && n.contains("no fair hot cycle, no terminal hot state")),
+            .any(|n| n.starts_with("liveness: 58324 states") && n.contains("no fair hot cycle, no terminal hot state")),
         "{:?}",
         report.notes
     );

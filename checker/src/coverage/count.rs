@@ -1,19 +1,19 @@
 //! Counting coverage during a search: [`Counted`] wraps a program and
-//! counts, at every step the search executes, what the program says the
-//! step exercises (ARCHITECTURE.md §6, "Coverage and reachability").
+//! counts what the program says each step exercises, at the transitions
+//! an exhaustive search tells it of or at every step a sampling search
+//! executes (ARCHITECTURE.md §6, "Coverage and reachability").
 
+use super::forward_program;
 use super::key::{Hit, How};
-use super::keyed::Keyed;
 use super::report::{CountedOver, Entry};
-use crate::cache::{fingerprint, FingerprintSet, Insert};
-use crate::program::{ActorId, ActorInfo, Enabled, Event, Hot, Program, StateView, StepTrace, Violation};
+use crate::program::{ActorId, Event, Program, StepTrace, Violation};
 use hashbrown::HashMap;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-/// Shards of the counters: threads (and transition keys) spread over them
-/// so that parallel searches rarely wait on one another.
+/// Shards of the counters: threads spread over them so that parallel
+/// searches rarely wait on one another.
 const SHARDS: usize = 16;
 
 type Map<K, V> = HashMap<K, V, ahash::RandomState>;
@@ -23,9 +23,6 @@ type Map<K, V> = HashMap<K, V, ahash::RandomState>;
 fn map<K, V>() -> Map<K, V> {
     HashMap::with_hasher(ahash::RandomState::with_seeds(5, 6, 7, 8))
 }
-
-/// How many transition keys each tally remembers (see [`Tally`]).
-const RECENT: usize = 8;
 
 /// A hit as a count's key: static names by address (cheap to hash: the
 /// same name at two addresses is merged in [`Counted::entries`]), others
@@ -47,43 +44,24 @@ impl Key {
     }
 }
 
-/// One thread's counts, its scratch list of hits, and the transition keys
-/// it met last (a search executes a transition twice in a row, its
-/// look-ahead and its step: the second needs no look-up in the shared
-/// set).
+/// One thread's counts and its scratch list of hits.
 struct Tally {
     counts: Map<Key, (Hit, u64)>,
     hits: Vec<Hit>,
-    recent: [u64; RECENT],
-    next: usize,
 }
 
-impl Tally {
-    /// Whether transition `key` was met by this tally lately, and
-    /// remember it.
-    fn met(&mut self, key: u64) -> bool {
-        if self.recent.contains(&key) {
-            return true;
-        }
-        self.recent[self.next] = key;
-        self.next = (self.next + 1) % RECENT;
-        false
-    }
-}
-
-/// A program whose executed steps are counted. A search runs it exactly
-/// as the program; replay (`execute_traced`) is not counted.
+/// A program whose steps are counted. A search runs it exactly as the
+/// program; replay (`execute_traced`) is not counted.
 ///
-/// Exhaustive searches count **distinct transitions**: a step (state,
-/// actor, alternative) is counted the first time it is executed, whatever
-/// executes it again (the look-ahead, a later stratum, another thread).
-/// Sampling searches count **every step of every execution**.
+/// Exhaustive searches count **distinct transitions**: each transition
+/// the search takes, once ([`Program::count_transition`]: the search
+/// tells it, whatever executes it again: the look-ahead, retirement's
+/// probes, the liveness pass), and the monitor states of each state it
+/// counts ([`Program::count_state`]). Sampling searches count **every step
+/// of every execution**, in `execute`, and the monitor states after each.
 pub struct Counted<'p, P: Program> {
     program: &'p P,
     over: CountedOver,
-    /// The keys of the transitions counted, sharded by their low bits
-    /// (the table places a key by its high bits).
-    seen: Vec<Mutex<FingerprintSet>>,
     tallies: Vec<Mutex<Tally>>,
 }
 
@@ -115,23 +93,33 @@ impl<'p, P: Program> Counted<'p, P> {
         Counted {
             program,
             over,
-            seen: (0..SHARDS).map(|_| Mutex::new(FingerprintSet::new(None))).collect(),
             tallies: (0..SHARDS)
                 .map(|_| {
                     Mutex::new(Tally {
                         counts: map(),
                         hits: Vec::new(),
-                        recent: [0; RECENT],
-                        next: 0,
                     })
                 })
                 .collect(),
         }
     }
 
-    /// The shard of the set of transitions counted that holds `key`.
-    fn seen(&self, key: u64) -> &Mutex<FingerprintSet> {
-        &self.seen[key as usize % SHARDS]
+    /// Counts what `name` pushes onto a list of hits, on this thread's
+    /// counters.
+    fn count(&self, name: impl FnOnce(&mut Vec<Hit>)) {
+        let mut tally = lock(&self.tallies[thread_shard()]);
+        let mut hits = std::mem::take(&mut tally.hits);
+        name(&mut hits);
+        for hit in hits.drain(..) {
+            let key = Key::of(&hit);
+            match tally.counts.get_mut(&key) {
+                Some((_, n)) => *n += 1,
+                None => {
+                    tally.counts.insert(key, (hit, 1));
+                }
+            }
+        }
+        tally.hits = hits;
     }
 
     /// The counts: every entry hit, and every declared one
@@ -166,123 +154,56 @@ impl<'p, P: Program> Counted<'p, P> {
     pub fn over(&self) -> CountedOver {
         self.over
     }
+
+    /// Whether the search tells the transitions to count (else `execute`
+    /// counts every step).
+    fn told(&self) -> bool {
+        self.over == CountedOver::DistinctTransitions
+    }
 }
 
 impl<P: Program> Program for Counted<'_, P> {
-    type State = Keyed<P::State>;
+    type State = P::State;
 
-    fn initial(&self) -> Self::State {
-        Keyed::new(self.program.initial())
-    }
+    forward_program!(without counting);
 
-    fn actors(&self, s: &Self::State) -> Vec<ActorInfo> {
-        self.program.actors(&s.inner)
-    }
-
-    fn enabled(&self, s: &Self::State, out: &mut Vec<Enabled>) {
-        self.program.enabled(&s.inner, out)
-    }
-
-    fn execute(&self, s: &mut Self::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
-        let mut tally = lock(&self.tallies[thread_shard()]);
-        // The transition: its source state (whose fingerprint the search
-        // computed already, `Keyed`), actor and alternative.
-        let key = match self.over {
-            CountedOver::DistinctTransitions => {
-                let key = fingerprint(&(s.fingerprint(), actor.0, alt));
-                if tally.met(key) {
-                    drop(tally);
-                    return s.step(|inner| self.program.execute(inner, actor, alt, events));
-                }
-                // Its slot is fetched while the step runs; the look-up is
-                // made after it (a miss each, in a set of every transition).
-                lock(self.seen(key)).prefetch(key);
-                Some(key)
-            }
-            CountedOver::Executions => None,
-        };
-        let mut hits = std::mem::take(&mut tally.hits);
-        self.program.cover_step(&s.inner, actor, alt, &mut hits);
-        let result = s.step(|inner| self.program.execute(inner, actor, alt, events));
-        let first = key.is_none_or(|key| lock(self.seen(key)).insert(key) == Insert::New);
-        if first {
-            if result.is_ok() {
-                self.program.cover_state(&s.inner, &mut hits);
-            }
-            for hit in hits.iter() {
-                match tally.counts.get_mut(&Key::of(hit)) {
-                    Some((_, n)) => *n += 1,
-                    None => {
-                        tally.counts.insert(Key::of(hit), (hit.clone(), 1));
-                    }
-                }
-            }
+    fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
+        if self.told() {
+            return self.program.execute(s, actor, alt, events);
         }
-        hits.clear();
-        tally.hits = hits;
+        let mut result = Ok(());
+        self.count(|hits| {
+            self.program.cover_step(s, actor, alt, hits);
+            result = self.program.execute(s, actor, alt, events);
+            if result.is_ok() {
+                self.program.cover_state(s, hits);
+            }
+        });
         result
     }
 
     fn execute_traced(
         &self,
-        s: &mut Self::State,
+        s: &mut P::State,
         actor: ActorId,
         alt: u32,
         events: &mut Vec<Event>,
         trace: &mut StepTrace,
     ) -> Result<(), Violation> {
-        s.step(|inner| self.program.execute_traced(inner, actor, alt, events, trace))
+        self.program.execute_traced(s, actor, alt, events, trace)
     }
 
-    fn deadlock(&self, s: &Self::State) -> Option<Violation> {
-        self.program.deadlock(&s.inner)
+    fn count_transition(&self, s: &P::State, actor: ActorId, alt: u32) {
+        if self.told() {
+            self.count(|hits| self.program.cover_step(s, actor, alt, hits));
+        }
+        self.program.count_transition(s, actor, alt)
     }
 
-    fn actor_name(&self, s: &Self::State, actor: ActorId) -> String {
-        self.program.actor_name(&s.inner, actor)
-    }
-
-    fn view(&self, s: &Self::State) -> Option<StateView> {
-        self.program.view(&s.inner)
-    }
-
-    fn cover_step(&self, s: &Self::State, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
-        self.program.cover_step(&s.inner, actor, alt, out)
-    }
-
-    fn cover_state(&self, s: &Self::State, out: &mut Vec<Hit>) {
-        self.program.cover_state(&s.inner, out)
-    }
-
-    fn coverage_space(&self) -> Vec<Hit> {
-        self.program.coverage_space()
-    }
-
-    fn sometimes(&self) -> Vec<&'static str> {
-        self.program.sometimes()
-    }
-
-    fn holds(&self, s: &Self::State, property: usize) -> bool {
-        self.program.holds(&s.inner, property)
-    }
-
-    fn hot(&self, s: &Self::State) -> Option<Hot> {
-        self.program.hot(&s.inner)
-    }
-
-    fn has_liveness(&self) -> bool {
-        self.program.has_liveness()
-    }
-
-    fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
-        self.program.canonical_fingerprint(&s.inner)
-    }
-
-    fn check_symmetry(&self, s: &Self::State, seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
-        self.program.check_symmetry(&s.inner, seed)
-    }
-
-    fn symmetry_groups(&self) -> Vec<String> {
-        self.program.symmetry_groups()
+    fn count_state(&self, s: &P::State) {
+        if self.told() {
+            self.count(|hits| self.program.cover_state(s, hits));
+        }
+        self.program.count_state(s)
     }
 }

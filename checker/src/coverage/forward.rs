@@ -3,16 +3,37 @@
 /// Inside `impl<P: Program> Program for Wrapper<'_, P>` whose field
 /// `program: &P` is the wrapped program: every method but `execute` and
 /// `execute_traced`, passed on unchanged (`forward_program!(without
-/// canonical)`: also without `canonical_fingerprint`).
+/// canonical)`: also without `canonical_fingerprint`; `(without
+/// counting)`: without `count_transition` and `count_state`, for a wrapper
+/// that counts).
 macro_rules! forward_program {
     () => {
-        $crate::coverage::forward_program!(without canonical);
+        $crate::coverage::forward_program!(without counting);
+        $crate::coverage::forward_program!(counting);
+    };
+    (without counting) => {
+        $crate::coverage::forward_program!(common);
 
         fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
             self.program.canonical_fingerprint(s)
         }
     };
     (without canonical) => {
+        $crate::coverage::forward_program!(common);
+        $crate::coverage::forward_program!(counting);
+    };
+    (counting) => {
+        #[inline(always)]
+        fn count_transition(&self, s: &P::State, actor: $crate::program::ActorId, alt: u32) {
+            self.program.count_transition(s, actor, alt)
+        }
+
+        #[inline(always)]
+        fn count_state(&self, s: &P::State) {
+            self.program.count_state(s)
+        }
+    };
+    (common) => {
         fn initial(&self) -> P::State {
             self.program.initial()
         }

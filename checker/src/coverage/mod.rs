@@ -17,7 +17,6 @@
 mod count;
 mod forward;
 mod key;
-mod keyed;
 mod reach;
 mod report;
 mod text;
@@ -25,6 +24,5 @@ mod text;
 pub use count::Counted;
 pub(crate) use forward::forward_program;
 pub use key::{Hit, How};
-pub use keyed::Keyed;
 pub use reach::{reached, reached_property, Reach, SOMETIMES};
 pub use report::{CountedOver, Coverage, Entry, Property, Status};

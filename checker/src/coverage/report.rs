@@ -10,7 +10,8 @@ use serde::Serialize;
 #[serde(rename_all = "snake_case")]
 pub enum CountedOver {
     /// Exhaustive strategies: each distinct transition (state, actor,
-    /// alternative) once.
+    /// alternative) once, and the monitor states of each distinct state
+    /// once.
     DistinctTransitions,
     /// Sampling strategies: every step of every execution run.
     Executions,

@@ -150,6 +150,12 @@ impl<P: Program> Program for Temperature<'_, P> {
     fn coverage_space(&self) -> Vec<crate::coverage::Hit> {
         self.inner.coverage_space()
     }
+    fn count_transition(&self, s: &Self::State, actor: ActorId, alt: u32) {
+        self.inner.count_transition(&s.inner, actor, alt)
+    }
+    fn count_state(&self, s: &Self::State) {
+        self.inner.count_state(&s.inner)
+    }
     fn sometimes(&self) -> Vec<&'static str> {
         self.inner.sometimes()
     }

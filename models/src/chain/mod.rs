@@ -16,7 +16,10 @@
 //!   acknowledges backwards; every server removes the acknowledged update
 //!   from `sent` and passes the acknowledgement on. Queries go to the tail.
 //!   A server drops a forwarded update whose `seq` is not above its last
-//!   one (a duplicate from a resend).
+//!   one (a duplicate from a resend). The head recognises a client's
+//!   resent update by (client, operation) in its history and does not
+//!   number it again; if the tail has acknowledged it (it is no longer in
+//!   `sent`), the head answers `UpdDone` itself.
 //! * the **master** (kind `"master"`): knows the chain. It runs
 //!   `heartbeats` ping rounds on its own from start-up, and one more
 //!   whenever a server reports a crash (a report during a round restarts
@@ -81,11 +84,7 @@
 //!   successor's `LastSeq`. Bug 10 is a liveness bug.
 //!
 //! Symmetry: the clients are interchangeable (the private `symmetry`
-//! module); the servers are not (their ids fix the chain's order). With
-//! two clients or more the correct model's history is not linearizable
-//! (a resend after a head crash commits an update twice, and the second
-//! copy can overwrite the other client's later write): the head does not
-//! deduplicate client requests.
+//! module); the servers are not (their ids fix the chain's order).
 //!
 //! The tail signals `"stable"` (an [`mcheck_checker::Event::Custom`]) when
 //! it applies the first update; the custom explorer ([`explorer`]) uses it.
@@ -206,7 +205,7 @@ impl SeededBug for Bug {
         BugSpec {
             id: 9,
             name: "client-trusts-stale-done",
-            description: "the client takes any UpdDone as the acknowledgement of its current update, without comparing operation numbers; when the head crashes with the client's update on its way, the client resends it to the new head, which gives it a new sequence number: the update is committed twice and the second UpdDone (for the old operation) reaches the client while its next update (of another key) is on its way; the client queries that key and reads nothing after its put returned. No monitor sees it (the tail's answers agree with what it acknowledged): only the clients' history is not linearizable",
+            description: "the client takes any UpdDone as the acknowledgement of its current update, without comparing operation numbers; when the head crashes with the client's update on its way, the client resends it to the new head, which has it already, committed, and answers UpdDone again: the second UpdDone (for the old operation) reaches the client while its next update (of another key) is on its way; the client queries that key and reads nothing after its put returned. No monitor sees it (the tail's answers agree with what it acknowledged): only the clients' history is not linearizable",
         },
     ),
     (

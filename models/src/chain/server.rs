@@ -33,6 +33,17 @@ impl Server {
         let last = self.last();
         match *msg {
             Msg::Update { client, op, key, val } => {
+                // A client resends its update to a new head, which may have
+                // it already (the crashed head forwarded it): appending it
+                // again would order it after other clients' later writes.
+                // Acknowledged by the tail, it is committed: the head
+                // answers it again (the tail's answer may be on its way).
+                if let Some(u) = self.hist.iter().find(|u| u.client == client.0 && u.op == op) {
+                    if !self.sent.contains(u) {
+                        ctx.send(client, Msg::UpdDone(op));
+                    }
+                    return;
+                }
                 self.counter += 1;
                 let seq = if cfg.has(Bug::NewHeadSeq) {
                     self.counter

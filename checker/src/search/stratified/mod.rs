@@ -174,8 +174,9 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     retired: Vec<Retired>,
     /// Retiring: tries, successes and chances skipped.
     retire_stats: (u64, u64, u64),
-    /// Successor fingerprints of a retirement check.
+    /// Successor fingerprints of a retirement check, and its choices.
     retire_fps: Vec<u64>,
+    retire_choices: Vec<(ActorId, u32)>,
     /// Whether entries may retire (always, but for the test that compares).
     retire_on: bool,
     /// Successors explored again because the cache was full (not counted
@@ -273,6 +274,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             retired: Vec::new(),
             retire_stats: (0, 0, 0),
             retire_fps: Vec::new(),
+            retire_choices: Vec::new(),
             retire_on: true,
             revisits: 0,
             deferred: FixedHashSet::with_hasher(FIXED_HASHER),
@@ -329,6 +331,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
         self.report.states = 1;
         self.stratum.new_states = 1;
+        self.program.count_state(&s0);
         let stop = self.push_frame(s0, root, 0, 0, ROOT, None, None)?;
         if stop.is_some() {
             return Ok(stop);

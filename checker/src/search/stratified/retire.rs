@@ -72,11 +72,14 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         *tries += 1;
         self.cache.prefetch(fp);
         let mut fps = std::mem::take(&mut self.retire_fps);
+        let mut choices = std::mem::take(&mut self.retire_choices);
         fps.clear();
         fps.push(fp);
+        choices.clear();
         let mut order = order.clone();
         let (mut cur, mut offered, mut sound) = (first, offered, true);
         for k in 0..remaining {
+            choices.push(cur);
             let ids = &self.ids[en_start..end];
             if cur.1 == 0 {
                 match self.offer(offered, cur.0, ids, &order) {
@@ -103,6 +106,14 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         }
         let all = sound && fps.iter().all(|&f| self.cache.contains(f));
         self.retire_fps = fps;
+        if all {
+            // Taken now: the strata they would have been taken in are
+            // owed only their counts.
+            for &(actor, alt) in &choices {
+                self.program.count_transition(state, actor, alt);
+            }
+        }
+        self.retire_choices = choices;
         if !all {
             return false;
         }

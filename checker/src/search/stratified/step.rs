@@ -205,6 +205,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let within = (child_depth as usize) < self.config.max_steps;
         let looked_up = (c.peeked != 0 && within).then(|| self.cache.insert(c.peeked));
         let skip = looked_up == Some(Insert::Present);
+        if let Some(s) = state_slot(&mut self.stack, held).as_ref() {
+            self.program.count_transition(s, actor, alt);
+        }
         let (mut child, kept) = split(state_slot(&mut self.stack, held), c.last, c.defer, skip)?;
         self.report.transitions += 1;
         self.stratum.transitions += 1;
@@ -276,6 +279,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 Held::Entry { node, .. } => self.child_node(*node, c.depth, c.index)?,
             };
             if successor == Successor::New {
+                self.program.count_state(&child);
                 self.report.states += 1;
                 self.stratum.new_states += 1;
                 if self.report.states >= self.exact_states {
