@@ -232,6 +232,9 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     // The explorer is validated even for strategies that do not use it, so
     // that a typo is never silently ignored.
     let plan = args.cluster.plan(strategy.name())?;
+    if plan.is_some() && args.coverage {
+        return Err("--coverage does not apply to a distributed run (--workers, --processes, --hostfile): run it on one machine".into());
+    }
     let mut report = if let Some(plan) = plan {
         match crate::distributed::run(model, &params, bug, &args.explorer, &config, &plan)? {
             Some(r) => r,

@@ -190,3 +190,16 @@ fn a_dead_handler_and_an_unreached_property_exit_3() {
     assert_eq!(dead, ["pinger Pong 0"]);
     assert_eq!(c.properties[0].status, mcheck::PropertyStatus::Unreached);
 }
+
+/// A distributed run does not count coverage, so `--coverage` there is an
+/// error, not a flag silently ignored.
+#[test]
+fn coverage_with_a_distributed_run_is_an_error() {
+    let o = mcheck(&["run", "2pc", "-q", "--coverage", "--workers", "2"]);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--coverage does not apply to a distributed run (--workers, --processes, --hostfile)"),
+        "{err}"
+    );
+}
