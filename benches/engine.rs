@@ -2,7 +2,8 @@
 //! model): distinct states per second of DFS and of SES with each
 //! explorer, one thread, on 7 resource managers (296,448 states). Each
 //! search's deferrals, peak frontier and memory are printed once before it
-//! is timed. Run with `cargo bench --bench engine`.
+//! is timed; then DFS and SES (RR, RTC) on two threads. Run with
+//! `cargo bench --bench engine`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use mcheck_checker::search;
@@ -45,6 +46,25 @@ fn engine(c: &mut Criterion) {
         );
         g.bench_function(format!("ses-{e}"), |b| {
             b.iter(|| search::ses(&p, builtin(e).unwrap(), &config).unwrap())
+        });
+    }
+    // Both cores: parallel DFS and SES on the shared cache.
+    let two = Config {
+        threads: 2,
+        ..Config::default()
+    };
+    let r = search::dfs(&p, &two).unwrap();
+    println!(
+        "twophase rms=7 dfs -j 2: {} states, {} transitions, {:.1} MiB cache, {}",
+        r.states,
+        r.transitions,
+        r.cache_bytes as f64 / (1 << 20) as f64,
+        r.notes.join("; ")
+    );
+    g.bench_function("dfs-j2", |b| b.iter(|| search::dfs(&p, &two).unwrap()));
+    for e in ["rr", "rtc"] {
+        g.bench_function(format!("ses-{e}-j2"), |b| {
+            b.iter(|| search::ses(&p, builtin(e).unwrap(), &two).unwrap())
         });
     }
     g.finish();

@@ -281,7 +281,7 @@ pub(crate) struct RunArgs {
     /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct, pos, pctcp, hybrid).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads (ses, pb, ss, rs, irs, pct, pos, pctcp, hybrid; default: 1 for ses and pb, all cores for sampling and hybrid, whose SES phase runs on one).
+    /// Worker threads (every strategy; default: 1 for ses, dfs and pb, all cores for sampling and hybrid, whose SES phase runs on one).
     #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
     pub threads: Option<usize>,
     /// Run only the samples with index mod N = K (ss, rs, irs, pct, pos, pctcp).

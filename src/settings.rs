@@ -82,12 +82,6 @@ const APPLIES: &[Applies] = &[
         why: "an exhaustive search is not split into shards: every shard would run it whole",
     },
     Applies {
-        id: "threads",
-        flag: "-j/--threads",
-        to: &[Ses, Pb, Ss, Rs, Irs, Pct, Pos, Pctcp, Hybrid],
-        why: "dfs runs on one thread",
-    },
-    Applies {
         id: "seed",
         flag: "--seed",
         to: &[Ses, Ss, Rs, Irs, Pct, Pos, Pctcp, Hybrid],

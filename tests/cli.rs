@@ -376,11 +376,6 @@ fn inapplicable_flags_are_rejected_naming_their_strategies() {
         ("ses", &["--shard", "0/2"], sampling),
         ("dfs", &["--shard", "1/2"], sampling),
         ("pb", &["--shard", "0/3"], sampling),
-        (
-            "dfs",
-            &["-j", "2"],
-            "it applies to ses, pb, ss, rs, irs, pct, pos, pctcp, hybrid",
-        ),
         ("dfs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs, hybrid"),
         ("rs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs, hybrid"),
         ("pct", &["--max-delays", "1"], "it applies to ses, pb, ss, irs, hybrid"),

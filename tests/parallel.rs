@@ -229,3 +229,90 @@ fn the_time_limit_holds_with_many_more_threads_than_cores() {
         assert!(wall < 1.5, "-j {threads}: {wall:.2} s for a limit of 0.5 s");
     }
 }
+
+/// Parallel DFS (`-s dfs -j 2` and `-j 3`) against the BFS oracle: the
+/// reachable set and every transition exactly once, in one stratum at
+/// bound 0, whether the work was spread far enough to run depth first
+/// on all threads or the search ended while spreading it.
+#[test]
+fn parallel_dfs_visits_exactly_the_reachable_set() {
+    for seed in 0..300u64 {
+        let oracle = RandomProgram::generate(seed, false, false).oracle();
+        for threads in [2, 3] {
+            let p = RandomProgram::generate(seed, false, false).recording();
+            let config = Config {
+                threads,
+                max_delays: Some(0),
+                ..two_threads()
+            };
+            let r = search::dfs(&p, &config).unwrap();
+            assert_eq!(r.outcome, Outcome::Verified, "seed {seed} -j {threads}");
+            assert_eq!(r.threads, threads);
+            assert_eq!(r.states, oracle.reachable.len() as u64, "seed {seed} -j {threads}");
+            assert_eq!(p.seen_states(), oracle.reachable, "seed {seed} -j {threads}");
+            assert_eq!(r.transitions, oracle.transitions, "seed {seed} -j {threads}");
+            assert_eq!(r.strata.len(), 1);
+            assert_eq!((r.strata[0].new_states, r.bound_reached), (r.states, 0));
+            assert!(r.notes[0].starts_with(&format!("dfs on {threads} threads: ")));
+        }
+    }
+}
+
+/// On TwoPhase with 6 resource managers the spreading strata reach
+/// 256 work items per thread and the rest runs depth first: TLC's 50,816
+/// states, and the transitions of a DFS on one thread.
+#[test]
+fn parallel_dfs_runs_twophase_depth_first_with_exactly_its_states() {
+    let params = Params::resolve("twophase", &TwoPhase.info().params, &[("rms".into(), "6".into())]).unwrap();
+    let p = TwoPhase.build(&params, None);
+    let one = search::dfs(&p, &Config::default()).unwrap();
+    assert_eq!((one.outcome, one.states, one.deferrals), (Outcome::Verified, 50_816, 0));
+    for run in 0..3 {
+        for threads in [2, 3] {
+            let config = Config {
+                threads,
+                ..two_threads()
+            };
+            let r = search::dfs(&p, &config).unwrap();
+            assert_eq!(r.outcome, Outcome::Verified, "run {run} -j {threads}");
+            assert_eq!(
+                (r.states, r.transitions),
+                (50_816, one.transitions),
+                "run {run} -j {threads}"
+            );
+            assert!(r.deferrals > 0, "run {run} -j {threads}");
+            let spread = &r.notes[0];
+            assert!(
+                spread.contains("work items, which ran depth first on all threads"),
+                "run {run} -j {threads}: {spread}"
+            );
+        }
+    }
+}
+
+/// A planted violation is found by parallel DFS exactly when it is
+/// reachable, and its choice path replays to the same violation.
+#[test]
+fn parallel_dfs_finds_planted_violations_exactly_when_reachable_and_they_replay() {
+    let mut found = 0;
+    for seed in 0..500u64 {
+        let p = RandomProgram::generate(seed, false, true);
+        let oracle = p.oracle();
+        let r = search::dfs(&p, &two_threads()).unwrap();
+        assert_eq!(r.is_violation(), oracle.violation_reachable, "seed {seed}");
+        if let Some(mut schedule) = r.schedule {
+            found += 1;
+            schedule.model = "random".into();
+            assert_eq!(schedule.kind, PathKind::Choices);
+            let schedule = Schedule::from_text(&schedule.to_text()).unwrap();
+            let ex = mcheck_checker::replay(&p, None::<AnyExplorer>, &schedule, true).unwrap();
+            let want = r.violation.unwrap();
+            assert_eq!(
+                ex.violation.expect("replay reproduces a violation"),
+                want,
+                "seed {seed}"
+            );
+        }
+    }
+    assert!(found > 150, "found {found}");
+}

@@ -13,8 +13,9 @@
 //!   it only re-explores). [`FingerprintSet::insert_batch`] prefetches the
 //!   slots of a whole batch before inserting, so that the cache misses of
 //!   one state's successors overlap (§9: one miss per probe is the floor).
-//! * [`SharedCache`] is the cache of a parallel search: [`FingerprintSet`]
-//!   shards behind mutexes.
+//! * [`SharedCache`] is the cache of a parallel search: shards of atomic
+//!   slots, looked up and inserted without a lock (compare-and-swap),
+//!   grown under a per-shard lock.
 //!
 //! The search sees either through [`StateCache`].
 

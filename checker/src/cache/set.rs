@@ -5,14 +5,14 @@ use super::fingerprint::nonzero;
 use super::Insert;
 
 /// Bytes per slot of the tables.
-const SLOT_BYTES: usize = size_of::<u64>();
+pub(super) const SLOT_BYTES: usize = size_of::<u64>();
 /// The first table of a growing [`FingerprintSet`] (8 KiB).
-const INITIAL_SLOTS: usize = 1024;
+pub(super) const INITIAL_SLOTS: usize = 1024;
 
 /// The home slot of a fingerprint in a table of `slots` slots: the high
 /// bits of the (already uniform) fingerprint, by multiply-shift.
 #[inline(always)]
-fn home(fp: u64, slots: usize) -> usize {
+pub(super) fn home(fp: u64, slots: usize) -> usize {
     ((u128::from(fp) * slots as u128) >> 64) as usize
 }
 
@@ -20,20 +20,20 @@ fn home(fp: u64, slots: usize) -> usize {
 /// 90%, and always at least one slot empty (so that probes end).
 /// `slots` is at least 1 (callers exclude an empty table).
 #[inline]
-const fn full_load(slots: usize) -> usize {
+pub(super) const fn full_load(slots: usize) -> usize {
     let spare = slots / 10;
     slots - if spare == 0 { 1 } else { spare }
 }
 
 /// How many entries a table of `slots` slots holds before it doubles: 75%.
 #[inline]
-const fn grow_load(slots: usize) -> usize {
+pub(super) const fn grow_load(slots: usize) -> usize {
     slots / 4 * 3
 }
 
 /// The largest power-of-two slot count whose table fits in `budget` bytes
 /// (0 when not even one slot fits).
-fn max_slots_within(budget: usize) -> usize {
+pub(super) fn max_slots_within(budget: usize) -> usize {
     let n = budget / SLOT_BYTES;
     if n == 0 {
         0

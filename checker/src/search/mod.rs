@@ -102,19 +102,64 @@ fn with_delay_schedule(result: SearchResult, name: &str, config: &Config) -> Rep
 
 /// Plain exhaustive depth-first search: every choice of every state, in
 /// actor id order, with the state cache. The counterexample is a choice
-/// path. `max_delays` does not apply. Always one thread: DFS is a single
-/// stratum, which the parallel search does not split (a note says so when
-/// more threads were asked for).
+/// path. `max_delays` does not apply.
+///
+/// With `config.worker_threads()` > 1 it runs on that many threads (see
+/// the `parallel` module): strata that defer every choice but the first
+/// spread the work into [`DFS_SPREAD_PER_THREAD`] work items per thread,
+/// which then run depth-first on all threads, sharing the cache. The
+/// report has one stratum; its deferrals are those of the spreading
+/// strata. Run to exhaustion, the states and transitions are those of one
+/// thread; which state is found first, hence the counterexample, may vary.
 pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("dfs", None, config.seed, 1);
-    let mut result = stratified::run(program, Natural::default(), config, report)?;
-    if config.worker_threads() > 1 {
-        result
-            .report
-            .notes
-            .push("dfs runs on one thread (it has a single stratum to split); use ses or pb for -j".into());
-    }
+    let result = match config.worker_threads() {
+        1 => stratified::run(program, Natural::default(), config, report)?,
+        threads => {
+            let config = Config {
+                max_delays: None,
+                ..config.clone()
+            };
+            let spread = Some(threads * DFS_SPREAD_PER_THREAD);
+            let mut result = parallel::run(program, Natural::charging(), &config, report, threads, spread)?;
+            one_stratum(&mut result.report, threads);
+            result
+        }
+    };
     with_choice_schedule(program, Natural::default(), result, config)
+}
+
+/// The work items per thread a parallel DFS spreads its work into before
+/// it runs them depth-first: enough that a thread which runs out of work
+/// finds more while the others still have long runs ahead.
+pub const DFS_SPREAD_PER_THREAD: usize = 256;
+
+/// Sums the strata of a parallel DFS on `threads` threads into the one
+/// stratum of a DFS, with a note on how its work was spread.
+fn one_stratum(report: &mut Report, threads: usize) {
+    let n = report.strata.len();
+    let note = match report.strata.last() {
+        Some(last) if last.bound == stratified::UNBOUNDED => format!(
+            "dfs on {threads} threads: {} strata spread the work into {} work items, which ran depth first on all threads",
+            n - 1,
+            report.strata[n - 2].frontier
+        ),
+        _ => format!(
+            "dfs on {threads} threads: the search ended in the {n} strata that spread the work, before they reached {} work items",
+            threads * DFS_SPREAD_PER_THREAD
+        ),
+    };
+    report.notes.push(note);
+    let mut one = crate::report::Stratum::default();
+    for s in report.strata.drain(..) {
+        one.new_states += s.new_states;
+        one.transitions += s.transitions;
+        one.deferrals += s.deferrals;
+        one.frontier = one.frontier.max(s.frontier);
+        one.elapsed_s += s.elapsed_s;
+    }
+    report.strata.push(one);
+    report.bound_reached = 0;
 }
 
 /// Iterative preemption bounding: preemption bound 0, 1, 2, ..., with the
@@ -143,7 +188,7 @@ fn stratified_on_threads<P: Program, O: ChoiceOrder>(
     }
     match config.worker_threads() {
         1 => stratified::run(program, root, config, report),
-        threads => parallel::run(program, root, config, report, threads),
+        threads => parallel::run(program, root, config, report, threads, None),
     }
 }
 

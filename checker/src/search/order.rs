@@ -146,11 +146,26 @@ impl<E: Explorer> ChoiceOrder for Composed<E> {
     }
 }
 
-/// Actors in id order, each with its alternatives; every move is free.
+/// Actors in id order, each with its alternatives. Every move is free
+/// (DFS: a single stratum), or costs one with [`Natural::charging`] (the
+/// strata that spread a parallel DFS over threads, see the `parallel`
+/// module).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Natural {
     pos: u32,
     alt: u32,
+    /// What a move costs: 0 or 1.
+    cost: u32,
+}
+
+impl Natural {
+    /// The order whose every move costs one.
+    pub fn charging() -> Self {
+        Natural {
+            cost: 1,
+            ..Natural::default()
+        }
+    }
 }
 
 impl ChoiceOrder for Natural {
@@ -163,7 +178,7 @@ impl ChoiceOrder for Natural {
     }
     #[inline]
     fn advance_cost(&self, _en: &[Enabled], _ids: &[ActorId]) -> u32 {
-        0
+        self.cost
     }
     #[inline]
     fn advance(&mut self, en: &[Enabled], _ids: &[ActorId]) {
@@ -172,7 +187,10 @@ impl ChoiceOrder for Natural {
     }
     #[inline]
     fn child(&self, _actor: ActorId, _events: &[Event]) -> Self {
-        Natural::default()
+        Natural {
+            cost: self.cost,
+            ..Natural::default()
+        }
     }
     fn state_hash(&self) -> Option<u64> {
         Some(fingerprint(&(self.pos, self.alt)))
@@ -288,6 +306,13 @@ mod tests {
         assert_eq!(
             walk(Natural::default(), &en, &ids),
             vec![(0, 0, 0), (2, 0, 0), (2, 1, 0), (2, 2, 0), (5, 0, 0)]
+        );
+        // Charging: the same choices, each move (not the last) costs one,
+        // and so do the moves of a successor's order.
+        let o = Natural::charging().child(ActorId(2), &[]);
+        assert_eq!(
+            walk(o, &en, &ids),
+            vec![(0, 0, 1), (2, 0, 1), (2, 1, 1), (2, 2, 1), (5, 0, 0)]
         );
     }
 

@@ -1,5 +1,13 @@
 //! Parallel stratified search (ARCHITECTURE.md §3, "Parallel SES"): opt-in
-//! with more than one thread for SES and PB.
+//! with more than one thread for SES, PB and DFS.
+//!
+//! DFS has a single stratum; on several threads it runs as this search
+//! with the [`Natural`](super::order::Natural) order charging one per move
+//! (`spread`): its first strata, which defer every choice but the first,
+//! spread the work over many work items, and the first stratum with at
+//! least `spread` of them runs without a bound, each item depth-first to
+//! the end of its remaining choices. Every state is still expanded once,
+//! with all its choices, so the states and transitions are DFS's.
 //!
 //! Stratum 0 (one work item: the initial state) runs on the calling thread.
 //! Every later stratum splits its work items, in frontier order, into
@@ -44,20 +52,30 @@ const CHUNKS_PER_THREAD: usize = 16;
 /// threads. Same arguments and result; `report.threads` is set to
 /// `threads`. Counts may differ from run to run; run to
 /// exhaustion, the states counted are exactly the reachable ones, and a
-/// violation's path replays.
+/// violation's path replays. With `spread` (a parallel DFS), the first
+/// stratum with at least that many work items runs without a bound.
 pub(super) fn run<P: Program, O: ChoiceOrder>(
     program: &P,
     root: O,
     config: &Config,
     mut report: Report,
     threads: usize,
+    spread: Option<usize>,
 ) -> Result<SearchResult, SearchError> {
     let threads = threads.max(1);
     report.threads = threads;
     let cache = SharedCache::new(cache_budget(config));
     let shared = Shared::new(config.progress.clone());
     let mut main = Search::on_shared_cache(program, config, &cache, report);
-    let stop = main.explore(root, |main, work| stratum(main, work, &shared, threads));
+    // Emptied work lists and worker frontiers, reused from one stratum to
+    // the next so that their pages stay mapped.
+    let mut spares = Vec::new();
+    let stop = main.explore(root, |main, work| {
+        if spread.is_some_and(|n| work.len() >= n) {
+            main.lift_bound();
+        }
+        stratum(main, work, &mut spares, &cache, &shared, threads)
+    });
     shared.finish_meter();
     Ok(main.finish(stop?))
 }
@@ -67,15 +85,15 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
 fn stratum<'a, P: Program, O: ChoiceOrder>(
     main: &mut Search<'a, P, O, &'a SharedCache>,
     work: &mut Vec<Entry<P::State, O>>,
+    spares: &mut Vec<Vec<Entry<P::State, O>>>,
+    cache: &SharedCache,
     shared: &Shared,
     threads: usize,
 ) -> Result<Option<Stop>, SearchError> {
     let pieces = work.len().min(threads * CHUNKS_PER_THREAD).max(1);
     main.share_totals(shared, work.len());
-    let chunks: Vec<_> = split(std::mem::take(work), pieces)
-        .into_iter()
-        .map(Mutex::new)
-        .collect();
+    let chunks: Vec<_> = split(work, pieces, spares).into_iter().map(Mutex::new).collect();
+    let frontiers = Mutex::new(std::mem::take(spares));
     let fork = main.fork();
     let outs = run_indexed(
         threads,
@@ -83,15 +101,20 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
         || (),
         |_, i| {
             let items = std::mem::take(&mut *chunks[i].lock().unwrap_or_else(|e| e.into_inner()));
-            let out = fork.run(shared, items);
+            let frontier = frontiers.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let out = fork.run(shared, items, frontier.unwrap_or_default());
             if !out.as_ref().is_ok_and(|c| c.lets_others_go_on()) {
                 shared.halt();
             }
             out
         },
     );
+    // SAFETY: the workers are joined and this thread is not inside a
+    // method of the cache: nobody probes a table growth replaced.
+    unsafe { cache.reclaim() };
+    *spares = frontiers.into_inner().unwrap_or_else(|e| e.into_inner());
     let chunks = outs.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let stop = main.merge(chunks)?;
+    let stop = main.merge(chunks, spares)?;
     if stop.is_none() && shared.is_halted() {
         return Err(SearchError::Internal(
             "a parallel worker halted the search without a reason".into(),
@@ -100,15 +123,17 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     Ok(stop)
 }
 
-/// Splits `work` into `pieces` contiguous chunks of nearly equal length,
-/// in order.
-fn split<T>(work: Vec<T>, pieces: usize) -> Vec<Vec<T>> {
+/// Moves `work` into `pieces` contiguous chunks of nearly equal length,
+/// in order, in buffers taken from `spares` where it has them.
+fn split<T>(work: &mut Vec<T>, pieces: usize, spares: &mut Vec<Vec<T>>) -> Vec<Vec<T>> {
     let (n, pieces) = (work.len(), pieces.max(1));
     let mut out: Vec<Vec<T>> = Vec::with_capacity(pieces);
-    let mut it = work.into_iter();
+    let mut it = work.drain(..);
     for i in 0..pieces {
         let len = n / pieces + usize::from(i < n % pieces);
-        out.push(it.by_ref().take(len).collect());
+        let mut piece = spares.pop().unwrap_or_default();
+        piece.extend(it.by_ref().take(len));
+        out.push(piece);
     }
     out
 }
@@ -119,8 +144,13 @@ mod tests {
 
     #[test]
     fn split_keeps_the_order_and_balances() {
-        let parts = split((0..10).collect(), 4);
+        let mut spares = vec![Vec::with_capacity(100)];
+        let mut work = (0..10).collect();
+        let parts = split(&mut work, 4, &mut spares);
         assert_eq!(parts, vec![vec![0, 1, 2], vec![3, 4, 5], vec![6, 7], vec![8, 9]]);
-        assert_eq!(split(Vec::<u8>::new(), 3), vec![Vec::<u8>::new(); 3]);
+        assert!(work.is_empty() && spares.is_empty());
+        // The spare buffer was used (for the first piece).
+        assert!(parts[0].capacity() >= 100);
+        assert_eq!(split(&mut Vec::<u8>::new(), 3, &mut spares), vec![Vec::<u8>::new(); 3]);
     }
 }

@@ -2,7 +2,7 @@
 //! every few thousand transitions, and the counters that the workers of a
 //! parallel search share to judge them together.
 
-use super::{Entry, Frame, PathNode, Search, Stop};
+use super::{Entry, Frame, PathNode, Search, Stop, UNBOUNDED};
 use crate::cache::StateCache;
 use crate::config::{Config, Progress};
 use crate::program::{ActorId, Enabled, Program};
@@ -182,14 +182,19 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             ));
             return Some(Stop::Budget(BoundedBy::Memory));
         }
-        let (frontier, bound) = (self.frontier.len() as u64 + self.work_len, self.bound);
+        let frontier = self.frontier.len() as u64 + self.work_len;
+        let bound = if self.bound == UNBOUNDED {
+            "no bound".to_string()
+        } else {
+            format!("bound {}", self.bound)
+        };
         let strategy = self.report.strategy.clone();
         let meter = &mut self.meter;
         let mut shared_meter = self.shared.and_then(|s| s.meter());
         let meter = shared_meter.as_deref_mut().unwrap_or(meter);
         meter.tick(|secs| {
             format!(
-                "{strategy}: bound {bound}, {} states ({}), {} transitions, frontier {}, {:.0}s",
+                "{strategy}: {bound}, {} states ({}), {} transitions, frontier {}, {:.0}s",
                 human(states as f64),
                 rate(states, secs),
                 human(transitions as f64),

@@ -4,7 +4,7 @@
 
 use super::budget::interrupted_or_late;
 use super::retire::Retired;
-use super::{Entry, PathNode, RawViolation, Search, Shared, Stop};
+use super::{Entry, PathNode, RawViolation, Search, Shared, Stop, UNBOUNDED};
 use crate::cache::SharedCache;
 use crate::config::{Config, Progress};
 use crate::program::Program;
@@ -23,6 +23,7 @@ pub(in crate::search) struct Fork<'w, P> {
     program: &'w P,
     config: &'w Config,
     cache: &'w SharedCache,
+    strategy: &'w str,
     below: &'w [PathNode],
     bound: u32,
     started: Instant,
@@ -39,10 +40,11 @@ impl<P> Copy for Fork<'_, P> {}
 /// What one chunk of a stratum produced: how it stopped, and (unless it
 /// found the search halted before it started) the worker's frontier, path
 /// nodes and counts.
-#[derive(Debug)]
 pub(in crate::search) struct Chunk<S, O> {
     stop: Option<Stop>,
     worker: Option<Worker<S, O>>,
+    /// The chunk's work list, emptied, for reuse.
+    spare: Vec<Entry<S, O>>,
 }
 
 /// The parts of a finished worker search that the merge needs.
@@ -68,6 +70,15 @@ impl<S, O> std::fmt::Debug for Worker<S, O> {
     }
 }
 
+impl<S, O> std::fmt::Debug for Chunk<S, O> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chunk")
+            .field("stop", &self.stop)
+            .field("worker", &self.worker)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S, O> Chunk<S, O> {
     /// Whether the other chunks may go on: this one neither found a
     /// violation nor hit a budget.
@@ -78,11 +89,14 @@ impl<S, O> Chunk<S, O> {
 
 impl<'w, P: Program> Fork<'w, P> {
     /// Runs `items` (a chunk of the stratum's work items, in order) as a
-    /// worker search that shares `shared`'s counters and halt flag.
+    /// worker search that shares `shared`'s counters and halt flag, and
+    /// keeps its frontier in `frontier` (an empty buffer, reused so that
+    /// its pages stay mapped from one stratum to the next).
     pub(in crate::search) fn run<O: ChoiceOrder>(
         self,
         shared: &'w Shared,
         mut items: Vec<Entry<P::State, O>>,
+        frontier: Vec<Entry<P::State, O>>,
     ) -> Result<Chunk<P::State, O>, SearchError> {
         let early = if shared.is_halted() {
             Some(Stop::Halted)
@@ -90,19 +104,24 @@ impl<'w, P: Program> Fork<'w, P> {
             interrupted_or_late(self.config, self.started)
         };
         if early.is_some() {
+            items.clear();
             return Ok(Chunk {
                 stop: early,
                 worker: None,
+                spare: items,
             });
         }
-        let report = Report::new("", None, self.config.seed, 1);
+        let report = Report::new(self.strategy, None, self.config.seed, 1);
         let mut w = Search::new(self.program, self.config, self.cache, report);
         w.meter = Meter::new(Progress::Off);
         w.arena.below = self.below;
         w.bound = self.bound;
         w.started = self.started;
         w.shared = Some(shared);
+        w.frontier = frontier;
         let stop = w.run_work(&mut items)?;
+        // A stopped chunk leaves items it did not resume.
+        items.clear();
         Ok(Chunk {
             stop,
             worker: Some(Worker {
@@ -116,6 +135,7 @@ impl<'w, P: Program> Fork<'w, P> {
                 retired: w.retired,
                 revisits: w.revisits,
             }),
+            spare: items,
         })
     }
 }
@@ -137,10 +157,27 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
             program: self.program,
             config: self.config,
             cache: self.cache,
+            strategy: &self.report.strategy,
             below: &self.arena.nodes,
             bound: self.bound,
             started: self.started,
         }
+    }
+
+    /// Runs the current stratum without a bound: every work item takes
+    /// all its remaining choices, and what retired entries owe the later
+    /// strata is owed to this one.
+    pub(in crate::search) fn lift_bound(&mut self) {
+        let b = self.bound as usize;
+        if self.retired.len() > b + 1 {
+            let mut owed = Retired::default();
+            for r in &self.retired[b..] {
+                owed.add(r);
+            }
+            self.retired.truncate(b);
+            self.retired.push(owed);
+        }
+        self.bound = UNBOUNDED;
     }
 
     /// Sets `shared`'s totals for a stratum of `work_items` work items.
@@ -156,21 +193,27 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
     /// Merges the chunks of a stratum, in chunk order, into this search:
     /// counts, path nodes (renumbered after those merged so far) and
     /// frontiers. The first violation in chunk order wins, then the first
-    /// budget.
-    pub(in crate::search) fn merge(&mut self, chunks: Vec<Chunk<P::State, O>>) -> Result<Option<Stop>, SearchError> {
+    /// budget. The chunks' emptied buffers go to `spares`.
+    pub(in crate::search) fn merge(
+        &mut self,
+        chunks: Vec<Chunk<P::State, O>>,
+        spares: &mut Vec<Vec<Entry<P::State, O>>>,
+    ) -> Result<Option<Stop>, SearchError> {
         let base = self.arena.nodes.len();
         let mut stop: Option<Stop> = None;
         for chunk in chunks {
             let mut violation = None;
-            if let Some(w) = chunk.worker {
+            if let Some(mut w) = chunk.worker {
                 self.merge_counts(&w);
                 let remap = self.arena.append(&w.nodes, base)?;
-                self.frontier.extend(w.frontier.into_iter().map(|mut e| {
+                self.frontier.extend(w.frontier.drain(..).map(|mut e| {
                     e.node = remap(e.node);
                     e
                 }));
+                spares.push(w.frontier);
                 violation = w.violation;
             }
+            spares.push(chunk.spare);
             match chunk.stop {
                 Some(Stop::Violation) if stop != Some(Stop::Violation) => {
                     stop = Some(Stop::Violation);

@@ -56,6 +56,9 @@ use std::time::Instant;
 const NONE: u32 = u32::MAX;
 /// The empty path.
 const ROOT: u32 = u32::MAX - 1;
+/// The bound of a stratum without one (a parallel DFS's last): no path's
+/// cost comes near it.
+pub(super) const UNBOUNDED: u32 = u32::MAX / 2;
 
 /// A state on the stack, with the choices it has left in this stratum.
 struct Frame<S, O> {
