@@ -166,17 +166,16 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
 
     /// Runs the current stratum without a bound: every work item takes
     /// all its remaining choices, and what retired entries owe the later
-    /// strata is owed to this one.
+    /// strata is owed to this one, the last of `retired` (which
+    /// `close_stratum` reads for a stratum at [`UNBOUNDED`]).
     pub(in crate::search) fn lift_bound(&mut self) {
         let b = self.bound as usize;
-        if self.retired.len() > b + 1 {
-            let mut owed = Retired::default();
-            for r in &self.retired[b..] {
-                owed.add(r);
-            }
-            self.retired.truncate(b);
-            self.retired.push(owed);
+        let mut owed = Retired::default();
+        for r in self.retired.get(b..).unwrap_or_default() {
+            owed.add(r);
         }
+        self.retired.resize(b, Retired::default());
+        self.retired.push(owed);
         self.bound = UNBOUNDED;
     }
 

@@ -353,7 +353,13 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let mut s = std::mem::take(&mut self.stratum);
         s.bound = self.bound;
         s.frontier = self.frontier.len() as u64;
-        if let Some(r) = self.retired.get(self.bound as usize).filter(|_| complete) {
+        // An unbounded stratum is owed what `lift_bound` put last.
+        let owed = if self.bound == UNBOUNDED {
+            self.retired.last()
+        } else {
+            self.retired.get(self.bound as usize)
+        };
+        if let Some(r) = owed.filter(|_| complete) {
             s.transitions += r.transitions;
             s.deferrals += r.deferrals;
             s.frontier += r.frontier;
