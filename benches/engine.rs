@@ -17,6 +17,19 @@ fn twophase(rms: u64) -> <TwoPhase as Model>::Program {
     TwoPhase.build(&params, None)
 }
 
+/// Prints what a DFS run found and what its cache cost (and, on several
+/// threads, how its work was spread).
+fn describe_dfs(label: &str, r: &mcheck_checker::Report) {
+    println!(
+        "twophase rms=7 {label}: {} states, {} transitions, {:.1} MiB cache ({:.1} bytes/state) {}",
+        r.states,
+        r.transitions,
+        r.cache_bytes as f64 / (1 << 20) as f64,
+        r.cache_bytes as f64 / r.states as f64,
+        r.notes.join("; ")
+    );
+}
+
 fn engine(c: &mut Criterion) {
     let config = Config::default();
     let mut g = c.benchmark_group("twophase-rms7");
@@ -24,14 +37,7 @@ fn engine(c: &mut Criterion) {
     let p = twophase(7);
     let states = search::dfs(&p, &config).unwrap().states;
     g.throughput(Throughput::Elements(states));
-    let r = search::dfs(&p, &config).unwrap();
-    println!(
-        "twophase rms=7 dfs: {} states, {} transitions, {:.1} MiB cache ({:.1} bytes/state)",
-        r.states,
-        r.transitions,
-        r.cache_bytes as f64 / (1 << 20) as f64,
-        r.cache_bytes as f64 / r.states as f64
-    );
+    describe_dfs("dfs", &search::dfs(&p, &config).unwrap());
     g.bench_function("dfs", |b| b.iter(|| search::dfs(&p, &config).unwrap()));
     for e in ["rr", "rtc", "prr"] {
         let r = search::ses(&p, builtin(e).unwrap(), &config).unwrap();
@@ -53,14 +59,7 @@ fn engine(c: &mut Criterion) {
         threads: 2,
         ..Config::default()
     };
-    let r = search::dfs(&p, &two).unwrap();
-    println!(
-        "twophase rms=7 dfs -j 2: {} states, {} transitions, {:.1} MiB cache, {}",
-        r.states,
-        r.transitions,
-        r.cache_bytes as f64 / (1 << 20) as f64,
-        r.notes.join("; ")
-    );
+    describe_dfs("dfs -j 2", &search::dfs(&p, &two).unwrap());
     g.bench_function("dfs-j2", |b| b.iter(|| search::dfs(&p, &two).unwrap()));
     for e in ["rr", "rtc"] {
         g.bench_function(format!("ses-{e}-j2"), |b| {
