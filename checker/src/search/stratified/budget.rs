@@ -182,17 +182,17 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             ));
             return Some(Stop::Budget(BoundedBy::Memory));
         }
-        let frontier = self.frontier.len() as u64 + self.work_len;
-        let bound = if self.bound == UNBOUNDED {
-            "no bound".to_string()
-        } else {
-            format!("bound {}", self.bound)
-        };
-        let strategy = self.report.strategy.clone();
+        let (frontier, bound) = (self.frontier.len() as u64 + self.work_len, self.bound);
+        let strategy = &self.report.strategy;
         let meter = &mut self.meter;
         let mut shared_meter = self.shared.and_then(|s| s.meter());
         let meter = shared_meter.as_deref_mut().unwrap_or(meter);
         meter.tick(|secs| {
+            let bound = if bound == UNBOUNDED {
+                "no bound".to_string()
+            } else {
+                format!("bound {bound}")
+            };
             format!(
                 "{strategy}: {bound}, {} states ({}), {} transitions, frontier {}, {:.0}s",
                 human(states as f64),
