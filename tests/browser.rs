@@ -9,22 +9,12 @@
 //! package, which `.ci/run` installs when missing). Without it the test
 //! fails under CI (`CI` set) and is skipped with a loud message elsewhere.
 
+mod common;
+
+use common::{mcheck, Scratch};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn mcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .expect("mcheck runs")
-}
-
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcheck-browser-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// The browser, if there is one.
 fn chromium() -> Option<PathBuf> {
@@ -87,7 +77,8 @@ fn text_of<'a>(dom: &'a str, id: &str) -> Option<&'a str> {
 
 #[test]
 fn the_page_renders_in_chromium() {
-    let dir = temp_dir();
+    let scratch = Scratch::new("browser");
+    let dir = scratch.dir();
     let saved = dir.join("cex.json");
     let saved = saved.to_str().unwrap();
     let o = mcheck(&[
@@ -181,5 +172,4 @@ fn the_page_renders_in_chromium() {
         std::fs::create_dir_all(&docs).unwrap();
         std::fs::copy(&shot, docs.join("counterexample.png")).unwrap();
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,23 +1,12 @@
 //! End-to-end tests of the `mcheck` binary: exit codes, JSON, save/replay,
 //! errors for people.
 
+mod common;
+
+use common::{mcheck, stderr, stdout};
+
 use serde_json::Value;
 use std::process::{Command, Output};
-
-fn mcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .expect("mcheck runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))

@@ -1,27 +1,13 @@
 //! Counterexamples people can use: Mermaid and DOT renderings, shrinking
 //! through the CLI, and the nondeterminism check of replay.
 
-use std::process::{Command, Output};
+mod common;
 
-fn mcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .expect("mcheck runs")
-}
+use common::{mcheck, stderr, stdout, Scratch};
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn temp(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("mcheck-cex-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name).to_str().unwrap().to_string()
+/// The path of file `name` in `scratch`, as an argument.
+fn temp(scratch: &Scratch, name: &str) -> String {
+    scratch.file(name).to_str().unwrap().to_string()
 }
 
 /// The schedule text of a run.
@@ -84,7 +70,8 @@ fn dot_has_lanes_and_message_edges() {
 fn shrink_keeps_the_bug_and_never_grows() {
     // A random walk's counterexample is long and noisy; shrinking keeps the
     // same violation with no more steps and simpler choices.
-    let file = temp("rs.json");
+    let scratch = Scratch::new("cex");
+    let file = temp(&scratch, "rs.json");
     let o = mcheck(&[
         "run",
         "lostupdate",
@@ -125,23 +112,25 @@ fn unknown_format_lists_the_valid_ones() {
     );
 }
 
-/// A saved file with `field` set to `value` (JSON), written next to it.
-fn edited(file: &str, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
+/// A saved file with `field` set to `value` (JSON), written next to it
+/// (in `scratch`) as `name`.
+fn edited(scratch: &Scratch, file: &str, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     edit(&mut v);
-    let out = temp(name);
+    let out = temp(scratch, name);
     std::fs::write(&out, v.to_string()).unwrap();
     out
 }
 
 #[test]
 fn an_edited_file_is_blamed_on_the_edit_and_unknown_versions_are_rejected() {
-    let file = temp("lu.json");
+    let scratch = Scratch::new("cex");
+    let file = temp(&scratch, "lu.json");
     let o = mcheck(&["run", "lostupdate", "--bug", "1", "-q", "--save", &file]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     // The expected message edited: the trail still matches, the violation
     // does not; the edit is named, the model is not blamed.
-    let f = edited(&file, "lu-message.json", |v| {
+    let f = edited(&scratch, &file, "lu-message.json", |v| {
         v["expected"]["message"] = "something else".into()
     });
     let o = mcheck(&["replay", &f]);
@@ -153,7 +142,7 @@ fn an_edited_file_is_blamed_on_the_edit_and_unknown_versions_are_rejected() {
     assert!(stdout(&o).contains("!! monitor in counter"), "{}", stdout(&o));
     // The trail removed and the path emptied: a different outcome, still
     // checked against the expectation.
-    let f = edited(&file, "lu-path.json", |v| {
+    let f = edited(&scratch, &file, "lu-path.json", |v| {
         v["trail"] = serde_json::json!([]);
         v["path"] = serde_json::json!([]);
     });
@@ -165,10 +154,12 @@ fn an_edited_file_is_blamed_on_the_edit_and_unknown_versions_are_rejected() {
         "{e}"
     );
     // The trail removed only: still replays.
-    let f = edited(&file, "lu-notrail.json", |v| v["trail"] = serde_json::json!([]));
+    let f = edited(&scratch, &file, "lu-notrail.json", |v| {
+        v["trail"] = serde_json::json!([])
+    });
     assert_eq!(mcheck(&["replay", &f]).status.code(), Some(1));
     // An unknown version is refused, in one line.
-    let f = edited(&file, "lu-v3.json", |v| v["version"] = 3.into());
+    let f = edited(&scratch, &file, "lu-v3.json", |v| v["version"] = 3.into());
     let o = mcheck(&["replay", &f]);
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{e}");

@@ -3,14 +3,14 @@
 //! a model whose reply is never sent shows a dead handler, an unreached
 //! property, outcome `unreached` and exit status 3.
 
+mod common;
+
+use common::mcheck;
+
 use mcheck::machine::{Ctx, MachineId, MachineModel, Machines, Setup, World};
 use mcheck::{main_with, Model, ModelInfo, Params, Registry};
 use serde_json::Value;
-use std::process::{Command, ExitCode};
-
-fn mcheck(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mcheck")).args(args).output().unwrap()
-}
+use std::process::ExitCode;
 
 #[test]
 fn twopc_lists_every_handler_and_every_property_replays() {

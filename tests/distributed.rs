@@ -3,7 +3,6 @@
 //! model's correct version is verified with the state count of one thread,
 //! and a seeded bug is found with a schedule that replays on one machine.
 
-#[allow(dead_code)]
 mod common;
 
 use common::{json, mcheck};

@@ -3,16 +3,11 @@
 //! (exit 101), and every exit 2 says why: in exactly one line, or in
 //! clap's full message for arguments clap rejects.
 
+mod common;
+
+use common::{mcheck, Scratch};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::process::{Command, Output};
-
-fn mcheck(args: &[String]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .expect("mcheck runs")
-}
 
 fn check(args: &[String]) -> i32 {
     let o = mcheck(args);
@@ -145,8 +140,7 @@ fn random_schedule_strings_and_files() {
     assert_eq!(check(&["replay".into(), good.into()]), 1);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let alphabet: Vec<char> = "mcheck1:=,.|-pdbusx0123456789{}\"[]lostupdate\u{e9}".chars().collect();
-    let dir = std::env::temp_dir().join(format!("mcheck-fuzz-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("fuzz");
     for i in 0..300 {
         let mut s: Vec<char> = good.chars().collect();
         for _ in 0..rng.random_range(1..4) {
@@ -171,7 +165,7 @@ fn random_schedule_strings_and_files() {
         }
         let text: String = s.into_iter().collect();
         let arg = if i % 3 == 0 {
-            let f = dir.join(format!("s{i}.json"));
+            let f = scratch.file(&format!("s{i}.json"));
             let body = if i % 2 == 0 {
                 text.clone()
             } else {

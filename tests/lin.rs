@@ -3,18 +3,9 @@
 //! text is the timeline, and its schedule replays; 2pc stays verified with
 //! the check on.
 
-use std::process::{Command, Output};
+mod common;
 
-fn mcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .expect("mcheck runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{mcheck, stdout};
 
 /// (model, bug, the culprit line of the timeline, states to find it with
 /// the default strategy and explorer).

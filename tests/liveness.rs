@@ -1,18 +1,9 @@
 //! The `mcheck` binary and liveness: a liveness bug exits 1 with its lasso
 //! printed and replaying; `--liveness off` and `--temperature` as documented.
 
-use std::process::{Command, Output};
+mod common;
 
-fn mcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .expect("mcheck runs")
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
-}
+use common::{mcheck, text};
 
 #[test]
 fn a_liveness_bug_exits_1_with_a_lasso_that_replays() {

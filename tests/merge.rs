@@ -1,7 +1,6 @@
 //! `mcheck merge`: the shards of a sampling run, run as local processes,
 //! merge into the unsharded run's report (ARCHITECTURE.md §4, "Sharding").
 
-#[allow(dead_code)]
 mod common;
 
 use common::{json, mcheck};

@@ -2,6 +2,9 @@
 //! a global (here flipped between the run and the replay) fails to replay
 //! with the nondeterminism error and exit 2, never with a wrong trace.
 
+mod common;
+
+use common::Scratch;
 use mcheck::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
 use mcheck::{builtin, main_with, replay_model, Cause, Model, ModelInfo, Params, Registry, ReplayError, Schedule};
 use std::process::ExitCode;
@@ -92,9 +95,8 @@ fn run(args: &[&str]) -> ExitCode {
 
 #[test]
 fn a_nondeterministic_model_fails_to_replay_with_exit_2() {
-    let dir = std::env::temp_dir().join(format!("mcheck-nd-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("flaky.json");
+    let scratch = Scratch::new("nd");
+    let file = scratch.file("flaky.json");
     let file = file.to_str().unwrap();
     assert_eq!(run(&["run", "flaky", "-q", "--save", file]), ExitCode::from(1));
     // Same model, same digest: replays.

@@ -2,22 +2,9 @@
 //! applies to dfs, ses, pb and hybrid only, reports orbits, `mcheck list`
 //! names the declared groups, and a model without one is an error.
 
-use std::process::{Command, Output};
+mod common;
 
-fn mcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .expect("mcheck runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use common::{mcheck, text};
 
 #[test]
 fn twophase_with_symmetry_counts_orbits_on_every_exhaustive_strategy() {

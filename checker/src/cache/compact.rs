@@ -1,20 +1,21 @@
 //! The compact form of a large [`FingerprintSet`](super::FingerprintSet):
-//! quotiented buckets of 40-bit fields (ARCHITECTURE.md §9, "The compact
-//! cache").
+//! quotiented buckets of 40-bit fields in one table that grows in place
+//! (ARCHITECTURE.md §9, "The compact cache").
 //!
-//! A fingerprint picks its shard by its top [`SHARD_BITS`] bits; the next
-//! `W` bits (`W = 40 + a_min`, fixed when the set turns compact) are all
-//! the set keeps of it. In a shard of `2^a` buckets, the top `a` of those
-//! `W` bits are the bucket's index (not stored: the position says them)
-//! and the other `W - a <= 40` bits are the stored field. A bucket is one
-//! 64-byte cache line: 12 fields of 5 bytes, a count and an "overflowed"
-//! flag. A fingerprint whose bucket is full goes to the shard's stash (a
-//! small plain table of the same `W` bits); the stash is looked at only for
-//! a full bucket. A shard doubles on its own (so the peak holds at most
-//! 1/64 of the buckets twice); doubling moves one bit from the field to the
-//! index and loses nothing, so every entry always keeps `6 + W` bits.
+//! The set keeps the top `W` bits of a fingerprint (`W = 40 + a_min`,
+//! fixed when the set turns compact). In a table of `2^a` buckets the top
+//! `a` of those bits are the bucket's index (not stored: the position says
+//! them) and the other `W - a <= 40` bits are the stored field. A bucket is
+//! one 64-byte cache line: 12 fields of 5 bytes, a count and an
+//! "overflowed" flag. A fingerprint whose bucket is full goes to the stash
+//! (a plain table of the same `W` bits, top-aligned); the stash is looked
+//! at only for a full bucket. The table doubles in place
+//! ([`Region::grow`]): bucket `b` splits into `2b` and `2b + 1` by the top
+//! bit of each field, which moves from the field to the index, so nothing
+//! is lost and every entry always keeps `W` bits.
 
-use super::set::{prefetch_ptr, SHARDS, SHARD_BITS};
+use super::region::{Region, Zeroable};
+use super::set::prefetch_ptr;
 use super::{FingerprintSet, Insert};
 
 /// Fields per bucket.
@@ -29,11 +30,16 @@ const COUNT: usize = FIELDS * FIELD_BYTES;
 const OVERFLOWED: usize = COUNT + 1;
 /// Bytes per bucket: one cache line.
 pub(super) const BUCKET_BYTES: usize = 64;
+/// The most bits a field stores, hence the fewest buckets: `W - a <= 40`.
+const FIELD_BITS: u32 = 40;
 
 /// One cache line of fields.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Bucket([u8; BUCKET_BYTES]);
+
+// SAFETY: a bucket of zero bytes is an empty bucket; bytes have no drop.
+unsafe impl Zeroable for Bucket {}
 
 impl Bucket {
     const EMPTY: Bucket = Bucket([0; BUCKET_BYTES]);
@@ -65,113 +71,97 @@ impl Bucket {
     }
 }
 
-/// One shard: `2^a` buckets and a stash.
-#[derive(Debug)]
-struct Shard {
-    buckets: Vec<Bucket>,
-    /// log2 of the bucket count.
-    a: u32,
-    /// Entries in buckets and stash.
-    len: usize,
-    /// Fingerprints whose bucket was full, as their `W` bits top-aligned.
-    stash: FingerprintSet,
-}
-
-/// The compact sets's shards and their common parameters.
+/// The compact set: `2^a` buckets and a stash.
 #[derive(Debug)]
 pub(super) struct Compact {
-    shards: Vec<Shard>,
-    /// The bits kept below the shard bits (`40 + a_min`).
+    buckets: Region<Bucket>,
+    /// log2 of the bucket count.
+    a: u32,
+    /// The bits kept of each fingerprint (its top `w`): `40 + a_min`.
     w: u32,
-    /// The largest bucket count of a shard, as log2.
+    /// The largest bucket count, as log2.
     a_max: u32,
-    /// The budget of one shard's stash (`None`: no limit).
+    /// Fingerprints whose bucket was full, as their `w` bits top-aligned.
+    stash: FingerprintSet,
+    /// The stash's budget (`None`: no limit).
     stash_budget: Option<usize>,
+    /// Entries in buckets and stash.
     len: usize,
 }
 
-/// The entries a shard of `2^a` buckets holds before it doubles: 7/8.
+/// The entries a table of `2^a` buckets holds before it doubles: 7/8.
 #[inline]
 const fn grow_limit(a: u32) -> usize {
     (FIELDS << a) / 8 * 7
 }
 
 impl Compact {
-    /// The largest log2 bucket count of a shard whose buckets fit in 7/8 of
-    /// `budget` (the stashes get the rest); `None` without a budget.
+    /// The largest log2 bucket count whose buckets fit in 7/8 of `budget`
+    /// (the stash gets the rest); `None` without a budget.
     pub(super) fn a_max_within(budget: Option<usize>) -> u32 {
         match budget {
-            None => 40,
+            None => 46,
             Some(b) => {
-                let per_shard = b / 8 * 7 / SHARDS / BUCKET_BYTES;
-                if per_shard == 0 {
+                let buckets = b / 8 * 7 / BUCKET_BYTES;
+                if buckets == 0 {
                     0
                 } else {
-                    usize::BITS - 1 - per_shard.leading_zeros()
+                    usize::BITS - 1 - buckets.leading_zeros()
                 }
             }
         }
     }
 
-    /// An empty compact set of shards of `2^a_min` buckets, keeping
-    /// `6 + 40 + a_min` bits of each fingerprint, within `budget`.
+    /// An empty compact set of `2^a_min` buckets, keeping the top
+    /// `40 + a_min` bits of each fingerprint, within `budget`.
     pub(super) fn new(a_min: u32, budget: Option<usize>) -> Compact {
-        let stash_budget = budget.map(|b| b / 8 / SHARDS);
+        let stash_budget = budget.map(|b| b / 8);
+        let w = FIELD_BITS + a_min;
         Compact {
-            shards: (0..SHARDS)
-                .map(|_| Shard {
-                    buckets: vec![Bucket::EMPTY; 1 << a_min],
-                    a: a_min,
-                    len: 0,
-                    stash: FingerprintSet::new(stash_budget),
-                })
-                .collect(),
-            w: 40 + a_min,
-            a_max: Self::a_max_within(budget),
+            buckets: Region::zeroed(1 << a_min),
+            a: a_min,
+            w,
+            // At least one bit stays in the field (the split needs it).
+            a_max: Self::a_max_within(budget).min(w - 1),
+            stash: FingerprintSet::plain(stash_budget),
             stash_budget,
             len: 0,
         }
     }
 
-    /// The bits of a fingerprint this set keeps (shard bits included).
+    /// The bits of a fingerprint this set keeps.
     pub(super) fn bits(&self) -> u32 {
-        SHARD_BITS + self.w
+        self.w
     }
 
     pub(super) fn len(&self) -> usize {
         self.len
     }
 
-    /// Slots of buckets and stashes.
+    /// Slots of buckets and stash.
     pub(super) fn capacity(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.buckets.len() * FIELDS + s.stash.capacity())
-            .sum()
+        (FIELDS << self.a) + self.stash.capacity()
     }
 
     pub(super) fn bytes(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.buckets.len() * BUCKET_BYTES + s.stash.bytes())
-            .sum()
+        (BUCKET_BYTES << self.a) + self.stash.bytes()
     }
 
-    /// Whether some shard is at its largest size with a full stash.
+    /// Whether the table is at its largest size with a full stash.
     pub(super) fn is_full(&self) -> bool {
-        self.shards.iter().any(|s| s.a >= self.a_max && s.stash.is_full())
+        self.a >= self.a_max && self.stash.is_full()
     }
 
-    /// The shard of `fp` and its kept bits `v` (`W` of them, right-aligned).
+    /// The kept bits of `fp` (`w` of them, right-aligned).
     #[inline(always)]
-    fn split(&self, fp: u64) -> (usize, u64) {
-        ((fp >> (64 - SHARD_BITS)) as usize, (fp << SHARD_BITS) >> (64 - self.w))
+    fn kept(&self, fp: u64) -> u64 {
+        fp >> (64 - self.w)
     }
 
-    /// Bucket index and field of `v` in a shard of `2^a` buckets.
+    /// Bucket index and field of the kept bits `v`.
     #[inline(always)]
-    fn place(&self, v: u64, a: u32) -> (usize, u64) {
-        let low = self.w - a;
+    fn place(&self, v: u64) -> (usize, u64) {
+        let low = self.w - self.a;
         ((v >> low) as usize, v & ((1 << low) - 1))
     }
 
@@ -183,93 +173,87 @@ impl Compact {
 
     #[inline]
     pub(super) fn prefetch(&self, fp: u64) {
-        let (k, v) = self.split(fp);
-        let s = &self.shards[k];
-        let (b, _) = self.place(v, s.a);
-        prefetch_ptr(s.buckets[b].0.as_ptr() as *const u64);
+        let (b, _) = self.place(self.kept(fp));
+        prefetch_ptr(self.buckets[b].0.as_ptr() as *const u64);
     }
 
     #[inline]
     pub(super) fn contains(&self, fp: u64) -> bool {
-        let (k, v) = self.split(fp);
-        let s = &self.shards[k];
-        let (b, f) = self.place(v, s.a);
-        let bucket = &s.buckets[b];
-        bucket.holds(f) || (bucket.0[OVERFLOWED] != 0 && s.stash.contains(self.stash_key(v)))
+        let v = self.kept(fp);
+        let (b, f) = self.place(v);
+        let bucket = &self.buckets[b];
+        bucket.holds(f) || (bucket.0[OVERFLOWED] != 0 && self.stash.contains(self.stash_key(v)))
     }
 
     /// Inserts `fp` (already non-zero): `New`, `Present`, or `Full` when
-    /// its bucket and its shard's stash are full at the largest size.
+    /// its bucket and the stash are full at the largest size.
     #[inline]
     pub(super) fn insert(&mut self, fp: u64) -> Insert {
-        let (k, v) = self.split(fp);
-        let (a, w) = (self.shards[k].a, self.w);
-        let (b, f) = self.place(v, a);
-        let bucket = &self.shards[k].buckets[b];
+        let v = self.kept(fp);
+        let (b, f) = self.place(v);
+        let bucket = &self.buckets[b];
         if bucket.holds(f) {
             return Insert::Present;
         }
-        if bucket.count() == FIELDS && self.shards[k].stash.contains(v << (64 - w)) {
+        // Only a bucket that overflowed has entries in the stash.
+        if bucket.0[OVERFLOWED] != 0 && self.stash.contains(self.stash_key(v)) {
             return Insert::Present;
         }
-        if self.shards[k].len >= grow_limit(a) && a < self.a_max {
-            self.grow(k);
+        if self.len >= grow_limit(self.a) && self.a < self.a_max {
+            self.grow();
         }
-        let r = self.shards[k].put(v, w);
+        let r = self.put(v);
         if r == Insert::New {
             self.len += 1;
         }
         r
     }
 
-    /// Doubles shard `k`'s buckets, moving every entry.
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, k: usize) {
-        let w = self.w;
-        let old = &mut self.shards[k];
-        let a = old.a;
-        let old_len = old.len;
-        let buckets = std::mem::take(&mut old.buckets);
-        let stash = std::mem::replace(&mut old.stash, FingerprintSet::new(self.stash_budget));
-        let mut new = Shard {
-            buckets: vec![Bucket::EMPTY; 1 << (a + 1)],
-            a: a + 1,
-            len: 0,
-            stash: FingerprintSet::new(self.stash_budget),
-        };
-        let low = w - a;
-        for (b, bucket) in buckets.iter().enumerate() {
-            for i in 0..bucket.count() {
-                new.put(((b as u64) << low) | bucket.field(i), w);
-            }
-        }
-        drop(buckets);
-        for key in stash.entries() {
-            new.put(key >> (64 - w), w);
-        }
-        // A stash at its budget may drop an entry (sound: re-explored).
-        self.len = self.len - old_len + new.len;
-        self.shards[k] = new;
-    }
-}
-
-impl Shard {
-    /// Stores `v`, known to be absent.
+    /// Stores the kept bits `v`, known to be absent.
     #[inline(always)]
-    fn put(&mut self, v: u64, w: u32) -> Insert {
-        let low = w - self.a;
-        let bucket = &mut self.buckets[(v >> low) as usize];
+    fn put(&mut self, v: u64) -> Insert {
+        let (b, f) = self.place(v);
+        let key = self.stash_key(v);
+        let bucket = &mut self.buckets[b];
         if bucket.count() < FIELDS {
-            bucket.push(v & ((1 << low) - 1));
+            bucket.push(f);
         } else {
             bucket.0[OVERFLOWED] = 1;
-            if self.stash.insert(v << (64 - w)) == Insert::Full {
+            if self.stash.insert(key) == Insert::Full {
                 return Insert::Full;
             }
         }
-        self.len += 1;
         Insert::New
+    }
+
+    /// Doubles the table in place: from the last bucket down, bucket `b`
+    /// splits into `2b` (fields whose top bit is 0) and `2b + 1`, both at or
+    /// after `b`, so a bucket is read before anything is written over it.
+    /// Then the stash's entries are stored again (most find room now).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let old = 1usize << self.a;
+        self.buckets.grow(2 * old);
+        let top = 1u64 << (self.w - self.a - 1);
+        for b in (0..old).rev() {
+            let bucket = self.buckets[b];
+            let mut halves = [Bucket::EMPTY; 2];
+            for i in 0..bucket.count() {
+                let f = bucket.field(i);
+                halves[usize::from(f & top != 0)].push(f & (top - 1));
+            }
+            self.buckets[2 * b..2 * b + 2].copy_from_slice(&halves);
+        }
+        self.a += 1;
+        let stash = std::mem::replace(&mut self.stash, FingerprintSet::plain(self.stash_budget));
+        // A stash at its budget may drop an entry (sound: re-explored).
+        self.len -= stash.len();
+        for key in stash.entries() {
+            if self.put(key >> (64 - self.w)) == Insert::New {
+                self.len += 1;
+            }
+        }
     }
 }
 
@@ -286,10 +270,10 @@ mod tests {
         }
         assert!((0..FIELDS).all(|i| b.field(i) == FIELD_MASK - i as u64));
         assert!(b.holds(FIELD_MASK - 11) && !b.holds(FIELD_MASK - 12));
-        // Shards of 2 buckets (a_min = 1): 24 fields each, so most of the
-        // first inserts go to the stash before the shards double.
-        let mut c = Compact::new(1, None);
-        assert_eq!(c.bits(), 6 + 41);
+        // 2^7 buckets at first (1,536 fields), so the stash fills before
+        // the first doubling; then seven doublings in place.
+        let mut c = Compact::new(7, None);
+        assert_eq!(c.bits(), 47);
         let n = 200_000u64;
         for i in 0..n {
             assert_eq!(c.insert(fingerprint(&i)), Insert::New, "{i}");
@@ -298,16 +282,42 @@ mod tests {
         assert!((0..n).all(|i| c.contains(fingerprint(&i))));
         assert!((0..n).all(|i| c.insert(fingerprint(&i)) == Insert::Present));
         assert!((n..2 * n).all(|i| !c.contains(fingerprint(&i))));
-        // 200,000 entries at most 7/8 full: 2^8 buckets per shard hold
-        // 64 * 2688 = 172,032, so the shards are at 2^9 or 2^8.
-        let buckets: usize = c.shards.iter().map(|s| s.buckets.len()).sum();
-        assert!((64 * 256..=64 * 512).contains(&buckets), "{buckets}");
-        assert!(c.shards.iter().all(|s| s.len < grow_limit(s.a)));
+        // 200,000 entries at most 7/8 full: 2^14 buckets hold 172,032, so
+        // the table is at 2^15 buckets.
+        assert_eq!((c.a, c.buckets.len()), (15, 1 << 15));
+        assert!(c.len < grow_limit(c.a));
+        // Every entry is in one place: its bucket, or (its bucket full)
+        // the stash, and nowhere else.
+        let in_buckets: usize = c.buckets.iter().map(Bucket::count).sum();
+        assert_eq!(in_buckets + c.stash.len(), c.len());
+        assert!(!c.stash.is_empty());
+    }
+
+    #[test]
+    fn a_budget_caps_the_table_and_the_stash() {
+        // 1 MiB: buckets within 7/8 (2^13 of 64 bytes = 512 KiB), stash 128 KiB.
+        let budget = 1 << 20;
+        let mut c = Compact::new(7, Some(budget));
+        assert_eq!(c.a_max, 13);
+        let mut full = 0;
+        for i in 0..200_000u64 {
+            match c.insert(fingerprint(&i)) {
+                Insert::New => {}
+                Insert::Full => full += 1,
+                Insert::Present => panic!("distinct fingerprints"),
+            }
+            assert!(c.bytes() <= budget);
+        }
+        assert_eq!(c.a, 13);
+        assert!(c.is_full() && full > 0);
+        assert_eq!(c.len() + full, 200_000);
+        let kept = (0..200_000u64).filter(|&i| c.contains(fingerprint(&i))).count();
+        assert_eq!(kept, c.len());
     }
 
     #[test]
     fn fingerprints_that_share_the_kept_bits_are_one_entry() {
-        // Only the top 6 + W bits are kept: two fingerprints that differ
+        // Only the top W bits are kept: two fingerprints that differ
         // below them are the same entry (the collision the bound counts).
         let mut c = Compact::new(4, None);
         let fp = 0xDEAD_BEEF_1234_5678u64;

@@ -21,6 +21,7 @@
 
 mod compact;
 mod fingerprint;
+mod region;
 mod set;
 mod shared;
 

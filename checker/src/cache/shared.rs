@@ -2,6 +2,7 @@
 //! on every path but growth (ARCHITECTURE.md §9, "The shared cache").
 
 use super::fingerprint::nonzero;
+use super::region::Region;
 use super::set::{full_load, grow_load, home, max_slots_within, prefetch_ptr, INITIAL_SLOTS, SLOT_BYTES};
 use super::Insert;
 use std::fmt;
@@ -32,7 +33,8 @@ fn key(fp: u64) -> u64 {
 /// One open-addressing table of a shard: linear probing over atomic
 /// slots, 0 empty, [`MOVED`] frozen by a growth.
 struct Table {
-    slots: Box<[AtomicU64]>,
+    /// Huge-page backed where the system allows (see [`Region`]).
+    slots: Region<AtomicU64>,
     /// The entry count of the shard at which an insert of an absent
     /// fingerprint grows the shard or, at its largest size, answers `Full`.
     limit: usize,
@@ -94,7 +96,7 @@ impl Table {
     /// whether it may not grow any more.
     fn new(slots: usize, largest: bool) -> Box<Table> {
         Box::new(Table {
-            slots: (0..slots).map(|_| AtomicU64::new(0)).collect(),
+            slots: Region::zeroed(slots),
             limit: if largest { full_load(slots) } else { grow_load(slots) },
         })
     }

@@ -22,6 +22,12 @@ use crate::program::{ActorId, Enabled, Event};
 /// search reads it with `current`, moves with `advance`, and derives the
 /// order of a successor with `child`.
 pub trait ChoiceOrder: Clone + Send + Sync {
+    /// Whether the order is the engine's own and sound by construction
+    /// (every enabled choice once per state): the search then skips the
+    /// run-time soundness check in release builds (8-10% of DFS's time on
+    /// TwoPhase); builds with debug assertions, the tests among them, still
+    /// check it. Orders built from an [`Explorer`] are never trusted.
+    const TRUSTED: bool = false;
     /// The name used in error messages (the explorer's).
     fn name(&self) -> &str;
     /// The current choice: actor and alternative.
@@ -169,6 +175,7 @@ impl Natural {
 }
 
 impl ChoiceOrder for Natural {
+    const TRUSTED: bool = true;
     fn name(&self) -> &str {
         "natural order"
     }
@@ -238,6 +245,7 @@ impl Preemptive {
 }
 
 impl ChoiceOrder for Preemptive {
+    const TRUSTED: bool = true;
     fn name(&self) -> &str {
         "preemption order"
     }
