@@ -261,6 +261,23 @@ impl Compact {
 mod tests {
     use super::*;
     use crate::cache::fingerprint;
+    use crate::cache::tests::fill;
+    use crate::cache::StateCache;
+
+    impl StateCache for Compact {
+        fn insert(&mut self, fp: u64) -> Insert {
+            Compact::insert(self, fp)
+        }
+        fn bytes(&self) -> usize {
+            Compact::bytes(self)
+        }
+        fn fingerprint_bits(&self) -> u32 {
+            self.bits()
+        }
+        fn contains(&self, fp: u64) -> bool {
+            Compact::contains(self, fp)
+        }
+    }
 
     #[test]
     fn fields_round_trip_and_growth_keeps_every_element() {
@@ -299,18 +316,10 @@ mod tests {
         let budget = 1 << 20;
         let mut c = Compact::new(7, Some(budget));
         assert_eq!(c.a_max, 13);
-        let mut full = 0;
-        for i in 0..200_000u64 {
-            match c.insert(fingerprint(&i)) {
-                Insert::New => {}
-                Insert::Full => full += 1,
-                Insert::Present => panic!("distinct fingerprints"),
-            }
-            assert!(c.bytes() <= budget);
-        }
+        let (inserted, first_full) = fill(&mut c, 200_000, budget);
         assert_eq!(c.a, 13);
-        assert!(c.is_full() && full > 0);
-        assert_eq!(c.len() + full, 200_000);
+        assert!(c.is_full() && first_full.is_some());
+        assert_eq!(c.len(), inserted.len());
         let kept = (0..200_000u64).filter(|&i| c.contains(fingerprint(&i))).count();
         assert_eq!(kept, c.len());
     }

@@ -120,3 +120,30 @@ macro_rules! state_cache_by {
 
 state_cache_by!(FingerprintSet, FingerprintSet);
 state_cache_by!(&SharedCache, SharedCache);
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::{fingerprint, Insert, StateCache};
+
+    /// Inserts the fingerprints of `0..n` (distinct) into `s`, checking
+    /// that the cache never exceeds `budget` bytes and that a fingerprint
+    /// answered `Full` is not in it: the fingerprints inserted, and the
+    /// first `i` answered `Full`.
+    pub(crate) fn fill<S: StateCache>(s: &mut S, n: u64, budget: usize) -> (Vec<u64>, Option<u64>) {
+        let mut inserted = Vec::new();
+        let mut first_full = None;
+        for i in 0..n {
+            let fp = fingerprint(&i);
+            match s.insert(fp) {
+                Insert::New => inserted.push(fp),
+                Insert::Full => {
+                    first_full.get_or_insert(i);
+                    assert!(!s.contains(fp));
+                }
+                Insert::Present => panic!("distinct fingerprints"),
+            }
+            assert!(s.bytes() <= budget);
+        }
+        (inserted, first_full)
+    }
+}

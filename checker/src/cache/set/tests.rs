@@ -3,6 +3,7 @@
 use super::*;
 use crate::cache::fingerprint;
 use crate::cache::fingerprint::ZERO_REPLACEMENT;
+use crate::cache::tests::fill;
 
 #[test]
 fn new_then_present() {
@@ -54,24 +55,6 @@ fn growth_keeps_every_element() {
 
 /// Inserts the fingerprints of 0..n, checking the budget after each:
 /// those inserted, and the first i refused as full.
-fn fill(s: &mut FingerprintSet, n: u64, budget: usize) -> (Vec<u64>, Option<u64>) {
-    let mut inserted = Vec::new();
-    let mut first_full = None;
-    for i in 0..n {
-        let fp = fingerprint(&i);
-        match s.insert(fp) {
-            Insert::New => inserted.push(fp),
-            Insert::Full => {
-                first_full.get_or_insert(i);
-                assert!(!s.contains(fp));
-            }
-            Insert::Present => panic!("distinct fingerprints"),
-        }
-        assert!(s.bytes() <= budget);
-    }
-    (inserted, first_full)
-}
-
 #[test]
 fn budget_is_respected_and_full_is_reported() {
     // 100 KiB: the largest power-of-two table is 8192 slots (64 KiB),
@@ -163,15 +146,8 @@ fn sharded_budget_fills_every_shard_and_keeps_every_element() {
     let budget = 64 << 20;
     let mut s = FingerprintSet::new(Some(budget));
     let n = 8_000_000u64;
-    let mut full = 0u64;
-    for i in 0..n {
-        match s.insert(fingerprint(&i)) {
-            Insert::New => {}
-            Insert::Full => full += 1,
-            Insert::Present => panic!("distinct fingerprints"),
-        }
-        assert!(s.bytes() <= budget);
-    }
+    let (inserted, _) = fill(&mut s, n, budget);
+    let full = n - inserted.len() as u64;
     assert_eq!(s.capacity(), 1 << 23);
     assert_eq!(s.bytes(), budget);
     assert!(s.is_full());
