@@ -23,6 +23,7 @@
 //! search and nothing without `--symmetry`.
 
 use crate::cache::{fingerprint, FIXED_HASHER};
+pub use crate::program::SymmetryMismatch;
 use crate::program::{ActorId, Event, Program, StepTrace, Violation, ViolationKind};
 use hashbrown::HashMap;
 use std::fmt;
@@ -37,31 +38,6 @@ pub const MAX_CHECKS: usize = 2048;
 
 /// The initial state is checked with this many permutations.
 pub const INITIAL_CHECKS: u64 = 16;
-
-/// A symmetry declaration that the program does not keep: `what` differs
-/// between a state and its image under a permutation of `group`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SymmetryMismatch {
-    /// The group's members, by name.
-    pub group: String,
-    /// The permutation, as the machines it moves (`"rm1 -> rm2, rm2 ->
-    /// rm1"`), or the two states compared by the generic check.
-    pub permutation: String,
-    /// What differed, in words.
-    pub what: String,
-}
-
-impl fmt::Display for SymmetryMismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the symmetry declaration does not hold: group [{}], permuted by {}: {} differs; fix the model's symmetry (or rename) or run without --symmetry",
-            self.group, self.permutation, self.what
-        )
-    }
-}
-
-impl std::error::Error for SymmetryMismatch {}
 
 /// What the generic check compares between two states of one orbit.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -403,7 +403,7 @@ pub trait Program: Sync {
     /// invariant. Called with `--symmetry` at a sample of the states
     /// (`crate::orbits`); an error stops the search. Default: nothing to
     /// check (the machine runtime checks its groups).
-    fn check_symmetry(&self, _s: &Self::State, _seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
+    fn check_symmetry(&self, _s: &Self::State, _seed: u64) -> Result<(), SymmetryMismatch> {
         Ok(())
     }
 
@@ -519,7 +519,7 @@ impl<P: Program + ?Sized> Program for &P {
     fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
         (**self).canonical_fingerprint(s)
     }
-    fn check_symmetry(&self, s: &Self::State, seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
+    fn check_symmetry(&self, s: &Self::State, seed: u64) -> Result<(), SymmetryMismatch> {
         (**self).check_symmetry(s, seed)
     }
     fn symmetry_groups(&self) -> Vec<String> {
@@ -550,3 +550,28 @@ impl<P: Program + ?Sized> Program for &P {
         (**self).holds(s, property)
     }
 }
+
+/// A symmetry declaration that the program does not keep: `what` differs
+/// between a state and its image under a permutation of `group`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymmetryMismatch {
+    /// The group's members, by name.
+    pub group: String,
+    /// The permutation, as the machines it moves (`"rm1 -> rm2, rm2 ->
+    /// rm1"`), or the two states compared by the generic check.
+    pub permutation: String,
+    /// What differed, in words.
+    pub what: String,
+}
+
+impl fmt::Display for SymmetryMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the symmetry declaration does not hold: group [{}], permuted by {}: {} differs; fix the model's symmetry (or rename) or run without --symmetry",
+            self.group, self.permutation, self.what
+        )
+    }
+}
+
+impl std::error::Error for SymmetryMismatch {}

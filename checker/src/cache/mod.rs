@@ -19,7 +19,6 @@
 //!
 //! The search sees either through [`StateCache`].
 
-mod compact;
 mod fingerprint;
 mod region;
 mod set;

@@ -1,8 +1,11 @@
-//! The single-threaded state cache: [`FingerprintSet`].
+//! The single-threaded state cache: [`FingerprintSet`], and its compact
+//! form for large sets (`compact`).
 
-use super::compact::Compact;
+mod compact;
+
 use super::fingerprint::nonzero;
 use super::Insert;
+use compact::Compact;
 
 /// Bytes per slot of the tables.
 pub(super) const SLOT_BYTES: usize = size_of::<u64>();

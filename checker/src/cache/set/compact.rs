@@ -14,9 +14,9 @@
 //! bit of each field, which moves from the field to the index, so nothing
 //! is lost and every entry always keeps `W` bits.
 
-use super::region::{Region, Zeroable};
-use super::set::prefetch_ptr;
-use super::{FingerprintSet, Insert};
+use super::{prefetch_ptr, FingerprintSet};
+use crate::cache::region::{Region, Zeroable};
+use crate::cache::Insert;
 
 /// Fields per bucket.
 const FIELDS: usize = 12;
@@ -29,7 +29,7 @@ const COUNT: usize = FIELDS * FIELD_BYTES;
 /// Where a bucket's "overflowed into the stash" flag is.
 const OVERFLOWED: usize = COUNT + 1;
 /// Bytes per bucket: one cache line.
-pub(super) const BUCKET_BYTES: usize = 64;
+const BUCKET_BYTES: usize = 64;
 /// The most bits a field stores, hence the fewest buckets: `W - a <= 40`.
 const FIELD_BITS: u32 = 40;
 
