@@ -127,6 +127,16 @@ mod sys {
     const FAILED: *mut c_void = usize::MAX as *mut c_void;
     /// The huge page size the mappings are aligned to.
     const HUGE: usize = 2 << 20;
+    /// Mapping lengths are rounded up to this (a multiple of every page
+    /// size Linux uses: 4, 16 and 64 KiB), so that the tail of a
+    /// reservation is unmapped at a page boundary and a small region is
+    /// freed whole.
+    const GRAIN: usize = 64 << 10;
+
+    /// The mapped length of a region of `bytes`.
+    fn span(bytes: usize) -> usize {
+        bytes.next_multiple_of(GRAIN)
+    }
 
     /// Reserves `bytes` of address space at a 2 MiB boundary (with
     /// `prot`); `None` if the kernel refuses.
@@ -156,6 +166,7 @@ mod sys {
 
     pub(super) fn alloc_zeroed(bytes: usize, _align: usize) -> Option<NonNull<u8>> {
         // Anonymous pages are zero; a 2 MiB boundary suits every alignment.
+        let bytes = span(bytes);
         let p = reserve(bytes, PROT_READ_WRITE, 0)?;
         hint(p, bytes);
         NonNull::new(p.cast())
@@ -166,6 +177,7 @@ mod sys {
     /// `p` holds `old` bytes from this module and is not used afterwards.
     pub(super) unsafe fn grow(p: NonNull<u8>, old: usize, new: usize, _align: usize) -> Option<NonNull<u8>> {
         let p = p.as_ptr().cast::<c_void>();
+        let (old, new) = (span(old), span(new));
         // In place when the addresses after the mapping are free.
         let q = mremap(p, old, new, 0);
         if q != FAILED {
@@ -188,7 +200,7 @@ mod sys {
     ///
     /// `p` holds `bytes` bytes from this module and is not used afterwards.
     pub(super) unsafe fn free(p: NonNull<u8>, bytes: usize, _align: usize) {
-        munmap(p.as_ptr().cast(), bytes);
+        munmap(p.as_ptr().cast(), span(bytes));
     }
 }
 
@@ -244,5 +256,13 @@ mod tests {
         }
         assert!(other.iter().all(|&v| v == 0));
         assert_eq!(r.as_ptr() as usize % 64, 0);
+        // A region smaller than a page, grown within its mapping and past it.
+        let mut small = Region::<u64>::zeroed(3);
+        small.copy_from_slice(&[7, 8, 9]);
+        for len in [4, 100_000] {
+            small.grow(len);
+            assert_eq!(small[..3], [7, 8, 9]);
+            assert!(small[3..].iter().all(|&v| v == 0));
+        }
     }
 }
