@@ -223,6 +223,7 @@ impl TwoPhaseProgram {
 
     /// The enabled actions of the TM as a bitmask: bit `i < n`
     /// `TMRcvPrepared(rm i+1)`, bit `n` `TMCommit`, bit `n + 1` `TMAbort`.
+    #[inline(always)]
     fn tm_actions(&self, s: TwoPhaseState) -> u32 {
         let l = &self.layout;
         if s.tm(l) != TmState::Init {
@@ -243,13 +244,14 @@ impl TwoPhaseProgram {
     /// `TMNextRound` (not in TwoPhase.tla): the transaction is over (every
     /// RM committed or aborted) and a later round is left.
     fn next_round_enabled(&self, s: TwoPhaseState) -> bool {
-        let rms = s.0 & ((1u64 << (2 * self.layout.n)) - 1);
+        let rms = s.0 & self.layout.rm_fields;
         let decided = (rms >> 1) & LOW_BITS;
         decided == rms_low_bits(self.layout.n) && s.round() + 1 < self.rounds
     }
 
+    #[inline(always)]
     fn rm_actions(&self, s: TwoPhaseState, i: usize) -> u32 {
-        let working = u32::from(s.rm(i) == RmState::Working);
+        let working = u32::from((s.0 >> (2 * i)) & 3 == 0);
         working
             | (working << 1)
             | (u32::from(s.flag(self.layout.msg_commit)) << 2)
@@ -258,6 +260,7 @@ impl TwoPhaseProgram {
 
     /// The action that alternative `alt` of `actor` means in `s`, or
     /// `None` if `actor` has fewer enabled actions.
+    #[inline(always)]
     pub fn action(&self, s: &TwoPhaseState, actor: ActorId, alt: u32) -> Option<Action> {
         let n = self.layout.n;
         let a = actor.0 as usize;
@@ -289,6 +292,7 @@ impl TwoPhaseProgram {
     }
 
     /// Apply `action` to `s` (its guard must hold), reporting sends.
+    #[inline(always)]
     fn apply(&self, s: &mut TwoPhaseState, action: Action, events: &mut Vec<Event>) {
         let l = &self.layout;
         let tm = ActorId(0);
@@ -333,19 +337,16 @@ impl TwoPhaseProgram {
 
     /// `TCConsistent`: a violation if some RM is committed while another is
     /// aborted in `s`.
+    #[inline(always)]
     pub fn check(&self, s: &TwoPhaseState) -> Result<(), Violation> {
         // Two bits per RM: committed is 0b10, aborted 0b11.
-        let rms = s.0 & ((1u64 << (2 * self.layout.n)) - 1);
+        let rms = s.0 & self.layout.rm_fields;
         let (hi, lo) = ((rms >> 1) & LOW_BITS, rms & LOW_BITS);
         let (committed, aborted) = (hi & !lo, hi & lo);
         if committed == 0 || aborted == 0 {
             return Ok(());
         }
-        Err(Violation::invariant(format!(
-            "TCConsistent violated: rm{} committed while rm{} aborted",
-            committed.trailing_zeros() / 2 + 1,
-            aborted.trailing_zeros() / 2 + 1
-        )))
+        Err(inconsistent(committed, aborted))
     }
 
     /// A short rendering of `s`:
@@ -388,6 +389,10 @@ impl TwoPhaseProgram {
         }
     }
 
+    /// Executes alternative `alt` of `actor`: the action, its sends, the
+    /// invariant. Inlined into `execute`, the path every search takes for
+    /// every transition; the violations are built out of line.
+    #[inline(always)]
     fn step(
         &self,
         s: &mut TwoPhaseState,
@@ -396,17 +401,35 @@ impl TwoPhaseProgram {
         events: &mut Vec<Event>,
     ) -> Result<Action, Violation> {
         let Some(action) = self.action(s, actor, alt) else {
-            // Outside the Program contract: reported, not panicked on.
-            return Err(Violation::new(
-                ViolationKind::Panic,
-                self.actor_name(s, actor),
-                format!("mcheck bug: twophase executed actor {actor} alternative {alt}, which is not enabled"),
-            ));
+            return Err(self.not_enabled(s, actor, alt));
         };
         self.apply(s, action, events);
         self.check(s)?;
         Ok(action)
     }
+
+    /// Outside the Program contract: reported, not panicked on.
+    #[cold]
+    #[inline(never)]
+    fn not_enabled(&self, s: &TwoPhaseState, actor: ActorId, alt: u32) -> Violation {
+        Violation::new(
+            ViolationKind::Panic,
+            self.actor_name(s, actor),
+            format!("mcheck bug: twophase executed actor {actor} alternative {alt}, which is not enabled"),
+        )
+    }
+}
+
+/// The `TCConsistent` violation of a state whose RM fields have the
+/// `committed` and `aborted` low bits set.
+#[cold]
+#[inline(never)]
+fn inconsistent(committed: u64, aborted: u64) -> Violation {
+    Violation::invariant(format!(
+        "TCConsistent violated: rm{} committed while rm{} aborted",
+        committed.trailing_zeros() / 2 + 1,
+        aborted.trailing_zeros() / 2 + 1
+    ))
 }
 
 /// Bit 0 of every 2-bit RM field.
@@ -446,7 +469,10 @@ impl Program for TwoPhaseProgram {
         v
     }
 
+    #[inline]
     fn enabled(&self, s: &TwoPhaseState, out: &mut Vec<Enabled>) {
+        let l = &self.layout;
+        out.reserve(l.n + 1);
         let tm = self.tm_actions(*s);
         if tm != 0 {
             out.push(Enabled {
@@ -454,17 +480,22 @@ impl Program for TwoPhaseProgram {
                 alternatives: tm.count_ones(),
             });
         }
-        for i in 0..self.layout.n {
-            let rm = self.rm_actions(*s, i);
-            if rm != 0 {
+        // `rm_actions` counted: RMPrepare and RMChooseToAbort while
+        // working, and one for each of the Commit and Abort messages.
+        let messages = u32::from(s.flag(l.msg_commit)) + u32::from(s.flag(l.msg_abort));
+        for i in 0..l.n {
+            let working = u32::from((s.0 >> (2 * i)) & 3 == 0);
+            let alternatives = 2 * working + messages;
+            if alternatives != 0 {
                 out.push(Enabled {
                     actor: ActorId(i as u32 + 1),
-                    alternatives: rm.count_ones(),
+                    alternatives,
                 });
             }
         }
     }
 
+    #[inline]
     fn execute(
         &self,
         s: &mut TwoPhaseState,

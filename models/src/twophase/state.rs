@@ -73,6 +73,8 @@ pub(super) struct Layout {
     pub(super) n: usize,
     /// Mask of `n` bits.
     pub(super) all: u64,
+    /// Mask of the `rmState` fields (`2n` bits).
+    pub(super) rm_fields: u64,
     pub(super) tm_prepared: u32,
     pub(super) msg_prepared: u32,
     pub(super) tm_state: u32,
@@ -86,6 +88,7 @@ impl Layout {
         Layout {
             n,
             all: (1u64 << n) - 1,
+            rm_fields: (1u64 << (2 * n)) - 1,
             tm_prepared: 2 * n32,
             msg_prepared: 3 * n32,
             tm_state: 4 * n32,
