@@ -480,16 +480,12 @@ impl Program for TwoPhaseProgram {
                 alternatives: tm.count_ones(),
             });
         }
-        // `rm_actions` counted: RMPrepare and RMChooseToAbort while
-        // working, and one for each of the Commit and Abort messages.
-        let messages = u32::from(s.flag(l.msg_commit)) + u32::from(s.flag(l.msg_abort));
         for i in 0..l.n {
-            let working = u32::from((s.0 >> (2 * i)) & 3 == 0);
-            let alternatives = 2 * working + messages;
-            if alternatives != 0 {
+            let rm = self.rm_actions(*s, i);
+            if rm != 0 {
                 out.push(Enabled {
                     actor: ActorId(i as u32 + 1),
-                    alternatives,
+                    alternatives: rm.count_ones(),
                 });
             }
         }
