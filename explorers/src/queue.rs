@@ -100,17 +100,14 @@ impl Hash for ActorQueue {
 /// Ids below this are looked up in a bitmask of the enabled set.
 const MASK_IDS: u32 = 64;
 
-/// A bitmask of `enabled` (sorted by id), or `None` if an id is too large.
+/// A bitmask of `enabled` (sorted by id), or `None` if an id is too large
+/// (only the last, the largest, needs checking).
 #[inline]
 fn mask_of(enabled: &[ActorId]) -> Option<u64> {
-    let mut mask = 0u64;
-    for a in enabled {
-        if a.0 >= MASK_IDS {
-            return None;
-        }
-        mask |= 1 << a.0;
+    if enabled.last().is_some_and(|a| a.0 >= MASK_IDS) {
+        return None;
     }
-    Some(mask)
+    Some(enabled.iter().fold(0u64, |mask, a| mask | 1 << a.0))
 }
 
 impl ActorQueue {
@@ -314,6 +311,14 @@ mod tests {
         q.remove(ActorId(4));
         assert_eq!(q.to_vec(), ids(&[2, 0, 3, 1]));
         assert_eq!(q.next(&ids(&[7])), ActorId(7));
+    }
+
+    #[test]
+    fn the_mask_covers_small_ids_only() {
+        assert_eq!(mask_of(&ids(&[0, 5, 63])), Some(1 | 1 << 5 | 1 << 63));
+        assert_eq!(mask_of(&ids(&[])), Some(0));
+        assert_eq!(mask_of(&ids(&[3, 64])), None);
+        assert_eq!(mask_of(&ids(&[64, 65])), None);
     }
 
     /// The same operations on a queue of the actors `ids` (at least 4,

@@ -1,9 +1,10 @@
 //! Pushing a state's frame: its enabled set, the deadlock check of a
 //! terminal state, and the run-time soundness check of the explorer.
 
+use super::step::no_order;
 use super::{Frame, Search, Stop};
 use crate::cache::StateCache;
-use crate::program::{ActorId, Program};
+use crate::program::{ActorId, Enabled, Program};
 use crate::search::error::SearchError;
 use crate::search::order::ChoiceOrder;
 
@@ -88,8 +89,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         // cost after the move).
         let cur = frame.order().current(&self.en[en_start..], ids);
         let offered = match resume {
-            None => self.offer(0, cur.0, ids, frame.order())?,
-            Some(r) => self.offer_at(r.offered, cur, ids, frame.order())?,
+            None => offer(0, cur.0, ids, frame.order())?,
+            Some(r) => offer_at(r.offered, cur, ids, frame.order())?,
         };
         let frame = &mut self.stack[top];
         frame.cur = cur;
@@ -130,51 +131,70 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         self.stack.pop();
         Ok(Some(self.violate(v, depth as usize, advances)))
     }
+}
 
-    /// The run-time soundness check at a choice `cur` reached by a move:
-    /// alternative 0 starts another actor's block, which must be a fresh
-    /// actor.
-    #[inline]
-    pub(super) fn offer_at(
-        &self,
-        offered: u64,
-        (actor, alt): (ActorId, u32),
-        ids: &[ActorId],
-        order: &O,
-    ) -> Result<u64, SearchError> {
-        if alt > 0 {
-            Ok(offered)
-        } else {
-            self.offer(offered, actor, ids, order)
-        }
+impl<S, O: ChoiceOrder> Frame<S, O> {
+    /// Moves past the current choice `cur` to the next, paying
+    /// `step_cost`, with the run-time soundness check; `en`/`ids`: the
+    /// frame's enabled set.
+    #[inline(always)]
+    pub(super) fn move_on(&mut self, step_cost: u32, en: &[Enabled], ids: &[ActorId]) -> Result<(), SearchError> {
+        let order = self.order.as_mut().ok_or_else(no_order)?;
+        order.advance_from(self.cur, en, ids);
+        self.cost += step_cost;
+        self.cur = order.current(en, ids);
+        self.offered = offer_at(self.offered, self.cur, ids, order)?;
+        Ok(())
     }
+}
 
-    /// The run-time soundness check: a newly offered actor must be enabled
-    /// and not offered before at this state. Skipped for a trusted order
-    /// ([`ChoiceOrder::TRUSTED`]) unless debug assertions are on.
-    #[inline]
-    pub(super) fn offer(&self, offered: u64, actor: ActorId, ids: &[ActorId], order: &O) -> Result<u64, SearchError> {
-        if O::TRUSTED && !cfg!(debug_assertions) {
-            return Ok(offered);
-        }
-        match ids.binary_search(&actor) {
-            Err(_) => Err(SearchError::UnsoundExplorer {
-                explorer: order.name().to_string(),
-                message: format!("it chose actor {actor}, which is not enabled (enabled: {ids:?})"),
-            }),
-            Ok(i) if i < 64 => {
-                if offered & (1 << i) != 0 {
-                    Err(SearchError::UnsoundExplorer {
-                        explorer: order.name().to_string(),
-                        message: format!(
-                            "it offered actor {actor} twice at one state before offering every enabled actor (enabled: {ids:?})"
-                        ),
-                    })
-                } else {
-                    Ok(offered | (1 << i))
-                }
+/// The run-time soundness check at a choice `cur` reached by a move:
+/// alternative 0 starts another actor's block, which must be a fresh
+/// actor.
+#[inline]
+pub(super) fn offer_at<O: ChoiceOrder>(
+    offered: u64,
+    (actor, alt): (ActorId, u32),
+    ids: &[ActorId],
+    order: &O,
+) -> Result<u64, SearchError> {
+    if alt > 0 {
+        Ok(offered)
+    } else {
+        offer(offered, actor, ids, order)
+    }
+}
+
+/// The run-time soundness check: a newly offered actor must be enabled
+/// and not offered before at this state. Skipped for a trusted order
+/// ([`ChoiceOrder::TRUSTED`]) unless debug assertions are on.
+#[inline]
+pub(super) fn offer<O: ChoiceOrder>(
+    offered: u64,
+    actor: ActorId,
+    ids: &[ActorId],
+    order: &O,
+) -> Result<u64, SearchError> {
+    if O::TRUSTED && !cfg!(debug_assertions) {
+        return Ok(offered);
+    }
+    match ids.binary_search(&actor) {
+        Err(_) => Err(SearchError::UnsoundExplorer {
+            explorer: order.name().to_string(),
+            message: format!("it chose actor {actor}, which is not enabled (enabled: {ids:?})"),
+        }),
+        Ok(i) if i < 64 => {
+            if offered & (1 << i) != 0 {
+                Err(SearchError::UnsoundExplorer {
+                    explorer: order.name().to_string(),
+                    message: format!(
+                        "it offered actor {actor} twice at one state before offering every enabled actor (enabled: {ids:?})"
+                    ),
+                })
+            } else {
+                Ok(offered | (1 << i))
             }
-            Ok(_) => Ok(offered),
         }
+        Ok(_) => Ok(offered),
     }
 }

@@ -21,8 +21,10 @@
 //! [`arena`] only when a frame is deferred or violates.
 //!
 //! The concerns, one module each: [`frame`] (pushing a state's frame, the
-//! run-time soundness check), [`step`] (taking one choice, written once for
-//! stack frames and resumed entries), [`peek`] (successor fingerprints
+//! move to its next choice, the run-time soundness check), [`step`] (taking
+//! one choice, written once for stack frames and resumed entries),
+//! [`cached`] (a frame's choices whose successors are cached, the common
+//! case, in a tight loop before the step), [`peek`] (successor fingerprints
 //! computed ahead for prefetching), [`retire`] (entries whose remaining
 //! work is only look-ups), [`budget`] (the budgets and the counters shared
 //! by parallel workers) and [`chunk`] (the narrow interface of the
@@ -30,6 +32,7 @@
 
 mod arena;
 mod budget;
+mod cached;
 mod chunk;
 mod frame;
 mod handoff;
@@ -92,11 +95,6 @@ impl<S, O> Frame<S, O> {
     #[inline]
     fn order(&self) -> &O {
         self.order.as_ref().expect("mcheck bug: a live frame has its order")
-    }
-
-    #[inline]
-    fn order_mut(&mut self) -> &mut O {
-        self.order.as_mut().expect("mcheck bug: a live frame has its order")
     }
 }
 

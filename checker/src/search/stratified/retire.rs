@@ -1,5 +1,6 @@
 //! Retiring frontier entries whose remaining work is only look-ups.
 
+use super::frame::offer;
 use super::Search;
 use crate::cache::StateCache;
 use crate::program::{ActorId, Program};
@@ -82,7 +83,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             choices.push(cur);
             let ids = &self.ids[en_start..end];
             if cur.1 == 0 {
-                match self.offer(offered, cur.0, ids, &order) {
+                match offer(offered, cur.0, ids, &order) {
                     Ok(o) => offered = o,
                     Err(_) => {
                         sound = false;

@@ -4,9 +4,12 @@
 //! successor's frame. Two callers: [`run_stack`](Search::run_stack) for a
 //! state on the stack, and the fast path of [`resume`](Search::resume)
 //! for a deferred entry that takes its one choice of the stratum without
-//! a stack frame.
+//! a stack frame. Before it, [`run_stack`](Search::run_stack) lets
+//! [`take_cached`](Search::take_cached) take a frame's choices whose
+//! successors are cached (the step's `Present` case, in a tight loop) and
+//! hands the step the look-up that loop made.
 
-use super::frame::Resumed;
+use super::frame::{offer_at, Resumed};
 use super::peek::PREFETCH_AHEAD;
 use super::{Entry, Frame, RawViolation, Search, Stop, NONE};
 use crate::cache::{Insert, StateCache};
@@ -51,6 +54,8 @@ struct Choice {
     depth: u32,
     /// The successor's fingerprint, if known (0: not).
     peeked: u64,
+    /// The look-up of `peeked` already made, if any.
+    found: Option<Insert>,
     /// The state's enabled set: `en[start..start + len]`.
     en: (usize, usize),
 }
@@ -99,6 +104,16 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 self.stack.pop();
                 continue;
             }
+            let found = self.take_cached(k)?;
+            if found.is_none() {
+                if let Some(stop) = self.budgets_due() {
+                    return Ok(Some(stop));
+                }
+                if self.stack[k].state.is_none() {
+                    continue;
+                }
+            }
+            let top = &self.stack[k];
             let index = top.next;
             let peeked = self.peeked(k, index);
             let top = &mut self.stack[k];
@@ -123,6 +138,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 cost,
                 depth,
                 peeked,
+                found,
                 en,
             };
             if let Some(stop) = self.step(&mut Held::Frame(k), choice)? {
@@ -158,7 +174,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             return self.push_frame(e.state, e.order, e.cost, e.depth, e.node, Some(resume), Some(en_start));
         }
         let cur = e.order.current(self.en_of(en), self.ids_of(en));
-        let offered = self.offer_at(e.offered, cur, self.ids_of(en), &e.order)?;
+        let offered = offer_at(e.offered, cur, self.ids_of(en), &e.order)?;
         let mut held = Held::Entry {
             state: Some(e.state),
             order: Some(e.order),
@@ -176,6 +192,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             cost: e.cost,
             depth: e.depth,
             peeked: e.fp,
+            found: None,
             en,
         };
         self.step(&mut held, choice)
@@ -203,7 +220,10 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let (actor, alt) = c.cur;
         let child_depth = c.depth + 1;
         let within = (child_depth as usize) < self.config.max_steps;
-        let looked_up = (c.peeked != 0 && within).then(|| self.cache.insert(c.peeked));
+        let looked_up = match c.found {
+            Some(found) => Some(found),
+            None => (c.peeked != 0 && within).then(|| self.cache.insert(c.peeked)),
+        };
         let skip = looked_up == Some(Insert::Present);
         if let Some(s) = state_slot(&mut self.stack, held).as_ref() {
             self.program.count_transition(s, actor, alt);
@@ -266,7 +286,10 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     return Err(SearchError::Internal("a resumed entry kept its state".into()));
                 };
                 let child_order = fresh.then(|| self.stack[k].order().child(actor, &self.events));
-                self.move_on(k, &c)?;
+                let (start, len) = c.en;
+                let (en, ids) = (&self.en[start..start + len], &self.ids[start..start + len]);
+                debug_assert_eq!(self.stack[k].cur, c.cur);
+                self.stack[k].move_on(c.step_cost, en, ids)?;
                 child_order
             }
         };
@@ -344,20 +367,6 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             offered,
             fp,
         });
-        Ok(())
-    }
-
-    /// Moves frame `k` past choice `c` to its next choice in this stratum.
-    fn move_on(&mut self, k: usize, c: &Choice) -> Result<(), SearchError> {
-        let (start, len) = c.en;
-        let (en, ids) = (&self.en[start..start + len], &self.ids[start..start + len]);
-        let top = &mut self.stack[k];
-        top.order_mut().advance_from(c.cur, en, ids);
-        top.cost += c.step_cost;
-        top.cur = top.order().current(en, ids);
-        let top = &self.stack[k];
-        let offered = self.offer_at(top.offered, top.cur, ids, top.order())?;
-        self.stack[k].offered = offered;
         Ok(())
     }
 
@@ -500,6 +509,6 @@ fn split<S: Clone>(
 
 /// A state whose order was given away took a choice.
 #[cold]
-fn no_order() -> SearchError {
+pub(super) fn no_order() -> SearchError {
     SearchError::Internal("a live state without its order".into())
 }
