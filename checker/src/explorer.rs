@@ -69,6 +69,27 @@ pub trait Explorer: Clone + Send + Sync + Debug {
     /// actor (the next one in the explorer's order of preference).
     fn delay(&mut self, enabled: &[ActorId]);
 
+    /// [`next`](Self::next), given also `mask`, the enabled set as
+    /// [`enabled_mask`] gives it, which the search computes once per
+    /// state: an explorer that reads the enabled set as a set (the built-in
+    /// ones) need not rebuild it on every call. It must return what
+    /// `next(enabled)` returns ([`check_contract`] compares them); the
+    /// default calls `next`.
+    #[inline]
+    fn next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
+        let _ = mask;
+        self.next(enabled)
+    }
+
+    /// [`delay`](Self::delay), given also `mask` as
+    /// [`next_masked`](Self::next_masked) is. It must do what
+    /// `delay(enabled)` does; the default calls `delay`.
+    #[inline]
+    fn delay_masked(&mut self, enabled: &[ActorId], mask: Option<u64>) {
+        let _ = mask;
+        self.delay(enabled)
+    }
+
     /// A hash of the explorer's whole state (its generator included), with
     /// the project's fixed hasher ([`crate::cache::fingerprint`]), so that
     /// values are reproducible: two explorers with equal states must return
@@ -80,6 +101,17 @@ pub trait Explorer: Clone + Send + Sync + Debug {
     fn state_hash(&self) -> Option<u64> {
         None
     }
+}
+
+/// The enabled actors `enabled` (sorted by id) as a bitmask, bit i for
+/// actor i, or `None` if an id is 64 or more (only the last, the largest,
+/// needs checking).
+#[inline]
+pub fn enabled_mask(enabled: &[ActorId]) -> Option<u64> {
+    if enabled.last().is_some_and(|a| a.0 >= 64) {
+        return None;
+    }
+    Some(enabled.iter().fold(0u64, |mask, a| mask | 1 << a.0))
 }
 
 /// `explorer` seeded with `seed` and initialised with the actors of
@@ -109,6 +141,10 @@ pub trait DynExplorer: Send + Sync + Debug {
     fn dyn_step(&mut self, events: &[Event]);
     /// See [`Explorer::delay`].
     fn dyn_delay(&mut self, enabled: &[ActorId]);
+    /// See [`Explorer::next_masked`].
+    fn dyn_next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId;
+    /// See [`Explorer::delay_masked`].
+    fn dyn_delay_masked(&mut self, enabled: &[ActorId], mask: Option<u64>);
     /// [`Explorer::state_hash`].
     fn dyn_state_hash(&self) -> Option<u64>;
 }
@@ -137,6 +173,12 @@ impl<E: Explorer + 'static> DynExplorer for E {
     }
     fn dyn_delay(&mut self, enabled: &[ActorId]) {
         self.delay(enabled)
+    }
+    fn dyn_next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
+        self.next_masked(enabled, mask)
+    }
+    fn dyn_delay_masked(&mut self, enabled: &[ActorId], mask: Option<u64>) {
+        self.delay_masked(enabled, mask)
     }
     fn dyn_state_hash(&self) -> Option<u64> {
         self.state_hash()
@@ -183,6 +225,12 @@ impl Explorer for BoxedExplorer {
     fn delay(&mut self, enabled: &[ActorId]) {
         self.0.dyn_delay(enabled)
     }
+    fn next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
+        self.0.dyn_next_masked(enabled, mask)
+    }
+    fn delay_masked(&mut self, enabled: &[ActorId], mask: Option<u64>) {
+        self.0.dyn_delay_masked(enabled, mask)
+    }
     fn state_hash(&self) -> Option<u64> {
         self.0.dyn_state_hash()
     }
@@ -197,7 +245,9 @@ impl Explorer for BoxedExplorer {
 /// that `next` after 0..k-1 delays offers each enabled actor once, and that
 /// k more delays offer them again in the same order; (2) takes a random
 /// number of delays; (3) feeds a random batch of events (sends between live
-/// actors, creations, halts, custom callbacks) to `step`.
+/// actors, creations, halts, custom callbacks) to `step`. Throughout, a
+/// copy driven by [`Explorer::next_masked`] and [`Explorer::delay_masked`]
+/// must answer as `next` and `delay` do.
 ///
 /// Returns the first breach, described, or `Ok(())`.
 pub fn check_contract<E: Explorer>(make: impl Fn(u64) -> E, seed: u64, rounds: usize) -> Result<(), String> {
@@ -228,9 +278,17 @@ pub fn check_contract<E: Explorer>(make: impl Fn(u64) -> E, seed: u64, rounds: u
             }
             let k = enabled.len();
             let mut probe = e.clone();
+            let mut masked = e.clone();
+            let mask = enabled_mask(&enabled);
             let mut order = Vec::with_capacity(k);
             for j in 0..2 * k {
                 let a = probe.next(&enabled);
+                let b = masked.next_masked(&enabled, mask);
+                if a != b {
+                    return Err(format!(
+                        "round {round}, step {step}: next_masked returned {b} where next returned {a} (enabled {enabled:?}, after {j} delays)"
+                    ));
+                }
                 if !enabled.contains(&a) {
                     return Err(format!(
                         "round {round}, step {step}: next returned {a}, which is not enabled ({enabled:?})"
@@ -250,6 +308,7 @@ pub fn check_contract<E: Explorer>(make: impl Fn(u64) -> E, seed: u64, rounds: u
                     ));
                 }
                 probe.delay(&enabled);
+                masked.delay_masked(&enabled, mask);
             }
             // (2) a random number of delays, as the search takes them.
             for _ in 0..rng.random_range(0..k) {
@@ -290,4 +349,18 @@ pub fn check_contract<E: Explorer>(make: impl Fn(u64) -> E, seed: u64, rounds: u
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mask_has_a_bit_per_enabled_id_below_64() {
+        let ids = |v: &[u32]| v.iter().map(|&i| ActorId(i)).collect::<Vec<_>>();
+        assert_eq!(enabled_mask(&ids(&[0, 5, 63])), Some(1 | 1 << 5 | 1 << 63));
+        assert_eq!(enabled_mask(&ids(&[])), Some(0));
+        assert_eq!(enabled_mask(&ids(&[3, 64])), None);
+        assert_eq!(enabled_mask(&ids(&[64, 65])), None);
+    }
 }

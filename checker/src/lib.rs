@@ -32,7 +32,7 @@ pub mod testing;
 pub use check::{check_model, replay_model, shrink_model};
 pub use config::{Config, Progress, StopFlag};
 pub use coverage::{CountedOver, Coverage, Status as PropertyStatus};
-pub use explorer::{BoxedExplorer, Explorer};
+pub use explorer::{enabled_mask, BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{
     ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Program, StateView, StepTrace, Violation, ViolationKind,

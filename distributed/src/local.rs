@@ -14,7 +14,7 @@
 use crate::message::{Halt, Msg, Summary};
 use mcheck_checker::cache::{state_fingerprint, FingerprintSet, Insert};
 use mcheck_checker::config::{peak_rss, Config};
-use mcheck_checker::search::order::{ChoiceOrder, Composed};
+use mcheck_checker::search::order::{ChoiceOrder, Composed, EnabledSet};
 use mcheck_checker::{ActorId, BoundedBy, Enabled, Event, Explorer, Program};
 use std::sync::Arc;
 use std::time::Instant;
@@ -204,11 +204,12 @@ impl<P: Program, E: Explorer> Local<P, E> {
             self.program.enabled(&s, &mut en);
             ids.clear();
             ids.extend(en.iter().map(|e| e.actor));
+            let set = EnabledSet::new(&en, &ids);
             while delays.get(cursor) == Some(&step) {
-                order.advance(&en, &ids);
+                order.advance(&set);
                 cursor += 1;
             }
-            let (actor, alt) = order.current(&en, &ids);
+            let (actor, alt) = order.current(&set);
             events.clear();
             self.program.execute(&mut s, actor, alt, &mut events).map_err(|v| {
                 format!("rebuilding a transferred state, step {step} violates ({v}): is the program deterministic?")
@@ -263,7 +264,7 @@ impl<P: Program, E: Explorer> Local<P, E> {
                 self.stack.pop();
                 continue;
             }
-            let (actor, alt) = top.order.current(&top.en, &top.ids);
+            let (actor, alt) = top.order.current(&EnabledSet::new(&top.en, &top.ids));
             if top.ids.binary_search(&actor).is_err() {
                 let message = format!(
                     "explorer {} is unsound: it offered actor {actor}, which is not enabled (enabled: {:?})",
@@ -289,8 +290,9 @@ impl<P: Program, E: Explorer> Local<P, E> {
             let child_delays = top.delays.clone();
             // The continuation first, as in the recursion (ARCHITECTURE.md §3).
             if top.next < top.total {
-                let c = top.order.advance_cost(&top.en, &top.ids);
-                top.order.advance(&top.en, &top.ids);
+                let set = EnabledSet::new(&top.en, &top.ids);
+                let c = top.order.advance_cost(&set);
+                top.order.advance(&set);
                 top.cost += c;
                 top.delays.push(top.depth);
                 if top.cost > bound {

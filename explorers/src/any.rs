@@ -79,6 +79,14 @@ impl Explorer for AnyExplorer {
     fn delay(&mut self, enabled: &[ActorId]) {
         each!(self, e => e.delay(enabled))
     }
+    #[inline]
+    fn next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
+        each!(self, e => e.next_masked(enabled, mask))
+    }
+    #[inline]
+    fn delay_masked(&mut self, enabled: &[ActorId], mask: Option<u64>) {
+        each!(self, e => e.delay_masked(enabled, mask))
+    }
     fn state_hash(&self) -> Option<u64> {
         each!(self, e => e.state_hash())
     }

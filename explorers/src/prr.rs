@@ -68,6 +68,11 @@ impl Explorer for ProbabilisticRoundRobin {
         self.queue.next(enabled)
     }
 
+    #[inline]
+    fn next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
+        self.queue.next_masked(enabled, mask)
+    }
+
     fn step(&mut self, events: &[Event]) {
         for e in events {
             match e {
@@ -80,6 +85,11 @@ impl Explorer for ProbabilisticRoundRobin {
 
     fn delay(&mut self, enabled: &[ActorId]) {
         self.queue.delay_first_enabled(enabled);
+    }
+
+    #[inline]
+    fn delay_masked(&mut self, enabled: &[ActorId], mask: Option<u64>) {
+        self.queue.delay_first_enabled_masked(enabled, mask);
     }
 
     /// The queue and the generator's state, the latter through its next

@@ -1,6 +1,6 @@
 //! The ordered list of actor ids that every built-in explorer keeps.
 
-use mcheck_checker::ActorId;
+use mcheck_checker::{enabled_mask, ActorId};
 use std::hash::{Hash, Hasher};
 
 /// Actors held inline (every shipped model's, at any parameters).
@@ -97,17 +97,22 @@ impl Hash for ActorQueue {
     }
 }
 
-/// Ids below this are looked up in a bitmask of the enabled set.
+/// Ids below this are looked up in a bitmask of the enabled set
+/// ([`enabled_mask`]).
 const MASK_IDS: u32 = 64;
 
-/// A bitmask of `enabled` (sorted by id), or `None` if an id is too large
-/// (only the last, the largest, needs checking).
+/// `ids.rotate_left(1)` for the few bytes of an inline queue: a plain
+/// loop, where the general rotation's call cost more than the rest of a
+/// delay.
 #[inline]
-fn mask_of(enabled: &[ActorId]) -> Option<u64> {
-    if enabled.last().is_some_and(|a| a.0 >= MASK_IDS) {
-        return None;
+fn rotate_one(ids: &mut [u8]) {
+    if let Some((&first, rest)) = ids.split_first() {
+        let n = rest.len();
+        for j in 0..n {
+            ids[j] = ids[j + 1];
+        }
+        ids[n] = first;
     }
-    Some(enabled.iter().fold(0u64, |mask, a| mask | 1 << a.0))
 }
 
 impl ActorQueue {
@@ -179,8 +184,15 @@ impl ActorQueue {
     /// (sorted by id), if any.
     #[inline]
     pub fn first_enabled(&self, enabled: &[ActorId]) -> Option<usize> {
+        self.first_enabled_masked(enabled, enabled_mask(enabled))
+    }
+
+    /// [`first_enabled`](Self::first_enabled), given `mask`, which must be
+    /// `enabled_mask(enabled)`.
+    #[inline]
+    pub fn first_enabled_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> Option<usize> {
         // Small ids (every shipped model's): one bitmask of the enabled set.
-        match (&self.0, mask_of(enabled)) {
+        match (&self.0, mask) {
             (Repr::Inline { len, ids }, Some(mask)) => ids[..*len as usize]
                 .iter()
                 .position(|&b| (b as u32) < MASK_IDS && mask >> b & 1 == 1),
@@ -194,7 +206,14 @@ impl ActorQueue {
     /// total; the search's run-time check reports such an explorer.
     #[inline]
     pub fn next(&self, enabled: &[ActorId]) -> ActorId {
-        if let (Repr::Inline { len, ids }, Some(mask)) = (&self.0, mask_of(enabled)) {
+        self.next_masked(enabled, enabled_mask(enabled))
+    }
+
+    /// [`next`](Self::next), given `mask`, which must be
+    /// `enabled_mask(enabled)`.
+    #[inline]
+    pub fn next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
+        if let (Repr::Inline { len, ids }, Some(mask)) = (&self.0, mask) {
             for &b in &ids[..*len as usize] {
                 if (b as u32) < MASK_IDS && mask >> b & 1 == 1 {
                     return ActorId(b as u32);
@@ -202,7 +221,7 @@ impl ActorQueue {
             }
             return enabled[0];
         }
-        match self.first_enabled(enabled).and_then(|i| self.get(i)) {
+        match self.first_enabled_masked(enabled, mask).and_then(|i| self.get(i)) {
             Some(a) => a,
             None => enabled[0],
         }
@@ -275,10 +294,17 @@ impl ActorQueue {
     /// delays offer each of k enabled actors once and then repeat.
     #[inline]
     pub fn delay_first_enabled(&mut self, enabled: &[ActorId]) {
-        if let Some(i) = self.first_enabled(enabled) {
+        self.delay_first_enabled_masked(enabled, enabled_mask(enabled))
+    }
+
+    /// [`delay_first_enabled`](Self::delay_first_enabled), given `mask`,
+    /// which must be `enabled_mask(enabled)`.
+    #[inline]
+    pub fn delay_first_enabled_masked(&mut self, enabled: &[ActorId], mask: Option<u64>) {
+        if let Some(i) = self.first_enabled_masked(enabled, mask) {
             // One rotation of the suffix from it.
             match &mut self.0 {
-                Repr::Inline { len, ids } => ids[i..*len as usize].rotate_left(1),
+                Repr::Inline { len, ids } => rotate_one(&mut ids[i..*len as usize]),
                 Repr::Heap(v) => v[i..].rotate_left(1),
             }
         }
@@ -314,11 +340,16 @@ mod tests {
     }
 
     #[test]
-    fn the_mask_covers_small_ids_only() {
-        assert_eq!(mask_of(&ids(&[0, 5, 63])), Some(1 | 1 << 5 | 1 << 63));
-        assert_eq!(mask_of(&ids(&[])), Some(0));
-        assert_eq!(mask_of(&ids(&[3, 64])), None);
-        assert_eq!(mask_of(&ids(&[64, 65])), None);
+    fn rotating_one_is_the_slice_rotation() {
+        for n in 0..=INLINE {
+            let mut got: Vec<u8> = (0..n as u8).map(|k| 200 - 13 * k).collect();
+            let mut want = got.clone();
+            if n > 0 {
+                want.rotate_left(1);
+            }
+            rotate_one(&mut got);
+            assert_eq!(got, want, "{n} bytes");
+        }
     }
 
     /// The same operations on a queue of the actors `ids` (at least 4,

@@ -48,6 +48,11 @@ impl Explorer for RoundRobin {
         self.queue.next(enabled)
     }
 
+    #[inline]
+    fn next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
+        self.queue.next_masked(enabled, mask)
+    }
+
     fn step(&mut self, events: &[Event]) {
         for e in events {
             match e {
@@ -60,6 +65,11 @@ impl Explorer for RoundRobin {
 
     fn delay(&mut self, enabled: &[ActorId]) {
         self.queue.delay_first_enabled(enabled);
+    }
+
+    #[inline]
+    fn delay_masked(&mut self, enabled: &[ActorId], mask: Option<u64>) {
+        self.queue.delay_first_enabled_masked(enabled, mask);
     }
 
     fn state_hash(&self) -> Option<u64> {

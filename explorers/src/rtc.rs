@@ -51,6 +51,11 @@ impl Explorer for RunToCompletion {
         self.queue.next(enabled)
     }
 
+    #[inline]
+    fn next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
+        self.queue.next_masked(enabled, mask)
+    }
+
     fn step(&mut self, events: &[Event]) {
         for e in events {
             match e {
@@ -64,6 +69,11 @@ impl Explorer for RunToCompletion {
 
     fn delay(&mut self, enabled: &[ActorId]) {
         self.queue.delay_first_enabled(enabled);
+    }
+
+    #[inline]
+    fn delay_masked(&mut self, enabled: &[ActorId], mask: Option<u64>) {
+        self.queue.delay_first_enabled_masked(enabled, mask);
     }
 
     fn state_hash(&self) -> Option<u64> {

@@ -59,6 +59,37 @@ fn the_contract_check_catches_an_unsound_explorer() {
     assert!(err.contains("offered twice"), "{err}");
 }
 
+/// And it checks the masked methods against the plain ones: here
+/// `next_masked` names the highest enabled actor where `next` (round
+/// robin's) names another.
+#[test]
+fn the_contract_check_catches_a_masked_next_that_disagrees() {
+    #[derive(Clone, Debug)]
+    struct Masked(RoundRobin);
+    impl Explorer for Masked {
+        fn name(&self) -> &str {
+            "masked"
+        }
+        fn init(&mut self, actors: &[ActorInfo]) {
+            self.0.init(actors)
+        }
+        fn next(&self, enabled: &[ActorId]) -> ActorId {
+            self.0.next(enabled)
+        }
+        fn next_masked(&self, enabled: &[ActorId], _mask: Option<u64>) -> ActorId {
+            enabled[enabled.len() - 1]
+        }
+        fn step(&mut self, events: &[Event]) {
+            self.0.step(events)
+        }
+        fn delay(&mut self, enabled: &[ActorId]) {
+            self.0.delay(enabled)
+        }
+    }
+    let err = check_contract(|_| Masked(RoundRobin::new()), 6, 100).unwrap_err();
+    assert!(err.contains("next_masked returned"), "{err}");
+}
+
 fn infos(n: u32) -> Vec<ActorInfo> {
     (0..n)
         .map(|i| ActorInfo {

@@ -6,7 +6,7 @@
 //! points.
 
 use super::error::SearchError;
-use super::order::{ChoiceOrder, Composed};
+use super::order::{ChoiceOrder, Composed, EnabledSet};
 use crate::cache::fingerprint;
 use crate::explorer::Explorer;
 use crate::program::{ActorId, Enabled, Event, Program, StepTrace};
@@ -200,11 +200,12 @@ impl<E: Explorer> DelayDriver<E> {
 
 impl<E: Explorer> Driver for DelayDriver<E> {
     fn choose(&mut self, step: usize, en: &[Enabled], ids: &[ActorId]) -> Result<Option<(ActorId, u32)>, String> {
+        let set = EnabledSet::new(en, ids);
         while self.cursor < self.delays_at.len() && self.delays_at[self.cursor] == step as u64 {
-            self.order.advance(en, ids);
+            self.order.advance(&set);
             self.cursor += 1;
         }
-        Ok(Some(self.order.current(en, ids)))
+        Ok(Some(self.order.current(&set)))
     }
     fn observe(&mut self, actor: ActorId, events: &[Event]) {
         self.order = self.order.child(actor, events);
@@ -273,13 +274,14 @@ struct AdvanceDriver<O> {
 
 impl<O: ChoiceOrder> Driver for AdvanceDriver<O> {
     fn choose(&mut self, step: usize, en: &[Enabled], ids: &[ActorId]) -> Result<Option<(ActorId, u32)>, String> {
+        let set = EnabledSet::new(en, ids);
         while self.cursor < self.advances.len() && self.advances[self.cursor].0 as usize == step {
             for _ in 0..self.advances[self.cursor].1 {
-                self.order.advance(en, ids);
+                self.order.advance(&set);
             }
             self.cursor += 1;
         }
-        let (actor, alt) = self.order.current(en, ids);
+        let (actor, alt) = self.order.current(&set);
         self.taken.push(index_of(en, actor, alt));
         Ok(Some((actor, alt)))
     }

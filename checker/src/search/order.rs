@@ -15,8 +15,35 @@
 //!   preemption, everything else is free.
 
 use crate::cache::fingerprint;
-use crate::explorer::Explorer;
+use crate::explorer::{enabled_mask, Explorer};
 use crate::program::{ActorId, Enabled, Event};
+
+/// A state's enabled set as an order reads it: the enabled actors with
+/// their alternatives and their ids (the same actors, sorted by id), and
+/// the ids as a bitmask ([`enabled_mask`]), computed once per state
+/// rather than by the explorer on every call (it was two fifths of the
+/// built-in explorers' instructions, which were a quarter of SES's).
+#[derive(Clone, Copy, Debug)]
+pub struct EnabledSet<'a> {
+    /// The enabled actors with their alternatives.
+    pub en: &'a [Enabled],
+    /// Their ids.
+    pub ids: &'a [ActorId],
+    /// `enabled_mask(ids)`.
+    pub mask: Option<u64>,
+}
+
+impl<'a> EnabledSet<'a> {
+    /// The set `en` with its ids `ids` (the same actors); computes the mask.
+    #[inline]
+    pub fn new(en: &'a [Enabled], ids: &'a [ActorId]) -> Self {
+        EnabledSet {
+            en,
+            ids,
+            mask: enabled_mask(ids),
+        }
+    }
+}
 
 /// An order over the choices of a state. Positioned at one choice; the
 /// search reads it with `current`, moves with `advance`, and derives the
@@ -30,20 +57,21 @@ pub trait ChoiceOrder: Clone + Send + Sync {
     const TRUSTED: bool = false;
     /// The name used in error messages (the explorer's).
     fn name(&self) -> &str;
-    /// The current choice: actor and alternative.
-    fn current(&self, en: &[Enabled], ids: &[ActorId]) -> (ActorId, u32);
+    /// The current choice at a state whose enabled set is `set`: actor and
+    /// alternative.
+    fn current(&self, set: &EnabledSet<'_>) -> (ActorId, u32);
     /// What moving to the next choice costs (delays or preemptions).
-    fn advance_cost(&self, en: &[Enabled], ids: &[ActorId]) -> u32;
+    fn advance_cost(&self, set: &EnabledSet<'_>) -> u32;
     /// Move to the next choice.
-    fn advance(&mut self, en: &[Enabled], ids: &[ActorId]);
+    fn advance(&mut self, set: &EnabledSet<'_>);
 
     /// [`advance`](Self::advance), given `cur`, which must be what
     /// [`current`](Self::current) returns now (the search keeps it, so that
     /// an order need not find it again).
     #[inline]
-    fn advance_from(&mut self, cur: (ActorId, u32), en: &[Enabled], ids: &[ActorId]) {
+    fn advance_from(&mut self, cur: (ActorId, u32), set: &EnabledSet<'_>) {
         let _ = cur;
-        self.advance(en, ids);
+        self.advance(set);
     }
     /// The order at the successor reached by the current choice, given the
     /// actor that ran and the events of the transition.
@@ -107,31 +135,26 @@ impl<E: Explorer> ChoiceOrder for Composed<E> {
         self.explorer.name()
     }
     #[inline]
-    fn current(&self, _en: &[Enabled], ids: &[ActorId]) -> (ActorId, u32) {
-        (self.explorer.next(ids), self.alt)
+    fn current(&self, set: &EnabledSet<'_>) -> (ActorId, u32) {
+        (self.explorer.next_masked(set.ids, set.mask), self.alt)
     }
     #[inline]
-    fn advance_cost(&self, _en: &[Enabled], _ids: &[ActorId]) -> u32 {
+    fn advance_cost(&self, _set: &EnabledSet<'_>) -> u32 {
         1
     }
     #[inline]
-    fn advance(&mut self, en: &[Enabled], ids: &[ActorId]) {
-        let actor = self.explorer.next(ids);
-        if self.alt + 1 < alternatives_of(en, ids, actor) {
-            self.alt += 1;
-        } else {
-            self.alt = 0;
-            self.explorer.delay(ids);
-        }
+    fn advance(&mut self, set: &EnabledSet<'_>) {
+        let cur = self.current(set);
+        self.advance_from(cur, set);
     }
     #[inline]
-    fn advance_from(&mut self, cur: (ActorId, u32), en: &[Enabled], ids: &[ActorId]) {
-        debug_assert_eq!(cur, self.current(en, ids), "mcheck bug: a stale current choice");
-        if self.alt + 1 < alternatives_of(en, ids, cur.0) {
+    fn advance_from(&mut self, cur: (ActorId, u32), set: &EnabledSet<'_>) {
+        debug_assert_eq!(cur, self.current(set), "mcheck bug: a stale current choice");
+        if self.alt + 1 < alternatives_of(set.en, set.ids, cur.0) {
             self.alt += 1;
         } else {
             self.alt = 0;
-            self.explorer.delay(ids);
+            self.explorer.delay_masked(set.ids, set.mask);
         }
     }
     #[inline]
@@ -180,16 +203,16 @@ impl ChoiceOrder for Natural {
         "natural order"
     }
     #[inline]
-    fn current(&self, en: &[Enabled], _ids: &[ActorId]) -> (ActorId, u32) {
-        (en[self.pos as usize].actor, self.alt)
+    fn current(&self, set: &EnabledSet<'_>) -> (ActorId, u32) {
+        (set.en[self.pos as usize].actor, self.alt)
     }
     #[inline]
-    fn advance_cost(&self, _en: &[Enabled], _ids: &[ActorId]) -> u32 {
+    fn advance_cost(&self, _set: &EnabledSet<'_>) -> u32 {
         self.cost
     }
     #[inline]
-    fn advance(&mut self, en: &[Enabled], _ids: &[ActorId]) {
-        let alternatives = en[self.pos as usize].alternatives;
+    fn advance(&mut self, set: &EnabledSet<'_>) {
+        let alternatives = set.en[self.pos as usize].alternatives;
         next_alternative(&mut self.pos, &mut self.alt, alternatives);
     }
     #[inline]
@@ -250,20 +273,20 @@ impl ChoiceOrder for Preemptive {
         "preemption order"
     }
     #[inline]
-    fn current(&self, en: &[Enabled], ids: &[ActorId]) -> (ActorId, u32) {
-        (en[self.index(ids, self.pos)].actor, self.alt)
+    fn current(&self, set: &EnabledSet<'_>) -> (ActorId, u32) {
+        (set.en[self.index(set.ids, self.pos)].actor, self.alt)
     }
     #[inline]
-    fn advance_cost(&self, en: &[Enabled], ids: &[ActorId]) -> u32 {
-        let i = self.index(ids, self.pos);
-        let leaving_actor = self.alt + 1 >= en[i].alternatives;
-        let last_enabled = self.last.is_some_and(|l| ids.binary_search(&l).is_ok());
+    fn advance_cost(&self, set: &EnabledSet<'_>) -> u32 {
+        let i = self.index(set.ids, self.pos);
+        let leaving_actor = self.alt + 1 >= set.en[i].alternatives;
+        let last_enabled = self.last.is_some_and(|l| set.ids.binary_search(&l).is_ok());
         u32::from(leaving_actor && self.pos == 0 && last_enabled)
     }
     #[inline]
-    fn advance(&mut self, en: &[Enabled], ids: &[ActorId]) {
-        let i = self.index(ids, self.pos);
-        next_alternative(&mut self.pos, &mut self.alt, en[i].alternatives);
+    fn advance(&mut self, set: &EnabledSet<'_>) {
+        let i = self.index(set.ids, self.pos);
+        next_alternative(&mut self.pos, &mut self.alt, set.en[i].alternatives);
     }
     #[inline]
     fn child(&self, actor: ActorId, _events: &[Event]) -> Self {
@@ -295,14 +318,15 @@ mod tests {
     }
 
     fn walk<O: ChoiceOrder>(mut o: O, en: &[Enabled], ids: &[ActorId]) -> Vec<(u32, u32, u32)> {
+        let set = EnabledSet::new(en, ids);
         let total: u32 = en.iter().map(|e| e.alternatives).sum();
         let mut out = Vec::new();
         for i in 0..total {
-            let (a, alt) = o.current(en, ids);
-            let cost = if i + 1 < total { o.advance_cost(en, ids) } else { 0 };
+            let (a, alt) = o.current(&set);
+            let cost = if i + 1 < total { o.advance_cost(&set) } else { 0 };
             out.push((a.0, alt, cost));
             if i + 1 < total {
-                o.advance(en, ids);
+                o.advance(&set);
             }
         }
         out

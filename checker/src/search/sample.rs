@@ -42,7 +42,7 @@
 //! with a uniform one, which keeps `1 / L'^d`.
 
 use super::batch::stream_seed;
-use super::order::{ChoiceOrder, Composed};
+use super::order::{ChoiceOrder, Composed, EnabledSet};
 use crate::config::StopFlag;
 use crate::explorer::Explorer;
 use crate::program::{ActorId, Enabled, Event, Program};
@@ -264,11 +264,12 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
                     self.branching.push(step);
                 }
             }
+            let set = EnabledSet::new(&self.en, &self.ids);
             while cursor < self.at.len() && self.at[cursor] == step {
-                order.advance(&self.en, &self.ids);
+                order.advance(&set);
                 cursor += 1;
             }
-            let (actor, alt) = order.current(&self.en, &self.ids);
+            let (actor, alt) = order.current(&set);
             let alternatives = match self.ids.binary_search(&actor) {
                 Ok(i) => self.en[i].alternatives,
                 Err(_) => {

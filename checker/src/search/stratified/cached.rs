@@ -6,7 +6,7 @@
 //! [`step`](super::step), which this loop hands the look-up it made.
 
 use super::peek::SUCCESSOR_AHEAD;
-use super::Search;
+use super::{enabled_set, Search};
 use crate::cache::{Insert, StateCache};
 use crate::program::Program;
 use crate::search::error::SearchError;
@@ -42,8 +42,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             // Successors at the step bound may be cut: the general step.
             return Ok(None);
         }
-        let (start, len) = (top.en_start as usize, top.en_len as usize);
-        let (en, ids) = (&en[start..start + len], &ids[start..start + len]);
+        let set = enabled_set(en, ids, top.en);
         let peeks = &peek[top.peek_start as usize..(top.peek_start + top.peek_len) as usize];
         loop {
             let j = (top.next - top.peek_base) as usize;
@@ -51,7 +50,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
                 return Ok(None);
             };
             let last = top.next + 1 == top.total;
-            let step_cost = if last { 0 } else { top.order().advance_cost(en, ids) };
+            let step_cost = if last { 0 } else { top.order().advance_cost(&set) };
             if fp == 0 || top.cost + step_cost > *bound {
                 // A violating successor, or a deferral.
                 return Ok(None);
@@ -74,7 +73,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
                 top.order = None;
                 return Ok(None);
             }
-            top.move_on(step_cost, en, ids)?;
+            top.move_on(step_cost, &set)?;
             if report.transitions >= *next_check {
                 return Ok(None);
             }

@@ -2,11 +2,12 @@
 //! terminal state, and the run-time soundness check of the explorer.
 
 use super::step::no_order;
-use super::{Frame, Search, Stop};
+use super::{enabled_set, Frame, Search, Span, Stop};
 use crate::cache::StateCache;
-use crate::program::{ActorId, Enabled, Program};
+use crate::explorer::enabled_mask;
+use crate::program::{ActorId, Program};
 use crate::search::error::SearchError;
-use crate::search::order::ChoiceOrder;
+use crate::search::order::{ChoiceOrder, EnabledSet};
 
 /// How a deferred entry resumes: its next choice, the actors already
 /// offered and the fingerprint of its first successor (0: unknown).
@@ -19,9 +20,9 @@ pub(super) struct Resumed {
 
 impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// Appends the enabled set of `state` to `en`/`ids`; returns where it
-    /// starts.
+    /// is, with its mask.
     #[inline]
-    pub(super) fn load_enabled(&mut self, state: &P::State) -> usize {
+    pub(super) fn load_enabled(&mut self, state: &P::State) -> Span {
         self.program.enabled(state, &mut self.scratch);
         debug_assert!(
             self.scratch.iter().all(|e| e.alternatives >= 1),
@@ -31,19 +32,29 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         self.en.extend_from_slice(&self.scratch);
         self.ids.extend(self.scratch.iter().map(|e| e.actor));
         self.scratch.clear();
-        en_start
+        Span {
+            start: en_start as u32,
+            len: (self.en.len() - en_start) as u32,
+            mask: enabled_mask(&self.ids[en_start..]),
+        }
     }
 
-    /// The number of choices of the enabled set at `en[en_start..]`.
+    /// The enabled set at `span`.
+    #[inline(always)]
+    pub(super) fn set(&self, span: Span) -> EnabledSet<'_> {
+        enabled_set(&self.en, &self.ids, span)
+    }
+
+    /// The number of choices of the enabled set at `span`.
     #[inline]
-    pub(super) fn choices_from(&self, en_start: usize) -> u32 {
-        self.en[en_start..].iter().map(|e| e.alternatives.max(1)).sum()
+    pub(super) fn choices_of(&self, span: Span) -> u32 {
+        self.set(span).en.iter().map(|e| e.alternatives.max(1)).sum()
     }
 
     /// Pushes a frame for `state` with `order`, `cost` paid so far, at
     /// `depth`, with path node `node`, resuming a deferred entry's `resume`
-    /// (`None`: a new state), its enabled set already loaded at
-    /// `en[en_start..]` (`None`: load it now). A terminal state gets no
+    /// (`None`: a new state), its enabled set already loaded at `en`
+    /// (`None`: load it now). A terminal state gets no
     /// frame: a deadlock violates if deadlocks are checked.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn push_frame(
@@ -54,11 +65,10 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         depth: u32,
         node: u32,
         resume: Option<Resumed>,
-        en_start: Option<usize>,
+        en: Option<Span>,
     ) -> Result<Option<Stop>, SearchError> {
-        let en_start = en_start.unwrap_or_else(|| self.load_enabled(&state));
-        let total = self.choices_from(en_start);
-        let en_len = self.en.len() - en_start;
+        let en = en.unwrap_or_else(|| self.load_enabled(&state));
+        let total = self.choices_of(en);
         // Built in place: a frame is large.
         self.stack.push(Frame {
             state: Some(state),
@@ -69,8 +79,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             cost,
             depth,
             node,
-            en_start: en_start as u32,
-            en_len: en_len as u32,
+            en,
             peek_start: 0,
             peek_base: 0,
             peek_len: 0,
@@ -83,14 +92,14 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             return self.terminal(frame, top);
         }
         let frame = &self.stack[top];
-        let ids = &self.ids[en_start..];
+        let set = self.set(en);
         // A fresh frame offers its first actor; a deferred one resumes one
         // move on, paid by this stratum (the entry holds the order and
         // cost after the move).
-        let cur = frame.order().current(&self.en[en_start..], ids);
+        let cur = frame.order().current(&set);
         let offered = match resume {
-            None => offer(0, cur.0, ids, frame.order())?,
-            Some(r) => offer_at(r.offered, cur, ids, frame.order())?,
+            None => offer(0, cur.0, set.ids, frame.order())?,
+            Some(r) => offer_at(r.offered, cur, set.ids, frame.order())?,
         };
         let frame = &mut self.stack[top];
         frame.cur = cur;
@@ -135,15 +144,15 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
 
 impl<S, O: ChoiceOrder> Frame<S, O> {
     /// Moves past the current choice `cur` to the next, paying
-    /// `step_cost`, with the run-time soundness check; `en`/`ids`: the
-    /// frame's enabled set.
+    /// `step_cost`, with the run-time soundness check; `set`: the frame's
+    /// enabled set.
     #[inline(always)]
-    pub(super) fn move_on(&mut self, step_cost: u32, en: &[Enabled], ids: &[ActorId]) -> Result<(), SearchError> {
+    pub(super) fn move_on(&mut self, step_cost: u32, set: &EnabledSet<'_>) -> Result<(), SearchError> {
         let order = self.order.as_mut().ok_or_else(no_order)?;
-        order.advance_from(self.cur, en, ids);
+        order.advance_from(self.cur, set);
         self.cost += step_cost;
-        self.cur = order.current(en, ids);
-        self.offered = offer_at(self.offered, self.cur, ids, order)?;
+        self.cur = order.current(set);
+        self.offered = offer_at(self.offered, self.cur, set.ids, order)?;
         Ok(())
     }
 }

@@ -95,10 +95,10 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         left: Option<u32>,
     ) -> Root<P::State, O> {
         let left = left.unwrap_or_else(|| {
-            let start = self.load_enabled(&state);
-            let total = self.choices_from(start);
-            self.en.truncate(start);
-            self.ids.truncate(start);
+            let en = self.load_enabled(&state);
+            let total = self.choices_of(en);
+            self.en.truncate(en.start as usize);
+            self.ids.truncate(en.start as usize);
             total.saturating_sub(taken)
         });
         let mut advances = self.arena.expand(node);

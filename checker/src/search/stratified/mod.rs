@@ -45,7 +45,7 @@ pub(super) use budget::Shared;
 pub(super) use handoff::{run_to_roots, Root};
 
 use super::error::SearchError;
-use super::order::ChoiceOrder;
+use super::order::{ChoiceOrder, EnabledSet};
 use super::progress::Meter;
 use crate::cache::{FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
 use crate::config::{peak_rss, Config};
@@ -78,8 +78,8 @@ struct Frame<S, O> {
     cost: u32,
     depth: u32,
     node: u32,
-    en_start: u32,
-    en_len: u32,
+    /// Its enabled set.
+    en: Span,
     /// The fingerprints of this stratum's successors from choice
     /// `peek_base` on are `peek[peek_start..peek_start + peek_len]`
     /// (0: not computed), computed when the frame is pushed
@@ -95,6 +95,26 @@ impl<S, O> Frame<S, O> {
     #[inline]
     fn order(&self) -> &O {
         self.order.as_ref().expect("mcheck bug: a live frame has its order")
+    }
+}
+
+/// Where a state's enabled set is in the search's `en` and `ids`, with
+/// its mask ([`EnabledSet`]).
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: u32,
+    len: u32,
+    mask: Option<u64>,
+}
+
+/// The enabled set at `span` of `en`/`ids`.
+#[inline(always)]
+fn enabled_set<'a>(en: &'a [Enabled], ids: &'a [ActorId], span: Span) -> EnabledSet<'a> {
+    let (start, end) = (span.start as usize, (span.start + span.len) as usize);
+    EnabledSet {
+        en: &en[start..end],
+        ids: &ids[start..end],
+        mask: span.mask,
     }
 }
 

@@ -3,7 +3,7 @@
 //! misses (ARCHITECTURE.md §9). Nothing here inserts or counts: the
 //! successors are still taken, looked up and explored in the search's order.
 
-use super::Search;
+use super::{enabled_set, Search};
 use crate::cache::{fingerprint, state_fingerprint, StateCache};
 use crate::program::{ActorId, Event, Program};
 use crate::search::order::ChoiceOrder;
@@ -33,11 +33,9 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         frame.peek_start = peek_start;
         frame.peek_base = frame.next;
         let frame = &self.stack[k];
-        let (start, len) = (frame.en_start as usize, frame.en_len as usize);
-        let en = &self.en[start..start + len];
-        let ids = &self.ids[start..start + len];
+        let set = enabled_set(&self.en, &self.ids, frame.en);
         let remaining = frame.total - frame.next;
-        if remaining < 2 || frame.cost + frame.order().advance_cost(en, ids) > self.bound {
+        if remaining < 2 || frame.cost + frame.order().advance_cost(&set) > self.bound {
             return;
         }
         let Some(state) = frame.state.as_ref() else {
@@ -56,13 +54,13 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             if k + 1 == remaining {
                 break;
             }
-            let step = order.advance_cost(en, ids);
+            let step = order.advance_cost(&set);
             if cost + step > self.bound {
                 break;
             }
             cost += step;
-            order.advance_from(cur, en, ids);
-            cur = order.current(en, ids);
+            order.advance_from(cur, &set);
+            cur = order.current(&set);
         }
         self.stack[k].peek_len = self.peek.len() as u32 - peek_start;
     }

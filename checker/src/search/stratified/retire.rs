@@ -1,7 +1,7 @@
 //! Retiring frontier entries whose remaining work is only look-ups.
 
 use super::frame::offer;
-use super::Search;
+use super::{Search, Span};
 use crate::cache::StateCache;
 use crate::program::{ActorId, Program};
 use crate::search::order::ChoiceOrder;
@@ -58,7 +58,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         first: (ActorId, u32),
         fp: u64,
         offered: u64,
-        (depth, remaining, (en_start, end)): (u32, u32, (usize, usize)),
+        (depth, remaining, span): (u32, u32, Span),
     ) -> bool {
         if !self.retire_on || fp == 0 || depth as usize + 1 >= self.config.max_steps {
             return false;
@@ -81,9 +81,9 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         let (mut cur, mut offered, mut sound) = (first, offered, true);
         for k in 0..remaining {
             choices.push(cur);
-            let ids = &self.ids[en_start..end];
+            let set = self.set(span);
             if cur.1 == 0 {
-                match offer(offered, cur.0, ids, &order) {
+                match offer(offered, cur.0, set.ids, &order) {
                     Ok(o) => offered = o,
                     Err(_) => {
                         sound = false;
@@ -94,9 +94,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             if k + 1 == remaining {
                 break;
             }
-            let en = &self.en[en_start..end];
-            order.advance_from(cur, en, ids);
-            cur = order.current(en, ids);
+            order.advance_from(cur, &set);
+            cur = order.current(&set);
             let f = self.successor_fp(state, cur, &order);
             if f == 0 {
                 sound = false;

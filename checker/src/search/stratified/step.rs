@@ -11,7 +11,7 @@
 
 use super::frame::{offer_at, Resumed};
 use super::peek::PREFETCH_AHEAD;
-use super::{Entry, Frame, RawViolation, Search, Stop, NONE};
+use super::{enabled_set, Entry, Frame, RawViolation, Search, Span, Stop, NONE};
 use crate::cache::{Insert, StateCache};
 use crate::program::{ActorId, Program, Violation};
 use crate::report::Found;
@@ -56,8 +56,8 @@ struct Choice {
     peeked: u64,
     /// The look-up of `peeked` already made, if any.
     found: Option<Insert>,
-    /// The state's enabled set: `en[start..start + len]`.
-    en: (usize, usize),
+    /// The state's enabled set.
+    en: Span,
 }
 
 impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
@@ -97,7 +97,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         while let Some(k) = self.stack.len().checked_sub(1) {
             let top = &self.stack[k];
             if top.state.is_none() {
-                let start = top.en_start as usize;
+                let start = top.en.start as usize;
                 self.en.truncate(start);
                 self.ids.truncate(start);
                 self.peek.truncate(top.peek_start as usize);
@@ -118,15 +118,15 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             let peeked = self.peeked(k, index);
             let top = &mut self.stack[k];
             top.next += 1;
-            let en = (top.en_start as usize, top.en_len as usize);
+            let en = top.en;
             let last = top.next == top.total;
             let (cur, cost, depth) = (top.cur, top.cost, top.depth);
             let top = &self.stack[k];
-            debug_assert_eq!(cur, top.order().current(self.en_of(en), self.ids_of(en)));
+            debug_assert_eq!(cur, top.order().current(&self.set(en)));
             let step_cost = if last {
                 0
             } else {
-                top.order().advance_cost(self.en_of(en), self.ids_of(en))
+                top.order().advance_cost(&self.set(en))
             };
             let choice = Choice {
                 cur,
@@ -154,16 +154,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// the fast path: the [`step`](Self::step) without a stack frame. Every
     /// other case pushes the entry's frame for [`run_stack`](Self::run_stack).
     fn resume(&mut self, e: Entry<P::State, O>) -> Result<Option<Stop>, SearchError> {
-        let en_start = self.load_enabled(&e.state);
-        let total = self.choices_from(en_start);
-        let en = (en_start, self.en.len() - en_start);
+        let en = self.load_enabled(&e.state);
+        let total = self.choices_of(en);
         let index = e.next;
         let last = index + 1 == total;
-        let step_cost = if last {
-            0
-        } else {
-            e.order.advance_cost(self.en_of(en), self.ids_of(en))
-        };
+        let step_cost = if last { 0 } else { e.order.advance_cost(&self.set(en)) };
         let defer = !last && e.cost + step_cost > self.bound;
         if !self.fast_resume || total <= index || !(last || defer) {
             let resume = Resumed {
@@ -171,16 +166,17 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 offered: e.offered,
                 fp: e.fp,
             };
-            return self.push_frame(e.state, e.order, e.cost, e.depth, e.node, Some(resume), Some(en_start));
+            return self.push_frame(e.state, e.order, e.cost, e.depth, e.node, Some(resume), Some(en));
         }
-        let cur = e.order.current(self.en_of(en), self.ids_of(en));
-        let offered = offer_at(e.offered, cur, self.ids_of(en), &e.order)?;
+        let set = self.set(en);
+        let cur = e.order.current(&set);
+        let offered = offer_at(e.offered, cur, set.ids, &e.order)?;
         let mut held = Held::Entry {
             state: Some(e.state),
             order: Some(e.order),
             node: e.node,
             offered,
-            en_start,
+            en_start: en.start as usize,
         };
         let choice = Choice {
             cur,
@@ -196,18 +192,6 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             en,
         };
         self.step(&mut held, choice)
-    }
-
-    /// The enabled set at `(start, len)`.
-    #[inline(always)]
-    fn en_of(&self, (start, len): (usize, usize)) -> &[crate::program::Enabled] {
-        &self.en[start..start + len]
-    }
-
-    /// The enabled actors at `(start, len)`.
-    #[inline(always)]
-    fn ids_of(&self, (start, len): (usize, usize)) -> &[ActorId] {
-        &self.ids[start..start + len]
     }
 
     /// Takes choice `c` of the state `held`: looks its successor up (before
@@ -286,10 +270,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     return Err(SearchError::Internal("a resumed entry kept its state".into()));
                 };
                 let child_order = fresh.then(|| self.stack[k].order().child(actor, &self.events));
-                let (start, len) = c.en;
-                let (en, ids) = (&self.en[start..start + len], &self.ids[start..start + len]);
+                let set = enabled_set(&self.en, &self.ids, c.en);
                 debug_assert_eq!(self.stack[k].cur, c.cur);
-                self.stack[k].move_on(c.step_cost, en, ids)?;
+                self.stack[k].move_on(c.step_cost, &set)?;
                 child_order
             }
         };
@@ -332,16 +315,16 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         skip: bool,
         c: &Choice,
     ) -> Result<(), SearchError> {
-        let (en, ids) = (self.en_of(c.en), self.ids_of(c.en));
-        order.advance_from(c.cur, en, ids);
-        let next_choice = order.current(en, ids);
+        let set = self.set(c.en);
+        order.advance_from(c.cur, &set);
+        let next_choice = order.current(&set);
         let fp = self.first_fp(&state, next_choice, &order);
         let offered = match held {
             Held::Frame(k) => self.stack[*k].offered,
             Held::Entry { offered, .. } => *offered,
         };
         let remaining = c.total - (c.index + 1);
-        let retire = (c.depth, remaining, (c.en.0, c.en.0 + c.en.1));
+        let retire = (c.depth, remaining, c.en);
         self.report.deferrals += 1;
         self.stratum.deferrals += 1;
         if self.report.cache_full && !self.deferred.insert(self.key(self.fp(&state), &order)) {
