@@ -15,7 +15,7 @@ use crate::message::{Halt, Msg, Summary};
 use mcheck_checker::cache::{state_fingerprint, FingerprintSet, Insert};
 use mcheck_checker::config::{peak_rss, Config};
 use mcheck_checker::search::order::{ChoiceOrder, Composed, EnabledSet};
-use mcheck_checker::{ActorId, BoundedBy, Enabled, Event, Explorer, Program};
+use mcheck_checker::{enabled_mask, ActorId, BoundedBy, Enabled, Event, Explorer, Program};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -36,6 +36,8 @@ struct Frame<S, E> {
     order: Composed<E>,
     en: Vec<Enabled>,
     ids: Vec<ActorId>,
+    /// `enabled_mask(ids)`, computed once for the frame.
+    mask: Option<u64>,
     /// Choices taken.
     next: u32,
     total: u32,
@@ -43,6 +45,17 @@ struct Frame<S, E> {
     depth: u32,
     /// The steps at which the delays of the path to this choice were taken.
     delays: Vec<u32>,
+}
+
+impl<S, E> Frame<S, E> {
+    /// The frame's enabled set, with its mask.
+    fn set(&self) -> EnabledSet<'_> {
+        EnabledSet {
+            en: &self.en,
+            ids: &self.ids,
+            mask: self.mask,
+        }
+    }
 }
 
 /// One worker's search.
@@ -241,11 +254,12 @@ impl<P: Program, E: Explorer> Local<P, E> {
             }
             return;
         }
-        let ids = en.iter().map(|e| e.actor).collect();
+        let ids: Vec<ActorId> = en.iter().map(|e| e.actor).collect();
         let total = en.iter().map(|e| e.alternatives).sum();
         self.stack.push(Frame {
             state: s,
             order,
+            mask: enabled_mask(&ids),
             en,
             ids,
             next: 0,
@@ -264,7 +278,7 @@ impl<P: Program, E: Explorer> Local<P, E> {
                 self.stack.pop();
                 continue;
             }
-            let (actor, alt) = top.order.current(&EnabledSet::new(&top.en, &top.ids));
+            let (actor, alt) = top.order.current(&top.set());
             if top.ids.binary_search(&actor).is_err() {
                 let message = format!(
                     "explorer {} is unsound: it offered actor {actor}, which is not enabled (enabled: {:?})",
@@ -290,7 +304,11 @@ impl<P: Program, E: Explorer> Local<P, E> {
             let child_delays = top.delays.clone();
             // The continuation first, as in the recursion (ARCHITECTURE.md §3).
             if top.next < top.total {
-                let set = EnabledSet::new(&top.en, &top.ids);
+                let set = EnabledSet {
+                    en: &top.en,
+                    ids: &top.ids,
+                    mask: top.mask,
+                };
                 let c = top.order.advance_cost(&set);
                 top.order.advance(&set);
                 top.cost += c;

@@ -19,6 +19,7 @@
 //!
 //! The search sees either through [`StateCache`].
 
+mod bucket;
 mod fingerprint;
 mod region;
 mod set;

@@ -29,7 +29,8 @@ pub struct EnabledSet<'a> {
     pub en: &'a [Enabled],
     /// Their ids.
     pub ids: &'a [ActorId],
-    /// `enabled_mask(ids)`.
+    /// `enabled_mask(ids)`; `None` also where the order does not read it
+    /// ([`ChoiceOrder::READS_MASK`]), which explorers treat as "compute it".
     pub mask: Option<u64>,
 }
 
@@ -55,6 +56,11 @@ pub trait ChoiceOrder: Clone + Send + Sync {
     /// TwoPhase); builds with debug assertions, the tests among them, still
     /// check it. Orders built from an [`Explorer`] are never trusted.
     const TRUSTED: bool = false;
+    /// Whether the order reads [`EnabledSet::mask`]. When it does not, the
+    /// stratified search leaves the mask `None` rather than compute it for
+    /// every state (the engine's `Natural` and `Preemptive` orders never
+    /// read it).
+    const READS_MASK: bool = true;
     /// The name used in error messages (the explorer's).
     fn name(&self) -> &str;
     /// The current choice at a state whose enabled set is `set`: actor and
@@ -199,6 +205,7 @@ impl Natural {
 
 impl ChoiceOrder for Natural {
     const TRUSTED: bool = true;
+    const READS_MASK: bool = false;
     fn name(&self) -> &str {
         "natural order"
     }
@@ -269,6 +276,7 @@ impl Preemptive {
 
 impl ChoiceOrder for Preemptive {
     const TRUSTED: bool = true;
+    const READS_MASK: bool = false;
     fn name(&self) -> &str {
         "preemption order"
     }

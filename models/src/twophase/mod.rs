@@ -491,7 +491,7 @@ impl Program for TwoPhaseProgram {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn execute(
         &self,
         s: &mut TwoPhaseState,

@@ -6,34 +6,24 @@
 //! fixed when the set turns compact). In a table of `2^a` buckets the top
 //! `a` of those bits are the bucket's index (not stored: the position says
 //! them) and the other `W - a <= 40` bits are the stored field. A bucket is
-//! one 64-byte cache line: 12 fields of 5 bytes, a count and an
-//! "overflowed" flag. A fingerprint whose bucket is full goes to the stash
-//! (a plain table of the same `W` bits, top-aligned); the stash is looked
-//! at only for a full bucket. The table doubles in place
+//! one 64-byte cache line ([`bucket`](crate::cache::bucket)'s layout): 12
+//! fields of 40 bits (their low bytes together, then their other 32 bits),
+//! a count and an "overflowed" flag. A fingerprint whose bucket is full
+//! goes to the stash (a plain table of the same `W` bits, top-aligned);
+//! the stash is looked at only for a full bucket. The table doubles in place
 //! ([`Region::grow`]): bucket `b` splits into `2b` and `2b + 1` by the top
 //! bit of each field, which moves from the field to the index, so nothing
 //! is lost and every entry always keeps `W` bits.
 
 use super::{prefetch_ptr, FingerprintSet};
+use crate::cache::bucket::{field, grow_limit, holds, rest, tag, BUCKET_BYTES, COUNT, FIELDS, FIELD_BITS, RESTS};
 use crate::cache::region::{Region, Zeroable};
 use crate::cache::Insert;
 
-/// Fields per bucket.
-const FIELDS: usize = 12;
-/// Bytes per field.
-const FIELD_BYTES: usize = 5;
-/// The mask of a field's bits.
-const FIELD_MASK: u64 = (1 << (8 * FIELD_BYTES)) - 1;
-/// Where a bucket's count is.
-const COUNT: usize = FIELDS * FIELD_BYTES;
 /// Where a bucket's "overflowed into the stash" flag is.
 const OVERFLOWED: usize = COUNT + 1;
-/// Bytes per bucket: one cache line.
-const BUCKET_BYTES: usize = 64;
-/// The most bits a field stores, hence the fewest buckets: `W - a <= 40`.
-const FIELD_BITS: u32 = 40;
 
-/// One cache line of fields.
+/// One cache line of fields ([`bucket`](crate::cache::bucket)'s layout).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Bucket([u8; BUCKET_BYTES]);
@@ -44,12 +34,18 @@ unsafe impl Zeroable for Bucket {}
 impl Bucket {
     const EMPTY: Bucket = Bucket([0; BUCKET_BYTES]);
 
-    /// Field `i` (less than [`FIELDS`]); the 8-byte read stays inside the line.
+    /// The rest of field `i` (less than [`FIELDS`]).
+    #[inline(always)]
+    fn rest(&self, i: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&self.0[RESTS + 4 * i..RESTS + 4 * i + 4]);
+        u32::from_le_bytes(w)
+    }
+
+    /// Field `i` (less than [`FIELDS`]).
     #[inline(always)]
     fn field(&self, i: usize) -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&self.0[i * FIELD_BYTES..i * FIELD_BYTES + 8]);
-        u64::from_le_bytes(w) & FIELD_MASK
+        field(self.0[i], self.rest(i))
     }
 
     #[inline(always)]
@@ -59,14 +55,16 @@ impl Bucket {
 
     #[inline(always)]
     fn holds(&self, f: u64) -> bool {
-        (0..self.count()).any(|i| self.field(i) == f)
+        let head: &[u8; 16] = self.0[..16].try_into().expect("16 bytes");
+        holds(head, self.count(), f, |i| self.rest(i))
     }
 
     /// Appends `f` (the bucket has room).
     #[inline(always)]
     fn push(&mut self, f: u64) {
         let i = self.count();
-        self.0[i * FIELD_BYTES..(i + 1) * FIELD_BYTES].copy_from_slice(&f.to_le_bytes()[..FIELD_BYTES]);
+        self.0[i] = tag(f);
+        self.0[RESTS + 4 * i..RESTS + 4 * i + 4].copy_from_slice(&rest(f).to_le_bytes());
         self.0[COUNT] += 1;
     }
 }
@@ -87,12 +85,6 @@ pub(super) struct Compact {
     stash_budget: Option<usize>,
     /// Entries in buckets and stash.
     len: usize,
-}
-
-/// The entries a table of `2^a` buckets holds before it doubles: 7/8.
-#[inline]
-const fn grow_limit(a: u32) -> usize {
-    (FIELDS << a) / 8 * 7
 }
 
 impl Compact {
@@ -264,6 +256,9 @@ mod tests {
     use crate::cache::tests::fill;
     use crate::cache::StateCache;
 
+    /// The bits of a field: its tag (the low 8) and its rest (the next 32).
+    const FIELD_MASK: u64 = (1 << FIELD_BITS) - 1;
+
     impl StateCache for Compact {
         fn insert(&mut self, fp: u64) -> Insert {
             Compact::insert(self, fp)
@@ -287,27 +282,21 @@ mod tests {
         }
         assert!((0..FIELDS).all(|i| b.field(i) == FIELD_MASK - i as u64));
         assert!(b.holds(FIELD_MASK - 11) && !b.holds(FIELD_MASK - 12));
-        // 2^7 buckets at first (1,536 fields), so the stash fills before
-        // the first doubling; then seven doublings in place.
-        let mut c = Compact::new(7, None);
-        assert_eq!(c.bits(), 47);
-        let n = 200_000u64;
-        for i in 0..n {
-            assert_eq!(c.insert(fingerprint(&i)), Insert::New, "{i}");
+    }
+
+    #[test]
+    fn only_fields_in_use_whose_tag_and_rest_both_agree_are_held() {
+        // Fields 0x100, 0x200, 0x300: tag 0 each, rests 1, 2, 3.
+        let mut b = Bucket::EMPTY;
+        for r in 1..=3u64 {
+            b.push(r << 8);
         }
-        assert_eq!(c.len(), n as usize);
-        assert!((0..n).all(|i| c.contains(fingerprint(&i))));
-        assert!((0..n).all(|i| c.insert(fingerprint(&i)) == Insert::Present));
-        assert!((n..2 * n).all(|i| !c.contains(fingerprint(&i))));
-        // 200,000 entries at most 7/8 full: 2^14 buckets hold 172,032, so
-        // the table is at 2^15 buckets.
-        assert_eq!((c.a, c.buckets.len()), (15, 1 << 15));
-        assert!(c.len < grow_limit(c.a));
-        // Every entry is in one place: its bucket, or (its bucket full)
-        // the stash, and nowhere else.
-        let in_buckets: usize = c.buckets.iter().map(Bucket::count).sum();
-        assert_eq!(in_buckets + c.stash.len(), c.len());
-        assert!(!c.stash.is_empty());
+        assert!((1..=3u64).all(|r| b.holds(r << 8)));
+        // A tag that agrees and a rest that does not.
+        assert!(!b.holds(4 << 8));
+        // The unused fields read as 0 and the count byte is 3: neither
+        // is a field.
+        assert!(!b.holds(0) && !b.holds(3));
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub(super) struct Resumed {
 
 impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// Appends the enabled set of `state` to `en`/`ids`; returns where it
-    /// is, with its mask.
+    /// is, with its mask if the order reads it.
     #[inline]
     pub(super) fn load_enabled(&mut self, state: &P::State) -> Span {
         self.program.enabled(state, &mut self.scratch);
@@ -35,7 +35,11 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         Span {
             start: en_start as u32,
             len: (self.en.len() - en_start) as u32,
-            mask: enabled_mask(&self.ids[en_start..]),
+            mask: if O::READS_MASK {
+                enabled_mask(&self.ids[en_start..])
+            } else {
+                None
+            },
         }
     }
 
@@ -98,8 +102,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         // cost after the move).
         let cur = frame.order().current(&set);
         let offered = match resume {
-            None => offer(0, cur.0, set.ids, frame.order())?,
-            Some(r) => offer_at(r.offered, cur, set.ids, frame.order())?,
+            None => offer(0, cur.0, &set, frame.order())?,
+            Some(r) => offer_at(r.offered, cur, &set, frame.order())?,
         };
         let frame = &mut self.stack[top];
         frame.cur = cur;
@@ -152,7 +156,7 @@ impl<S, O: ChoiceOrder> Frame<S, O> {
         order.advance_from(self.cur, set);
         self.cost += step_cost;
         self.cur = order.current(set);
-        self.offered = offer_at(self.offered, self.cur, set.ids, order)?;
+        self.offered = offer_at(self.offered, self.cur, set, order)?;
         Ok(())
     }
 }
@@ -164,46 +168,66 @@ impl<S, O: ChoiceOrder> Frame<S, O> {
 pub(super) fn offer_at<O: ChoiceOrder>(
     offered: u64,
     (actor, alt): (ActorId, u32),
-    ids: &[ActorId],
+    set: &EnabledSet<'_>,
     order: &O,
 ) -> Result<u64, SearchError> {
     if alt > 0 {
         Ok(offered)
     } else {
-        offer(offered, actor, ids, order)
+        offer(offered, actor, set, order)
     }
 }
 
 /// The run-time soundness check: a newly offered actor must be enabled
-/// and not offered before at this state. Skipped for a trusted order
-/// ([`ChoiceOrder::TRUSTED`]) unless debug assertions are on.
+/// and not offered before at this state. `offered` has a bit per actor
+/// offered: bit `id` when the enabled set has a mask (every id below
+/// 64; a test of two bits), else bit `i` for the `i`-th enabled actor
+/// (a binary search; the first 64). A state's set has a mask or not
+/// whenever it is loaded, so one state always uses one of the two.
+/// Skipped for a trusted order ([`ChoiceOrder::TRUSTED`]) unless debug
+/// assertions are on.
 #[inline]
 pub(super) fn offer<O: ChoiceOrder>(
     offered: u64,
     actor: ActorId,
-    ids: &[ActorId],
+    set: &EnabledSet<'_>,
     order: &O,
 ) -> Result<u64, SearchError> {
     if O::TRUSTED && !cfg!(debug_assertions) {
         return Ok(offered);
     }
-    match ids.binary_search(&actor) {
-        Err(_) => Err(SearchError::UnsoundExplorer {
-            explorer: order.name().to_string(),
-            message: format!("it chose actor {actor}, which is not enabled (enabled: {ids:?})"),
-        }),
-        Ok(i) if i < 64 => {
-            if offered & (1 << i) != 0 {
-                Err(SearchError::UnsoundExplorer {
-                    explorer: order.name().to_string(),
-                    message: format!(
-                        "it offered actor {actor} twice at one state before offering every enabled actor (enabled: {ids:?})"
-                    ),
-                })
-            } else {
-                Ok(offered | (1 << i))
-            }
+    let bit = match set.mask {
+        Some(mask) => {
+            let bit = 1u64.checked_shl(actor.0).unwrap_or(0);
+            (mask & bit != 0).then_some(bit)
         }
-        Ok(_) => Ok(offered),
+        None => match set.ids.binary_search(&actor) {
+            Ok(i) => Some(1u64.checked_shl(i as u32).unwrap_or(0)),
+            Err(_) => None,
+        },
+    };
+    match bit {
+        None => Err(unsound(
+            order,
+            format!("it chose actor {actor}, which is not enabled (enabled: {:?})", set.ids),
+        )),
+        Some(bit) if offered & bit != 0 => Err(unsound(
+            order,
+            format!(
+                "it offered actor {actor} twice at one state before offering every enabled actor (enabled: {:?})",
+                set.ids
+            ),
+        )),
+        Some(bit) => Ok(offered | bit),
+    }
+}
+
+/// The error of an order that failed the run-time soundness check.
+#[cold]
+#[inline(never)]
+fn unsound<O: ChoiceOrder>(order: &O, message: String) -> SearchError {
+    SearchError::UnsoundExplorer {
+        explorer: order.name().to_string(),
+        message,
     }
 }

@@ -83,7 +83,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             choices.push(cur);
             let set = self.set(span);
             if cur.1 == 0 {
-                match offer(offered, cur.0, set.ids, &order) {
+                match offer(offered, cur.0, &set, &order) {
                     Ok(o) => offered = o,
                     Err(_) => {
                         sound = false;

@@ -170,7 +170,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
         let set = self.set(en);
         let cur = e.order.current(&set);
-        let offered = offer_at(e.offered, cur, set.ids, &e.order)?;
+        let offered = offer_at(e.offered, cur, &set, &e.order)?;
         let mut held = Held::Entry {
             state: Some(e.state),
             order: Some(e.order),

@@ -1,0 +1,374 @@
+//! The compact table of a [`SharedCache`](super::SharedCache) shard: the
+//! quotiented buckets of the single-threaded compact form
+//! ([`bucket`](crate::cache::bucket)'s layout) made safe for concurrent
+//! inserts (ARCHITECTURE.md §9, "The shared cache").
+//!
+//! A shard keeps the top [`KEPT`] bits of a fingerprint (its shard says
+//! 4 more, its low bits). In a table of `2^a` buckets the top `a` of them
+//! are the bucket's index and the other `KEPT - a <= 40` bits the stored
+//! field. A bucket is eight atomic words: word 0 holds tags 0 to 7, word 1
+//! tags 8 to 11, the count (its byte 4) and the flags (its byte 5: locked,
+//! moved, overflowed), words 2 to 7 the rests, two per word.
+//!
+//! * A look-up loads word 1 (acquire), then the tags and the rests of the
+//!   first `count` fields: fields are only ever appended, and a writer
+//!   publishes its field by the release store of the count, so what a
+//!   reader sees below the count is complete.
+//! * An insert of an absent field locks the bucket by a compare-and-swap of
+//!   word 1 from the exact value its look-up read (so no field was added
+//!   since), writes the tag and the rest, and stores word 1 with the count
+//!   one higher and the lock off. A full bucket is marked overflowed (a
+//!   compare-and-swap) and the value goes to the stash, an 8-byte
+//!   [`Plain`] table whose claiming compare-and-swap decides among racing
+//!   inserts; the stash is looked at only for an overflowed bucket, which
+//!   stays full.
+//! * A growth freezes every bucket (sets "moved" once it is unlocked) and
+//!   the stash's empty slots, and copies the entries into a table twice
+//!   the size; an insert that meets a frozen bucket retries there.
+
+use super::plain::Plain;
+use super::Probe;
+use crate::cache::bucket::{field, grow_limit, holds, rest, tag, BUCKET_BYTES, FIELDS, FIELD_BITS};
+use crate::cache::region::{Region, Zeroable};
+use std::hint::spin_loop;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicU64, AtomicUsize};
+
+/// log2 of the buckets of a shard's first compact table: 2^15 of 64 bytes
+/// (2 MiB, the size of the 8-byte table it replaces).
+pub(super) const A_MIN: u32 = 15;
+/// The top bits of a fingerprint a compact shard keeps: 40 + [`A_MIN`].
+pub(super) const KEPT: u32 = FIELD_BITS + A_MIN;
+
+/// Where the count is in word 1.
+const COUNT_SHIFT: u32 = 32;
+/// Word 1's flags: a writer holds the bucket; a growth froze it; it
+/// overflowed into the stash.
+const LOCKED: u64 = 1 << 40;
+const MOVED: u64 = 1 << 41;
+const OVERFLOWED: u64 = 1 << 42;
+
+/// One cache line of eight atomic words.
+#[repr(C, align(64))]
+struct Bucket([AtomicU64; BUCKET_BYTES / 8]);
+
+// SAFETY: zero words are an empty, unlocked bucket; atomics have no drop.
+unsafe impl Zeroable for Bucket {}
+
+#[inline(always)]
+fn count(w1: u64) -> usize {
+    ((w1 >> COUNT_SHIFT) & 0xff) as usize
+}
+
+impl Bucket {
+    /// The bucket's first 16 bytes, given word 1.
+    #[inline(always)]
+    fn head(&self, w1: u64) -> [u8; 16] {
+        let w0 = self.0[0].load(Relaxed);
+        (u128::from(w0) | u128::from(w1) << 64).to_le_bytes()
+    }
+
+    #[inline(always)]
+    fn rest(&self, i: usize) -> u32 {
+        (self.0[2 + i / 2].load(Relaxed) >> (32 * (i % 2))) as u32
+    }
+
+    /// Whether field `f` is among the fields counted in `w1`, which was
+    /// loaded with acquire ordering.
+    #[inline(always)]
+    fn holds(&self, w1: u64, f: u64) -> bool {
+        holds(&self.head(w1), count(w1), f, |i| self.rest(i))
+    }
+
+    /// Writes `f` as field `i` (the caller holds the bucket, or nobody
+    /// else sees it) and returns word 1 with it counted: `w1` plus the
+    /// count, and the tag if it lives in word 1.
+    #[inline(always)]
+    fn write(&self, i: usize, f: u64, w1: u64) -> u64 {
+        let t = u64::from(tag(f));
+        let mut w1 = w1 + (1 << COUNT_SHIFT);
+        if i < 8 {
+            self.0[0].fetch_or(t << (8 * i), Relaxed);
+        } else {
+            w1 |= t << (8 * (i - 8));
+        }
+        self.0[2 + i / 2].fetch_or(u64::from(rest(f)) << (32 * (i % 2)), Relaxed);
+        w1
+    }
+}
+
+/// The stash's value for the kept bits `v`: top-aligned, with the low bit
+/// set so that it is never 0 (nor [`super::MOVED`]: `KEPT` < 63).
+#[inline(always)]
+fn stash_key(v: u64) -> u64 {
+    v << (64 - KEPT) | 1
+}
+
+/// A compact table of `2^a` buckets and its stash.
+pub(super) struct Compact {
+    buckets: Region<Bucket>,
+    a: u32,
+    /// The shard's entry count at which an insert of an absent value
+    /// answers [`Probe::AtLimit`].
+    pub(super) limit: usize,
+    stash: Plain,
+    /// The stash's entry count.
+    stash_len: AtomicUsize,
+}
+
+impl Compact {
+    /// A table of `2^a` buckets (`a >= A_MIN`) holding `entries` (values
+    /// as [`freeze`](Self::freeze) gives them, or whole fingerprints),
+    /// which no other thread sees yet; `largest`: it may not grow.
+    pub(super) fn with_entries(a: u32, largest: bool, entries: &[u64]) -> Compact {
+        debug_assert!(a >= A_MIN);
+        let buckets: Region<Bucket> = Region::zeroed(1 << a);
+        let low = KEPT - a;
+        let mut over = Vec::new();
+        for &x in entries {
+            let v = x >> (64 - KEPT);
+            let bucket = &buckets[(v >> low) as usize];
+            let w1 = bucket.0[1].load(Relaxed);
+            let i = count(w1);
+            if i < FIELDS {
+                let w1 = bucket.write(i, v & ((1 << low) - 1), w1);
+                bucket.0[1].store(w1, Relaxed);
+            } else {
+                bucket.0[1].store(w1 | OVERFLOWED, Relaxed);
+                over.push(stash_key(v));
+            }
+        }
+        // A slot per bucket, or room for what overflowed.
+        let slots = min_stash(a).max((2 * over.len()).next_power_of_two());
+        let stash = Plain::new(slots, largest);
+        for &k in &over {
+            stash.place(k);
+        }
+        Compact {
+            buckets,
+            a,
+            limit: if largest { FIELDS << a } else { grow_limit(a) },
+            stash,
+            stash_len: AtomicUsize::new(over.len()),
+        }
+    }
+
+    /// log2 of the bucket count.
+    pub(super) fn a(&self) -> u32 {
+        self.a
+    }
+
+    /// The table's bytes in 8-byte units (buckets and stash).
+    pub(super) fn units(&self) -> usize {
+        units(self.a, self.stash.slots.len())
+    }
+
+    /// Whether the shard (of `len` entries) or the stash is at its limit.
+    pub(super) fn at_limit(&self, len: usize) -> bool {
+        len >= self.limit || self.stash_len.load(Relaxed) >= self.stash.limit
+    }
+
+    /// The bucket of `fp` and its field.
+    #[inline(always)]
+    fn place(&self, fp: u64) -> (&Bucket, u64, u64) {
+        let v = fp >> (64 - KEPT);
+        let low = KEPT - self.a;
+        (&self.buckets[(v >> low) as usize], v & ((1 << low) - 1), v)
+    }
+
+    /// The address of the bucket of `fp`, to prefetch.
+    #[inline(always)]
+    pub(super) fn line(&self, fp: u64) -> *const u64 {
+        self.place(fp).0 .0.as_ptr().cast()
+    }
+
+    /// Inserts `fp` (see the module's protocol), counting it in `len`.
+    #[inline]
+    pub(super) fn insert(&self, fp: u64, len: &AtomicUsize) -> Probe {
+        let (bucket, f, v) = self.place(fp);
+        let mut w1 = bucket.0[1].load(Acquire);
+        loop {
+            if w1 & MOVED != 0 {
+                return Probe::Moved;
+            }
+            if bucket.holds(w1, f) {
+                return Probe::Present;
+            }
+            if w1 & OVERFLOWED != 0 {
+                return match self.stash.insert(stash_key(v), &self.stash_len) {
+                    Probe::New => {
+                        len.fetch_add(1, Relaxed);
+                        Probe::New
+                    }
+                    p => p,
+                };
+            }
+            if w1 & LOCKED != 0 {
+                spin_loop();
+                w1 = bucket.0[1].load(Acquire);
+                continue;
+            }
+            if len.load(Relaxed) >= self.limit {
+                return Probe::AtLimit;
+            }
+            let i = count(w1);
+            let flag = if i < FIELDS { LOCKED } else { OVERFLOWED };
+            match bucket.0[1].compare_exchange(w1, w1 | flag, AcqRel, Acquire) {
+                // Full: marked, and the loop goes to the stash.
+                Ok(_) if i == FIELDS => w1 |= OVERFLOWED,
+                Ok(_) => {
+                    // Held, with the fields looked at: none is `f`.
+                    bucket.0[1].store(bucket.write(i, f, w1), Release);
+                    len.fetch_add(1, Relaxed);
+                    return Probe::New;
+                }
+                Err(now) => w1 = now,
+            }
+        }
+    }
+
+    /// Whether `fp` is in the table (`None`: frozen where the look-up went).
+    #[inline]
+    pub(super) fn contains(&self, fp: u64) -> Option<bool> {
+        let (bucket, f, v) = self.place(fp);
+        let w1 = bucket.0[1].load(Acquire);
+        if w1 & MOVED != 0 {
+            None
+        } else if bucket.holds(w1, f) {
+            Some(true)
+        } else if w1 & OVERFLOWED != 0 {
+            self.stash.contains(stash_key(v))
+        } else {
+            Some(false)
+        }
+    }
+
+    /// Freezes every bucket (once no writer holds it) and the stash, so
+    /// that no insert lands in this table any more; calls `f` with every
+    /// entry as a value [`with_entries`](Self::with_entries) takes (its
+    /// kept bits, top-aligned).
+    pub(super) fn freeze(&self, mut f: impl FnMut(u64)) {
+        let low = KEPT - self.a;
+        for (b, bucket) in self.buckets.iter().enumerate() {
+            let w1 = loop {
+                let w = bucket.0[1].load(Acquire);
+                if w & LOCKED != 0 {
+                    spin_loop();
+                } else if bucket.0[1].compare_exchange(w, w | MOVED, AcqRel, Acquire).is_ok() {
+                    break w;
+                }
+            };
+            let head = bucket.head(w1);
+            for (i, &t) in head.iter().enumerate().take(count(w1)) {
+                let v = (b as u64) << low | field(t, bucket.rest(i));
+                f(v << (64 - KEPT));
+            }
+        }
+        self.stash.freeze(|k| f(k & !1));
+    }
+}
+
+/// The bytes of a compact table of `2^a` buckets and `stash` slots, in
+/// 8-byte units.
+pub(super) fn units(a: u32, stash: usize) -> usize {
+    ((BUCKET_BYTES / 8) << a) + stash
+}
+
+/// The slots of the stash of a table of `2^a` buckets, unless more
+/// overflowed when it was built: one per bucket, 12.5% of the buckets'
+/// bytes. Its limit (75%) is reached near the buckets' own (7/8 full,
+/// 10.5 per bucket: then 0.70 per bucket overflow, in a Poisson model);
+/// with half a slot per bucket the stash doubled the table at 9.4 per
+/// bucket (TwoPhase, 9 RMs).
+pub(super) fn min_stash(a: u32) -> usize {
+    1 << a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::fingerprint;
+
+    /// The bucket a value of the table of `2^A_MIN` buckets goes to.
+    fn bucket_of(fp: u64) -> u64 {
+        fp >> (64 - A_MIN)
+    }
+
+    /// Three threads insert the same fingerprints, each in its own order,
+    /// into one table: 40,000 spread over the buckets and 40 that share a
+    /// bucket (12 fit, 28 overflow into the stash). Each is `New` exactly
+    /// once among them; the stash holds what the buckets could not (an
+    /// oracle that does not depend on the race: a bucket with k values
+    /// overflows k - 12); a frozen table answers `Moved` and gives back
+    /// every entry, which a table twice the size holds.
+    #[test]
+    fn racing_inserts_are_new_once_and_full_buckets_overflow() {
+        let mut fps: Vec<u64> = (0..40_000u64).map(|i| fingerprint(&i)).collect();
+        fps.extend((0..40u64).map(|i| 0x5A5 << (64 - A_MIN) | fingerprint(&(i + 1_000_000)) >> A_MIN));
+        let t = Compact::with_entries(A_MIN, false, &[]);
+        let len = AtomicUsize::new(0);
+        let news: Vec<u64> = std::thread::scope(|sc| {
+            let handles: Vec<_> = (0..3usize)
+                .map(|k| {
+                    let (t, len, fps) = (&t, &len, &fps);
+                    sc.spawn(move || {
+                        let m = fps.len();
+                        (0..m)
+                            .map(|i| fps[(i * (2 * k + 1) + k * 977) % m])
+                            .filter(|&fp| matches!(t.insert(fp, len), Probe::New))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().expect("thread")).collect()
+        });
+        let (mut news, mut all) = (news, fps.clone());
+        news.sort_unstable();
+        all.sort_unstable();
+        assert_eq!(news, all);
+        assert_eq!(len.load(Relaxed), fps.len());
+        assert!(fps.iter().all(|&fp| t.contains(fp) == Some(true)));
+        assert!((1u64..1000).all(|i| t.contains(fingerprint(&(i + 2_000_000))) == Some(false)));
+        let mut per_bucket = std::collections::HashMap::new();
+        for &fp in &fps {
+            *per_bucket.entry(bucket_of(fp)).or_insert(0usize) += 1;
+        }
+        let overflow: usize = per_bucket.values().map(|&k| k.saturating_sub(FIELDS)).sum();
+        assert!(overflow >= 28);
+        assert_eq!(t.stash_len.load(Relaxed), overflow);
+        // Frozen: no insert lands, every entry comes back.
+        let mut entries = Vec::new();
+        t.freeze(|e| entries.push(e));
+        assert!(matches!(t.insert(fingerprint(&3_000_000u64), &len), Probe::Moved));
+        assert_eq!(t.contains(fps[0]), None);
+        let kept = |fp: u64| fp >> (64 - KEPT) << (64 - KEPT);
+        let mut want: Vec<u64> = fps.iter().map(|&fp| kept(fp)).collect();
+        want.sort_unstable();
+        entries.sort_unstable();
+        assert_eq!(entries, want);
+        let grown = Compact::with_entries(A_MIN + 1, false, &entries);
+        assert!(fps.iter().all(|&fp| grown.contains(fp) == Some(true)));
+        // Only the top KEPT bits are kept: a fingerprint that differs
+        // below them is the same entry.
+        assert!(matches!(grown.insert(fps[0] ^ 1, &len), Probe::Present));
+    }
+
+    /// Word 1 keeps tags 8 to 11 below the count, and the flags above it.
+    #[test]
+    fn a_bucket_keeps_its_fields_in_its_words() {
+        let t = Compact::with_entries(A_MIN, true, &[]);
+        let len = AtomicUsize::new(0);
+        // Thirteen values of bucket 0: fields 0 to 11, then the stash.
+        let fps: Vec<u64> = (1..=13u64).map(|i| (i * 0x01_0101_0101) << (64 - KEPT)).collect();
+        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, &len), Probe::New)));
+        let w1 = t.buckets[0].0[1].load(Relaxed);
+        assert_eq!(count(w1), FIELDS);
+        assert_eq!(w1 & (LOCKED | MOVED), 0);
+        assert_ne!(w1 & OVERFLOWED, 0);
+        // Field 8 (value 9) has its tag in word 1's low byte.
+        assert_eq!(w1 & 0xff, (9 * 0x01_0101_0101_u64) & 0xff);
+        assert_eq!(t.stash_len.load(Relaxed), 1);
+        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, &len), Probe::Present)));
+        assert_eq!(t.units(), (8 << A_MIN) + (1 << A_MIN));
+    }
+}

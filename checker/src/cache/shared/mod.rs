@@ -1,0 +1,583 @@
+//! The shared state cache of a parallel search: [`SharedCache`], lock-free
+//! on every path but growth (ARCHITECTURE.md §9, "The shared cache").
+
+mod compact;
+mod plain;
+
+use super::fingerprint::nonzero;
+use super::set::{max_slots_within, prefetch_ptr, INITIAL_SLOTS, SLOT_BYTES};
+use super::Insert;
+use compact::{Compact, A_MIN, KEPT};
+use plain::Plain;
+use std::fmt;
+use std::ptr::NonNull;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize};
+use std::sync::{Mutex, MutexGuard};
+
+/// The number of shards of [`SharedCache`] (a power of two): few enough
+/// that a shard's tables are large (a compact one is at least 2 MiB, so
+/// that it gets huge pages: at 1 MiB, without them, a parallel DFS of
+/// TwoPhase with 9 RMs took 3.0 s on 2 threads rather than 2.35 s).
+const SHARDS: usize = 16;
+
+/// The largest 8-byte table of a shard (2 MiB): the next growth turns the
+/// shard compact, at 16 * 2 MiB = 32 MiB, as the single-threaded set does.
+const PLAIN_MAX_SLOTS: usize = 1 << 18;
+
+/// A slot that a growth has frozen: its table is being (or has been)
+/// replaced, and the insert goes to the next one. No fingerprint is
+/// stored as this value ([`key`]).
+const MOVED: u64 = u64::MAX;
+
+/// The value stored for `fp`: never 0 (empty) nor [`MOVED`].
+#[inline(always)]
+fn key(fp: u64) -> u64 {
+    let fp = nonzero(fp);
+    if fp == MOVED {
+        MOVED - 1
+    } else {
+        fp
+    }
+}
+
+/// A table owned through a raw pointer, so that the references readers
+/// take from the published pointer stay valid wherever the owner moves.
+struct Owned(NonNull<Table>);
+
+// SAFETY: `Owned` is the only owner of its table, which is `Send` and
+// `Sync` (atomics and plain data).
+unsafe impl Send for Owned {}
+
+impl Owned {
+    fn new(table: Box<Table>) -> Owned {
+        Owned(NonNull::from(Box::leak(table)))
+    }
+
+    fn get(&self) -> &Table {
+        // SAFETY: the pointer came from a leaked box, freed only on drop.
+        unsafe { self.0.as_ref() }
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `Box::leak` and is dropped once.
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+    }
+}
+
+impl fmt::Debug for Owned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+/// What a probe of one table found.
+enum Probe {
+    Present,
+    New,
+    /// The table is frozen: retry in the one that replaces it.
+    Moved,
+    /// Absent, and the shard is at the table's limit.
+    AtLimit,
+}
+
+/// A shard's table: 8-byte slots of whole fingerprints, or past
+/// [`PLAIN_MAX_SLOTS`] compact buckets.
+enum Table {
+    Plain(Plain),
+    Compact(Compact),
+}
+
+/// A table's size: slots of a plain one, log2 buckets of a compact one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Size {
+    Plain(usize),
+    Compact(u32),
+}
+
+impl fmt::Debug for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Table")
+            .field("size", &self.size())
+            .field("units", &self.units())
+            .finish()
+    }
+}
+
+impl Table {
+    /// An empty table of `size`, or one holding `entries` (values as
+    /// [`freeze`](Self::freeze) gives them), which no other thread sees
+    /// yet; `largest` says whether it may not grow.
+    fn with_entries(size: Size, largest: bool, entries: &[u64]) -> Table {
+        match size {
+            Size::Plain(slots) => {
+                let t = Plain::new(slots, largest);
+                for &e in entries {
+                    t.place(e);
+                }
+                Table::Plain(t)
+            }
+            Size::Compact(a) => Table::Compact(Compact::with_entries(a, largest, entries)),
+        }
+    }
+
+    fn size(&self) -> Size {
+        match self {
+            Table::Plain(t) => Size::Plain(t.slots.len()),
+            Table::Compact(t) => Size::Compact(t.a()),
+        }
+    }
+
+    /// Its bytes, in 8-byte units.
+    fn units(&self) -> usize {
+        match self {
+            Table::Plain(t) => t.slots.len(),
+            Table::Compact(t) => t.units(),
+        }
+    }
+
+    #[inline(always)]
+    fn insert(&self, fp: u64, len: &AtomicUsize) -> Probe {
+        match self {
+            Table::Plain(t) => t.insert(fp, len),
+            Table::Compact(t) => t.insert(fp, len),
+        }
+    }
+
+    #[inline]
+    fn contains(&self, fp: u64) -> Option<bool> {
+        match self {
+            Table::Plain(t) => t.contains(fp),
+            Table::Compact(t) => t.contains(fp),
+        }
+    }
+
+    /// The address of the line a look-up of `fp` reads first.
+    #[inline(always)]
+    fn line(&self, fp: u64) -> *const u64 {
+        match self {
+            Table::Plain(t) => t.slots[t.home(fp)].as_ptr(),
+            Table::Compact(t) => t.line(fp),
+        }
+    }
+
+    /// Whether a shard of `len` entries must grow before it takes another.
+    fn at_limit(&self, len: usize) -> bool {
+        match self {
+            Table::Plain(t) => len >= t.limit,
+            Table::Compact(t) => t.at_limit(len),
+        }
+    }
+
+    /// Freezes the table (no insert lands in it after this) and calls `f`
+    /// with every entry.
+    fn freeze(&self, f: impl FnMut(u64)) {
+        match self {
+            Table::Plain(t) => t.freeze(f),
+            Table::Compact(t) => t.freeze(f),
+        }
+    }
+}
+
+/// One cache line of its own, so that a counter written by one thread does
+/// not evict what the others read.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct Padded<T>(T);
+
+/// One shard: its current table and the tables growth replaced.
+#[derive(Debug)]
+#[repr(align(64))]
+struct Shard {
+    /// The current table (null: no slot fits the budget): the last of
+    /// `tables`.
+    table: AtomicPtr<Table>,
+    /// The shard's share of the budget, in 8-byte units.
+    max_units: usize,
+    /// The current table last, after the ones it replaced, which stay
+    /// alive until [`SharedCache::reclaim`] (a reader may still be probing
+    /// them). Locked only to grow and to reclaim.
+    tables: Mutex<Vec<Owned>>,
+}
+
+impl Shard {
+    fn new(max_units: usize) -> Shard {
+        let mut shard = Shard {
+            table: AtomicPtr::new(std::ptr::null_mut()),
+            max_units,
+            tables: Mutex::new(Vec::new()),
+        };
+        let slots = INITIAL_SLOTS.min(max_slots_within(max_units * SLOT_BYTES));
+        if slots > 0 {
+            let size = Size::Plain(slots);
+            let first = Owned::new(Box::new(Table::with_entries(size, shard.next(size).is_none(), &[])));
+            shard.table = AtomicPtr::new(first.0.as_ptr());
+            shard.tables.get_mut().unwrap_or_else(|e| e.into_inner()).push(first);
+        }
+        shard
+    }
+
+    /// The size a table of `size` grows to within the budget, if any: an
+    /// 8-byte table doubles up to [`PLAIN_MAX_SLOTS`], then turns compact
+    /// if the budget lets the compact table double at least once (else
+    /// it goes on doubling); a compact one doubles.
+    fn next(&self, size: Size) -> Option<Size> {
+        let fits = |a: u32| compact::units(a, compact::min_stash(a)) <= self.max_units;
+        let next = match size {
+            Size::Plain(n) if 2 * n > PLAIN_MAX_SLOTS && fits(A_MIN + 1) => Size::Compact(A_MIN),
+            Size::Plain(n) => Size::Plain(2 * n),
+            Size::Compact(a) => Size::Compact(a + 1),
+        };
+        let fits = match next {
+            Size::Plain(n) => n <= self.max_units,
+            Size::Compact(a) => fits(a),
+        };
+        fits.then_some(next)
+    }
+
+    /// The current table.
+    #[inline(always)]
+    fn current(&self) -> Option<&Table> {
+        let p = self.table.load(Acquire);
+        // SAFETY: `p` is null or points to a table owned by `tables`,
+        // fully built before it was published (release store, acquire
+        // load). A table is freed only by `SharedCache::reclaim`, whose
+        // contract is that no thread is inside a method of the cache, so
+        // it outlives this borrow of `self`.
+        unsafe { p.as_ref() }
+    }
+
+    /// The 8-byte units of its tables alive (under its lock).
+    fn units(&self) -> usize {
+        self.lock().iter().map(|t| t.get().units()).sum()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Owned>> {
+        // The tables are only appended to under the lock: a panic while
+        // holding it leaves them consistent.
+        self.tables.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Replaces `old` (if it is still the current table) by a larger one
+    /// holding its entries, adding its units to `units` and setting
+    /// `compact` if it is compact: `Some(Full)` if it is at its largest
+    /// size, `None` to retry the insert (in whichever table is current).
+    #[cold]
+    #[inline(never)]
+    fn grow(&self, old: &Table, len: usize, units: &AtomicUsize, compact: &AtomicBool) -> Option<Insert> {
+        let mut tables = self.lock();
+        if !std::ptr::eq(self.table.load(Acquire), old) || !old.at_limit(len) {
+            return None;
+        }
+        let Some(size) = self.next(old.size()) else {
+            return Some(Insert::Full);
+        };
+        // Frozen, an insert racing with the copy either lands before its
+        // slot or bucket is copied or meets the mark and retries in the
+        // new table.
+        let mut entries = Vec::with_capacity(len);
+        old.freeze(|e| entries.push(e));
+        let next = Table::with_entries(size, self.next(size).is_none(), &entries);
+        if matches!(size, Size::Compact(_)) {
+            compact.store(true, Relaxed);
+        }
+        units.fetch_add(next.units(), Relaxed);
+        let next = Owned::new(Box::new(next));
+        self.table.store(next.0.as_ptr(), Release);
+        tables.push(next);
+        None
+    }
+}
+
+/// The shared state cache of a parallel search: fingerprints spread over
+/// 16 shards by their low bits, each an open-addressing table of atomic
+/// 8-byte slots placed by the high bits (then compact buckets), with an
+/// equal share of the budget.
+/// Look-ups and inserts take no lock: a look-up is plain loads and an
+/// insert one compare-and-swap, so threads that find states already
+/// cached (most look-ups) write nothing they share. A shard at 75% load
+/// doubles under its own lock, freezing the empty slots of the old table
+/// as it copies it; inserts that meet a frozen slot wait for the copy and
+/// retry in the new table. The old tables stay allocated until the
+/// parallel driver [`reclaim`](Self::reclaim)s them between strata, so
+/// within a stratum the cache may hold up to 1.5 times its tables.
+///
+/// Contract: among all threads, exactly one insert of a fingerprint answers
+/// [`Insert::New`]; a shard at its share of the budget answers
+/// [`Insert::Full`] for new fingerprints (sound: the search re-explores).
+/// Past 2^18 slots a shard turns compact ([`compact`]): then it keeps
+/// [`COMPACT_BITS`] of each fingerprint, as the single-threaded set does.
+#[derive(Debug)]
+pub struct SharedCache {
+    shards: Box<[Shard]>,
+    /// Each shard's entry count, one cache line each.
+    lens: Box<[Padded<AtomicUsize>]>,
+    /// The bytes of all tables alive, replaced ones included, in 8-byte
+    /// units, kept as they change so that [`bytes`](Self::bytes), which
+    /// the budgets read every few thousand transitions, takes no lock
+    /// (summing the shards under their locks cost 2% of a parallel DFS
+    /// and waited for growths).
+    units: Padded<AtomicUsize>,
+    /// Whether a shard has turned compact (then the cache keeps
+    /// [`COMPACT_BITS`] of each fingerprint).
+    compact: AtomicBool,
+}
+
+/// The bits of a fingerprint a compact shard keeps: the top [`KEPT`] in
+/// its table, and the low 4 that chose the shard.
+const COMPACT_BITS: u32 = KEPT + SHARDS.trailing_zeros();
+
+impl SharedCache {
+    /// An empty cache of at most `budget` bytes (`None`: no limit).
+    pub fn new(budget: Option<usize>) -> Self {
+        let max_units = match budget {
+            Some(b) => b / SHARDS / SLOT_BYTES,
+            None => 1usize << (usize::BITS - 5 - SHARDS.trailing_zeros()),
+        };
+        let shards: Box<[Shard]> = (0..SHARDS).map(|_| Shard::new(max_units)).collect();
+        let units = shards.iter().map(Shard::units).sum();
+        SharedCache {
+            shards,
+            lens: (0..SHARDS).map(|_| Padded::default()).collect(),
+            units: Padded(AtomicUsize::new(units)),
+            compact: AtomicBool::new(false),
+        }
+    }
+
+    /// The shard of `fp`.
+    #[inline(always)]
+    fn index(fp: u64) -> usize {
+        fp as usize & (SHARDS - 1)
+    }
+
+    /// Inserts `fp` (see the type's contract).
+    #[inline]
+    pub fn insert(&self, fp: u64) -> Insert {
+        let fp = key(fp);
+        let k = Self::index(fp);
+        let (shard, len) = (&self.shards[k], &self.lens[k].0);
+        loop {
+            let Some(t) = shard.current() else {
+                return Insert::Full;
+            };
+            match t.insert(fp, len) {
+                Probe::Present => return Insert::Present,
+                Probe::New => return Insert::New,
+                // The growth holds the lock until the new table is current.
+                Probe::Moved => drop(shard.lock()),
+                Probe::AtLimit => {
+                    if let Some(full) = shard.grow(t, len.load(Relaxed), &self.units.0, &self.compact) {
+                        return full;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `fp` is in the cache.
+    #[inline]
+    pub fn contains(&self, fp: u64) -> bool {
+        let fp = key(fp);
+        let shard = &self.shards[Self::index(fp)];
+        loop {
+            match shard.current().map(|t| t.contains(fp)) {
+                None => return false,
+                Some(Some(found)) => return found,
+                Some(None) => drop(shard.lock()),
+            }
+        }
+    }
+
+    /// Hints the CPU to fetch the slot or bucket of `fp` (a load of the
+    /// shard's table pointer, no lock).
+    #[inline]
+    pub fn prefetch(&self, fp: u64) {
+        let fp = key(fp);
+        if let Some(t) = self.shards[Self::index(fp)].current() {
+            prefetch_ptr(t.line(fp));
+        }
+    }
+
+    /// The number of fingerprints in the cache.
+    pub fn len(&self) -> usize {
+        self.lens.iter().map(|l| l.0.load(Relaxed)).sum()
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bits of each fingerprint the cache keeps: all 64, or
+    /// [`COMPACT_BITS`] once a shard is compact.
+    pub fn fingerprint_bits(&self) -> u32 {
+        if self.compact.load(Relaxed) {
+            COMPACT_BITS
+        } else {
+            64
+        }
+    }
+
+    /// The bytes allocated by all shards, the tables growth replaced
+    /// included.
+    pub fn bytes(&self) -> usize {
+        self.units.0.load(Relaxed) * SLOT_BYTES
+    }
+
+    /// Frees the tables that growth replaced.
+    ///
+    /// # Safety
+    ///
+    /// No other thread may be inside a method of this cache, or enter one,
+    /// until this returns (the parallel driver calls it between strata,
+    /// when its workers have been joined): a lock-free reader may still be
+    /// probing a replaced table.
+    pub(crate) unsafe fn reclaim(&self) {
+        for shard in self.shards.iter() {
+            let mut tables = shard.lock();
+            let keep = tables.len().saturating_sub(1);
+            let freed: usize = tables.drain(..keep).map(|t| t.get().units()).sum();
+            self.units.0.fetch_sub(freed, Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::fingerprint;
+
+    /// Threads insert overlapping ranges while the shards grow from 8 KiB
+    /// to 16 times that: every fingerprint is `New` exactly once among
+    /// them, and every one is found afterwards.
+    #[test]
+    fn each_fingerprint_is_new_once_among_threads() {
+        for threads in [2u64, 3] {
+            let s = SharedCache::new(None);
+            let run = |t: u64| {
+                // Thread t inserts [t * 40,000, t * 40,000 + 60,000), half
+                // of it forwards and half backwards, so ranges overlap.
+                let range: Vec<u64> = if t.is_multiple_of(2) {
+                    (t * 40_000..t * 40_000 + 60_000).collect()
+                } else {
+                    (t * 40_000..t * 40_000 + 60_000).rev().collect()
+                };
+                let mut news = Vec::new();
+                for i in range {
+                    match s.insert(fingerprint(&i)) {
+                        Insert::New => news.push(i),
+                        Insert::Present => {}
+                        Insert::Full => panic!("no budget, never full"),
+                    }
+                }
+                news
+            };
+            let mut all: Vec<u64> = std::thread::scope(|sc| {
+                let handles: Vec<_> = (0..threads).map(|t| sc.spawn(move || run(t))).collect();
+                handles.into_iter().flat_map(|h| h.join().expect("thread")).collect()
+            });
+            let n = (threads - 1) * 40_000 + 60_000;
+            assert_eq!(s.len(), n as usize);
+            all.sort_unstable();
+            assert_eq!(all, (0..n).collect::<Vec<u64>>(), "{threads} threads");
+            assert!((0..n).all(|i| s.contains(fingerprint(&i))));
+            assert!(!s.contains(fingerprint(&n)));
+            // Grown: 16 shards of 1,024 slots hold 12,288 entries at most.
+            let before = s.bytes();
+            assert!(before > 2 * SHARDS * INITIAL_SLOTS * SLOT_BYTES, "{before}");
+            // The running count is the tables' own sum, replaced ones included.
+            let alive: usize = s.shards.iter().map(Shard::units).sum();
+            assert_eq!(before, alive * SLOT_BYTES);
+            // SAFETY: the threads are joined; nothing else uses `s`.
+            unsafe { s.reclaim() };
+            let slots: usize = s.shards.iter().map(|sh| sh.current().map_or(0, Table::units)).sum();
+            assert_eq!(s.bytes(), slots * SLOT_BYTES);
+            assert!(s.bytes() < before);
+            assert!((0..n).all(|i| s.contains(fingerprint(&i))));
+        }
+    }
+
+    /// A budget of 64 KiB gives each shard 4 KiB: 512 slots, full at
+    /// 512 - 51 = 461 entries; the cache never exceeds the budget.
+    #[test]
+    fn budget_is_shared_among_the_shards() {
+        let budget = 64 << 10;
+        let s = SharedCache::new(Some(budget));
+        let news = (0..100_000u64)
+            .filter(|i| s.insert(fingerprint(i)) == Insert::New)
+            .count();
+        assert_eq!(news, 16 * 461);
+        assert_eq!(s.len(), news);
+        assert_eq!(s.bytes(), budget);
+        assert!((0..100_000u64).all(|i| s.insert(fingerprint(&i)) != Insert::New));
+        // Not one slot per shard: everything is full.
+        let tiny = SharedCache::new(Some(100));
+        assert_eq!(tiny.insert(7), Insert::Full);
+        assert_eq!(tiny.bytes(), 0);
+    }
+
+    /// The two values a slot cannot hold are stored as others.
+    #[test]
+    fn zero_and_the_frozen_marker_are_fingerprints_too() {
+        let s = SharedCache::new(None);
+        assert_eq!(s.insert(0), Insert::New);
+        assert_eq!(s.insert(MOVED), Insert::New);
+        assert_eq!(s.insert(0), Insert::Present);
+        assert_eq!(s.insert(MOVED), Insert::Present);
+        assert!(s.contains(0) && s.contains(MOVED));
+        assert_eq!(s.len(), 2);
+    }
+
+    /// Two threads insert 6 million fingerprints, each in its own order:
+    /// every shard (375,000 entries) turns compact (past 196,608) and
+    /// doubles once more (past 344,064 at the latest); still every
+    /// fingerprint is `New` exactly once and found afterwards, and the
+    /// cache keeps 59 bits of each.
+    #[test]
+    fn shards_turn_compact_and_grow_under_racing_inserts() {
+        let n = 6_000_000u64;
+        let s = SharedCache::new(None);
+        assert_eq!(s.fingerprint_bits(), 64);
+        let news: Vec<u64> = std::thread::scope(|sc| {
+            let run = |forwards: bool| {
+                let s = &s;
+                move || {
+                    let order: Box<dyn Iterator<Item = u64>> = if forwards {
+                        Box::new(0..n)
+                    } else {
+                        Box::new((0..n).rev())
+                    };
+                    order
+                        .filter(|i| s.insert(fingerprint(i)) == Insert::New)
+                        .collect::<Vec<_>>()
+                }
+            };
+            let (a, b) = (sc.spawn(run(true)), sc.spawn(run(false)));
+            let mut all = a.join().expect("thread");
+            all.extend(b.join().expect("thread"));
+            all
+        });
+        assert_eq!(news.len() as u64, n);
+        let mut news = news;
+        news.sort_unstable();
+        assert!(news.iter().copied().eq(0..n));
+        assert_eq!(s.len() as u64, n);
+        assert_eq!(s.fingerprint_bits(), 59);
+        // SAFETY: the threads are joined; nothing else uses `s`.
+        unsafe { s.reclaim() };
+        assert!((0..n).all(|i| s.contains(fingerprint(&i))));
+        assert_eq!((n..n + 100_000).filter(|i| s.contains(fingerprint(i))).count(), 0);
+        // Every shard at 2^16 buckets of 64 bytes and a stash of 2^16
+        // 8-byte slots: 16 * (4 MiB + 512 KiB), 12.6 bytes per entry.
+        assert!(s
+            .shards
+            .iter()
+            .all(|sh| sh.current().map(Table::size) == Some(Size::Compact(16))));
+        assert_eq!(s.bytes(), 16 * ((64 << 16) + (8 << 16)));
+        assert!((0..n)
+            .step_by(997)
+            .all(|i| s.insert(fingerprint(&i)) == Insert::Present));
+    }
+}
