@@ -37,7 +37,7 @@
 
 use super::error::SearchError;
 use super::order::ChoiceOrder;
-use super::stratified::{cache_budget, Entry, Search, SearchResult, Shared, Stop};
+use super::stratified::{cache_budget, Entry, Remap, Search, SearchResult, Shared, Stop};
 use super::threads::run_indexed;
 use crate::cache::SharedCache;
 use crate::config::Config;
@@ -71,7 +71,7 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     // the next so that their pages stay mapped.
     let mut spares = Vec::new();
     let stop = main.explore(root, |main, work| {
-        if spread.is_some_and(|n| work.len() >= n) {
+        if spread.is_some_and(|n| work.len() as u64 + main.frontier_len() >= n as u64) {
             main.lift_bound();
         }
         stratum(main, work, &mut spares, &cache, &shared, threads)
@@ -80,8 +80,9 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     Ok(main.finish(stop?))
 }
 
-/// Runs one stratum's work items on `threads` threads and merges the chunks into
-/// `main` in chunk order.
+/// Runs one stratum's work items (`work`, then the lists the last merge
+/// kept) on `threads` threads and merges the chunks into `main` in chunk
+/// order.
 fn stratum<'a, P: Program, O: ChoiceOrder>(
     main: &mut Search<'a, P, O, &'a SharedCache>,
     work: &mut Vec<Entry<P::State, O>>,
@@ -90,9 +91,11 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     shared: &Shared,
     threads: usize,
 ) -> Result<Option<Stop>, SearchError> {
-    let pieces = work.len().min(threads * CHUNKS_PER_THREAD).max(1);
-    main.share_totals(shared, work.len());
-    let chunks: Vec<_> = split(work, pieces, spares).into_iter().map(Mutex::new).collect();
+    let lists = main.take_lists(work);
+    let total: usize = lists.iter().map(|(list, _)| list.len()).sum();
+    let pieces = total.min(threads * CHUNKS_PER_THREAD).max(1);
+    main.share_totals(shared, total);
+    let chunks: Vec<_> = split(lists, pieces, spares).into_iter().map(Mutex::new).collect();
     let frontiers = Mutex::new(std::mem::take(spares));
     let fork = main.fork();
     let outs = run_indexed(
@@ -100,7 +103,10 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
         chunks.len(),
         || (),
         |_, i| {
-            let items = std::mem::take(&mut *chunks[i].lock().unwrap_or_else(|e| e.into_inner()));
+            let items = std::mem::replace(
+                &mut *chunks[i].lock().unwrap_or_else(|e| e.into_inner()),
+                (Vec::new(), Remap::NONE),
+            );
             let frontier = frontiers.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let out = fork.run(shared, items, frontier.unwrap_or_default());
             if !out.as_ref().is_ok_and(|c| c.lets_others_go_on()) {
@@ -123,34 +129,91 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     Ok(stop)
 }
 
-/// Moves `work` into `pieces` contiguous chunks of nearly equal length,
-/// in order, in buffers taken from `spares` where it has them.
-fn split<T>(work: &mut Vec<T>, pieces: usize, spares: &mut Vec<Vec<T>>) -> Vec<Vec<T>> {
-    let (n, pieces) = (work.len(), pieces.max(1));
-    let mut out: Vec<Vec<T>> = Vec::with_capacity(pieces);
-    let mut it = work.drain(..);
-    for i in 0..pieces {
-        let len = n / pieces + usize::from(i < n % pieces);
-        let mut piece = spares.pop().unwrap_or_default();
-        piece.extend(it.by_ref().take(len));
-        out.push(piece);
+/// Cuts `lists` (in order, each with the renumbering of its path nodes)
+/// into about `pieces` pieces of about equal length, in order: a list of
+/// at most twice the target length is one piece as it is (not copied);
+/// a longer one is cut, its later parts moved into buffers taken from
+/// `spares` where it has them. Entries are copied only out of lists much
+/// longer than the others (a parallel stratum's lists are the chunks'
+/// frontiers, of similar lengths; copying all of them into one list and
+/// out again was 10% of a parallel SES's time on TwoPhase).
+fn split<T>(lists: Vec<(Vec<T>, Remap)>, pieces: usize, spares: &mut Vec<Vec<T>>) -> Vec<(Vec<T>, Remap)> {
+    let total: usize = lists.iter().map(|(list, _)| list.len()).sum();
+    let target = total.div_ceil(pieces.max(1)).max(1);
+    let mut out = Vec::with_capacity(pieces + lists.len());
+    for (mut list, remap) in lists {
+        if list.len() <= 2 * target {
+            out.push((list, remap));
+            continue;
+        }
+        let parts = list.len().div_ceil(target);
+        let mut tails = Vec::with_capacity(parts - 1);
+        for k in (1..parts).rev() {
+            let mut piece = spares.pop().unwrap_or_default();
+            piece.extend(list.drain(list.len() * k / (k + 1)..));
+            tails.push((piece, remap));
+        }
+        out.push((list, remap));
+        out.extend(tails.into_iter().rev());
+    }
+    if out.is_empty() {
+        // A stratum without work items (only retired entries' counts).
+        out.push((spares.pop().unwrap_or_default(), Remap::NONE));
     }
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::split;
+    use super::{split, Remap};
+
+    /// The lists as plain vectors, to compare.
+    fn plain(parts: &[(Vec<u32>, Remap)]) -> Vec<Vec<u32>> {
+        parts.iter().map(|(p, _)| p.clone()).collect()
+    }
 
     #[test]
     fn split_keeps_the_order_and_balances() {
+        // One long list: cut into four parts, in order.
         let mut spares = vec![Vec::with_capacity(100)];
-        let mut work = (0..10).collect();
-        let parts = split(&mut work, 4, &mut spares);
-        assert_eq!(parts, vec![vec![0, 1, 2], vec![3, 4, 5], vec![6, 7], vec![8, 9]]);
-        assert!(work.is_empty() && spares.is_empty());
-        // The spare buffer was used (for the first piece).
-        assert!(parts[0].capacity() >= 100);
-        assert_eq!(split(&mut Vec::<u8>::new(), 3, &mut spares), vec![Vec::<u8>::new(); 3]);
+        let parts = split(vec![((0..10).collect(), Remap::NONE)], 4, &mut spares);
+        assert_eq!(
+            plain(&parts),
+            vec![vec![0, 1], vec![2, 3], vec![4, 5, 6], vec![7, 8, 9]]
+        );
+        assert!(spares.is_empty());
+        // The spare buffer was used (for the last part, cut first).
+        assert!(parts[3].0.capacity() >= 100);
+        // Lists of similar lengths are pieces as they are: not copied.
+        let lists: Vec<(Vec<u32>, Remap)> = vec![((0..5).collect(), Remap::NONE), ((5..8).collect(), Remap::NONE)];
+        let addresses: Vec<*const u32> = lists.iter().map(|(l, _)| l.as_ptr()).collect();
+        let parts = split(lists, 3, &mut spares);
+        assert_eq!(plain(&parts), vec![(0..5).collect::<Vec<_>>(), (5..8).collect()]);
+        assert!(parts.iter().zip(&addresses).all(|((l, _), &a)| l.as_ptr() == a));
+        // A list much longer than the others is cut, the others kept.
+        let lists = vec![
+            (vec![0], Remap::NONE),
+            ((1..13).collect(), Remap::NONE),
+            (vec![13], Remap::NONE),
+        ];
+        let parts = split(lists, 7, &mut spares);
+        assert_eq!(
+            plain(&parts),
+            vec![
+                vec![0],
+                vec![1, 2],
+                vec![3, 4],
+                vec![5, 6],
+                vec![7, 8],
+                vec![9, 10],
+                vec![11, 12],
+                vec![13]
+            ]
+        );
+        // No work: one empty piece.
+        assert_eq!(
+            plain(&split(Vec::<(Vec<u32>, Remap)>::new(), 3, &mut spares)),
+            vec![Vec::<u32>::new()]
+        );
     }
 }

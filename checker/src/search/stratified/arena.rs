@@ -53,23 +53,43 @@ impl Arena<'_> {
     /// Appends `nodes`, numbered from `base` on (after the read-only nodes
     /// a worker saw), renumbering their ids and returning the renumbering
     /// for the ids that refer to them.
-    pub(super) fn append(&mut self, nodes: &[PathNode], base: usize) -> Result<impl Fn(u32) -> u32, SearchError> {
+    pub(super) fn append(&mut self, nodes: &[PathNode], base: usize) -> Result<Remap, SearchError> {
         let offset = self.nodes.len();
-        if offset + nodes.len() >= ROOT as usize {
+        if offset + nodes.len() >= ROOT as usize || base >= ROOT as usize {
             return Err(too_many_nodes());
         }
-        let remap = move |id: u32| {
-            if (id as usize) >= base && id < ROOT {
-                (id as usize - base + offset) as u32
-            } else {
-                id
-            }
+        let remap = Remap {
+            base: base as u32,
+            offset: offset as u32,
         };
         self.nodes.extend(nodes.iter().map(|n| PathNode {
-            parent: remap(n.parent),
+            parent: remap.apply(n.parent),
             ..*n
         }));
         Ok(remap)
+    }
+}
+
+/// The renumbering of a worker's path nodes appended to the main arena:
+/// ids from `base` on (the worker's own) move to `offset` on; the others
+/// (earlier strata's, and [`ROOT`]) stay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::search) struct Remap {
+    base: u32,
+    offset: u32,
+}
+
+impl Remap {
+    /// The renumbering that changes nothing.
+    pub(in crate::search) const NONE: Remap = Remap { base: ROOT, offset: 0 };
+
+    #[inline]
+    pub(super) fn apply(self, id: u32) -> u32 {
+        if id >= self.base && id < ROOT {
+            id - self.base + self.offset
+        } else {
+            id
+        }
     }
 }
 

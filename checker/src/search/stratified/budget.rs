@@ -125,7 +125,9 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// the set that keeps one entry per state once the cache is full).
     fn entry_bytes(&self) -> u64 {
         let dedup = self.deferred.capacity() * (size_of::<u64>() + 1);
-        (self.frontier.capacity() as u64 + self.work_len) * size_of::<Entry<P::State, O>>() as u64 + dedup as u64
+        let pending: usize = self.pending.iter().map(|(list, _)| list.capacity()).sum();
+        (self.frontier.capacity() as u64 + pending as u64 + self.work_len) * size_of::<Entry<P::State, O>>() as u64
+            + dedup as u64
     }
 
     /// The bytes of the path arena's own nodes.
@@ -176,13 +178,13 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
                 c.max_memory >> 20,
                 rss >> 20,
                 self.cache.bytes() >> 20,
-                self.frontier.len() as u64 + self.work_len,
+                self.frontier_len() + self.work_len,
                 self.entry_bytes() >> 20,
                 self.arena_bytes() >> 20,
             ));
             return Some(Stop::Budget(BoundedBy::Memory));
         }
-        let (frontier, bound) = (self.frontier.len() as u64 + self.work_len, self.bound);
+        let (frontier, bound) = (self.frontier_len() + self.work_len, self.bound);
         let strategy = &self.report.strategy;
         let meter = &mut self.meter;
         let mut shared_meter = self.shared.and_then(|s| s.meter());

@@ -4,7 +4,7 @@
 
 use super::budget::interrupted_or_late;
 use super::retire::Retired;
-use super::{Entry, PathNode, RawViolation, Search, Shared, Stop, UNBOUNDED};
+use super::{Entry, PathNode, RawViolation, Remap, Search, Shared, Stop, WorkList, UNBOUNDED};
 use crate::cache::SharedCache;
 use crate::config::{Config, Progress};
 use crate::program::Program;
@@ -88,14 +88,15 @@ impl<S, O> Chunk<S, O> {
 }
 
 impl<'w, P: Program> Fork<'w, P> {
-    /// Runs `items` (a chunk of the stratum's work items, in order) as a
-    /// worker search that shares `shared`'s counters and halt flag, and
-    /// keeps its frontier in `frontier` (an empty buffer, reused so that
-    /// its pages stay mapped from one stratum to the next).
+    /// Runs `items` (a chunk of the stratum's work items, in order, whose
+    /// path nodes `remap` renumbers first) as a worker search that shares
+    /// `shared`'s counters and halt flag, and keeps its frontier in
+    /// `frontier` (an empty buffer, reused so that its pages stay mapped
+    /// from one stratum to the next).
     pub(in crate::search) fn run<O: ChoiceOrder>(
         self,
         shared: &'w Shared,
-        mut items: Vec<Entry<P::State, O>>,
+        (mut items, remap): WorkList<P::State, O>,
         frontier: Vec<Entry<P::State, O>>,
     ) -> Result<Chunk<P::State, O>, SearchError> {
         let early = if shared.is_halted() {
@@ -110,6 +111,11 @@ impl<'w, P: Program> Fork<'w, P> {
                 worker: None,
                 spare: items,
             });
+        }
+        if remap != Remap::NONE {
+            for e in &mut items {
+                e.node = remap.apply(e.node);
+            }
         }
         let report = Report::new(self.strategy, None, self.config.seed, 1);
         let mut w = Search::new(self.program, self.config, self.cache, report);
@@ -202,14 +208,16 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
         let mut stop: Option<Stop> = None;
         for chunk in chunks {
             let mut violation = None;
-            if let Some(mut w) = chunk.worker {
+            if let Some(w) = chunk.worker {
                 self.merge_counts(&w);
                 let remap = self.arena.append(&w.nodes, base)?;
-                self.frontier.extend(w.frontier.drain(..).map(|mut e| {
-                    e.node = remap(e.node);
-                    e
-                }));
-                spares.push(w.frontier);
+                // Kept as it is, after the frontiers before it: the next
+                // stratum's workers renumber its nodes.
+                if w.frontier.is_empty() {
+                    spares.push(w.frontier);
+                } else {
+                    self.pending.push((w.frontier, remap));
+                }
                 violation = w.violation;
             }
             spares.push(chunk.spare);
@@ -224,6 +232,19 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
         }
         self.peak_bytes = self.peak_bytes.max(self.search_bytes());
         Ok(stop)
+    }
+
+    /// The next frontier's lists, in order, each with the renumbering of
+    /// its path nodes: `work` (the main search's own frontier, swapped
+    /// out by `explore`; empty after a parallel stratum) first, then the
+    /// workers' frontiers that the last merge kept.
+    pub(in crate::search) fn take_lists(&mut self, work: &mut Vec<Entry<P::State, O>>) -> Vec<WorkList<P::State, O>> {
+        let mut lists = Vec::with_capacity(self.pending.len() + 1);
+        if !work.is_empty() {
+            lists.push((std::mem::take(work), Remap::NONE));
+        }
+        lists.append(&mut self.pending);
+        lists
     }
 
     /// Adds a worker's statistics to this search's.

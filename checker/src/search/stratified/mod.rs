@@ -40,7 +40,7 @@ mod peek;
 mod retire;
 mod step;
 
-pub(super) use arena::PathNode;
+pub(super) use arena::{PathNode, Remap};
 pub(super) use budget::Shared;
 pub(super) use handoff::{run_to_roots, Root};
 
@@ -133,6 +133,10 @@ pub(super) struct Entry<S, O> {
     fp: u64,
 }
 
+/// Work items in order, with the renumbering of their path nodes still to
+/// apply ([`Remap::NONE`] when there is none).
+pub(super) type WorkList<S, O> = (Vec<Entry<S, O>>, Remap);
+
 /// What the search found: a violation at a step, reached by `advances`
 /// (moves to the next choice, as (depth, count) from the initial state).
 #[derive(Debug)]
@@ -218,6 +222,11 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     exact_states: u64,
     /// The entries a stopped stratum did not resume (with `keep_rest`).
     rest: Vec<Entry<P::State, O>>,
+    /// A parallel search's next frontier, after `frontier`: the workers'
+    /// frontiers in chunk order, each with the renumbering of its path
+    /// nodes still to apply (the workers of the next stratum apply it), so
+    /// that no thread copies them into one list (ARCHITECTURE.md §3).
+    pending: Vec<WorkList<P::State, O>>,
 }
 
 /// The cache budget of an exhaustive search (`None`: no cache at all).
@@ -303,6 +312,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             keep_rest: false,
             exact_states: u64::MAX,
             rest: Vec::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -321,7 +331,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let mut stop = self.start(root)?;
         loop {
             self.close_stratum(started, stop.is_none());
-            if stop.is_some() || (self.frontier.is_empty() && !self.owed_later()) {
+            if stop.is_some() || (self.frontier_len() == 0 && !self.owed_later()) {
                 return Ok(stop);
             }
             if self.config.max_delays.is_some_and(|m| self.bound >= m) {
@@ -360,6 +370,12 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         self.run_stack()
     }
 
+    /// The entries of the next frontier: `frontier`'s and the pending
+    /// lists' of a parallel search.
+    pub(in crate::search) fn frontier_len(&self) -> u64 {
+        (self.frontier.len() + self.pending.iter().map(|(list, _)| list.len()).sum::<usize>()) as u64
+    }
+
     /// Whether retired entries owe counts to a stratum after this one.
     fn owed_later(&self) -> bool {
         self.retired.len() > self.bound as usize + 1
@@ -370,7 +386,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     fn close_stratum(&mut self, started: Instant, complete: bool) {
         let mut s = std::mem::take(&mut self.stratum);
         s.bound = self.bound;
-        s.frontier = self.frontier.len() as u64;
+        s.frontier = self.frontier_len();
         // An unbounded stratum is owed what `lift_bound` put last.
         let owed = if self.bound == UNBOUNDED {
             self.retired.last()
