@@ -13,9 +13,10 @@
 //!   it only re-explores). [`FingerprintSet::insert_batch`] prefetches the
 //!   slots of a whole batch before inserting, so that the cache misses of
 //!   one state's successors overlap (§9: one miss per probe is the floor).
-//! * [`SharedCache`] is the cache of a parallel search: shards of atomic
-//!   slots, looked up and inserted without a lock (compare-and-swap),
-//!   grown under a per-shard lock.
+//! * [`SharedCache`] is the cache of a parallel search: 16 shards of atomic
+//!   8-byte slots that turn compact past 2 MiB (the same buckets, made
+//!   safe for concurrent inserts), looked up without a lock, inserted by
+//!   a compare-and-swap, grown under a per-shard lock.
 //!
 //! The search sees either through [`StateCache`].
 
