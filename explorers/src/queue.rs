@@ -101,6 +101,13 @@ impl Hash for ActorQueue {
 /// ([`enabled_mask`]).
 const MASK_IDS: u32 = 64;
 
+/// Whether the id `b` of an inline queue is in `mask` (bit `i` for id
+/// `i`, ids below [`MASK_IDS`]).
+#[inline(always)]
+fn in_mask(b: u8, mask: u64) -> bool {
+    u32::from(b) < MASK_IDS && mask >> b & 1 == 1
+}
+
 /// `ids.rotate_left(1)` for the few bytes of an inline queue: a plain
 /// loop, where the general rotation's call cost more than the rest of a
 /// delay.
@@ -193,9 +200,7 @@ impl ActorQueue {
     pub fn first_enabled_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> Option<usize> {
         // Small ids (every shipped model's): one bitmask of the enabled set.
         match (&self.0, mask) {
-            (Repr::Inline { len, ids }, Some(mask)) => ids[..*len as usize]
-                .iter()
-                .position(|&b| (b as u32) < MASK_IDS && mask >> b & 1 == 1),
+            (Repr::Inline { len, ids }, Some(mask)) => ids[..*len as usize].iter().position(|&b| in_mask(b, mask)),
             _ => self.iter().position(|a| enabled.binary_search(&a).is_ok()),
         }
     }
@@ -211,16 +216,26 @@ impl ActorQueue {
 
     /// [`next`](Self::next), given `mask`, which must be
     /// `enabled_mask(enabled)`.
-    #[inline]
+    /// The common case (an inline queue and a mask) is inlined into the
+    /// caller, the rest is a call: inlined whole, the function's
+    /// registers for the rest cost more than the common case's scan.
+    #[inline(always)]
     pub fn next_masked(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
         if let (Repr::Inline { len, ids }, Some(mask)) = (&self.0, mask) {
             for &b in &ids[..*len as usize] {
-                if (b as u32) < MASK_IDS && mask >> b & 1 == 1 {
-                    return ActorId(b as u32);
+                if in_mask(b, mask) {
+                    return ActorId(u32::from(b));
                 }
             }
             return enabled[0];
         }
+        self.next_searched(enabled, mask)
+    }
+
+    /// [`next_masked`](Self::next_masked) of a queue on the heap or
+    /// without a mask.
+    #[inline(never)]
+    fn next_searched(&self, enabled: &[ActorId], mask: Option<u64>) -> ActorId {
         match self.first_enabled_masked(enabled, mask).and_then(|i| self.get(i)) {
             Some(a) => a,
             None => enabled[0],
@@ -299,8 +314,23 @@ impl ActorQueue {
 
     /// [`delay_first_enabled`](Self::delay_first_enabled), given `mask`,
     /// which must be `enabled_mask(enabled)`.
-    #[inline]
+    #[inline(always)]
     pub fn delay_first_enabled_masked(&mut self, enabled: &[ActorId], mask: Option<u64>) {
+        // The common case inlined, as in `next_masked`.
+        if let (Repr::Inline { len, ids }, Some(mask)) = (&mut self.0, mask) {
+            let ids = &mut ids[..*len as usize];
+            if let Some(i) = ids.iter().position(|&b| in_mask(b, mask)) {
+                rotate_one(&mut ids[i..]);
+            }
+            return;
+        }
+        self.delay_searched(enabled, mask);
+    }
+
+    /// [`delay_first_enabled_masked`](Self::delay_first_enabled_masked) of
+    /// a queue on the heap or without a mask.
+    #[inline(never)]
+    fn delay_searched(&mut self, enabled: &[ActorId], mask: Option<u64>) {
         if let Some(i) = self.first_enabled_masked(enabled, mask) {
             // One rotation of the suffix from it.
             match &mut self.0 {

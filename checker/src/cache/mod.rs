@@ -14,7 +14,7 @@
 //!   slots of a whole batch before inserting, so that the cache misses of
 //!   one state's successors overlap (§9: one miss per probe is the floor).
 //! * [`SharedCache`] is the cache of a parallel search: 16 shards of atomic
-//!   8-byte slots that turn compact past 2 MiB (the same buckets, made
+//!   8-byte slots that turn compact past 512 KiB (the same buckets, made
 //!   safe for concurrent inserts), looked up without a lock, inserted by
 //!   a compare-and-swap, grown under a per-shard lock.
 //!

@@ -61,25 +61,27 @@ pub(super) fn prefetch_ptr(p: *const u64) {
 }
 
 /// [`FingerprintSet::contains`] once compact (out of the inlined path).
-#[inline(never)]
+#[inline(always)]
 fn compact_contains(c: &Compact, fp: u64) -> bool {
     c.contains(fp)
 }
 
 /// [`FingerprintSet::prefetch`] once compact.
-#[inline(never)]
+#[inline(always)]
 fn compact_prefetch(c: &Compact, fp: u64) {
     c.prefetch(fp)
 }
 
 /// [`FingerprintSet::insert`] once compact.
-#[inline(never)]
+#[inline(always)]
 fn compact_insert(c: &mut Compact, fp: u64) -> Insert {
     c.insert(fp)
 }
 
 /// The largest table a [`FingerprintSet`] keeps as one piece (8 MiB): the
-/// next growth splits it into [`SHARDS`] shards.
+/// next growth turns the set compact, or, for a set that may not (a
+/// compact form's stash, or a budget too small for the compact form),
+/// splits it into [`SHARDS`] shards.
 const SPLIT_SLOTS: usize = 1 << 20;
 /// log2 of the number of shards of a large [`FingerprintSet`].
 pub(super) const SHARD_BITS: u32 = 6;
@@ -87,9 +89,6 @@ pub(super) const SHARD_BITS: u32 = 6;
 /// own, so growth holds at most 1/64 of the table twice.
 pub(super) const SHARDS: usize = 1 << SHARD_BITS;
 
-/// The largest shard of 8-byte slots (512 KiB): the next growth turns the
-/// set compact (ARCHITECTURE.md §9), at 64 * 2^16 slots = 32 MiB.
-const COMPACT_FROM_SLOTS: usize = 1 << 16;
 /// log2 of the buckets of the compact form when it starts (2^19 buckets of
 /// 64 bytes: 32 MiB), so that it keeps 40 + 19 = 59 bits of each
 /// fingerprint.
@@ -418,9 +417,12 @@ impl FingerprintSet {
             return Insert::Full;
         }
         let cur = self.shards[k].slots.len();
+        // Where a set that may turn compact would split, it turns compact
+        // (ARCHITECTURE.md §9): from 8 MiB, its 8-byte slots' misses cost
+        // more than the compact form's (its table on huge pages).
         if self.compactable
-            && self.shard_bits != 0
-            && cur * 2 > COMPACT_FROM_SLOTS
+            && self.shard_bits == 0
+            && cur * 2 > SPLIT_SLOTS
             && Compact::a_max_within(self.budget) > COMPACT_A_MIN
         {
             return self.turn_compact(fp);

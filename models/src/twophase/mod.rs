@@ -480,12 +480,17 @@ impl Program for TwoPhaseProgram {
                 alternatives: tm.count_ones(),
             });
         }
+        // An RM's alternatives are `rm_actions`'s bits, counted without a
+        // popcount per RM: two while working, plus one per decision sent.
+        let decided = u32::from(s.flag(l.msg_commit)) + u32::from(s.flag(l.msg_abort));
         for i in 0..l.n {
-            let rm = self.rm_actions(*s, i);
-            if rm != 0 {
+            let working = u32::from((s.0 >> (2 * i)) & 3 == 0);
+            let alternatives = 2 * working + decided;
+            debug_assert_eq!(alternatives, self.rm_actions(*s, i).count_ones());
+            if alternatives != 0 {
                 out.push(Enabled {
                     actor: ActorId(i as u32 + 1),
-                    alternatives: rm.count_ones(),
+                    alternatives,
                 });
             }
         }

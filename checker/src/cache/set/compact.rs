@@ -75,6 +75,13 @@ pub(super) struct Compact {
     buckets: Region<Bucket>,
     /// log2 of the bucket count.
     a: u32,
+    /// `64 - a` and `64 - w`: a fingerprint's bucket is its top `a` bits,
+    /// its field the next `w - a` (kept so that a look-up's shifts need
+    /// no arithmetic first).
+    bucket_shift: u32,
+    field_shift: u32,
+    /// The mask of a field's `w - a` bits.
+    field_mask: u64,
     /// The bits kept of each fingerprint (its top `w`): `40 + a_min`.
     w: u32,
     /// The largest bucket count, as log2.
@@ -107,11 +114,16 @@ impl Compact {
     /// An empty compact set of `2^a_min` buckets, keeping the top
     /// `40 + a_min` bits of each fingerprint, within `budget`.
     pub(super) fn new(a_min: u32, budget: Option<usize>) -> Compact {
+        // A bucket index of at least one bit: `bucket_shift` below 64.
+        assert!(a_min >= 1, "a compact set needs at least 2 buckets");
         let stash_budget = budget.map(|b| b / 8);
         let w = FIELD_BITS + a_min;
         Compact {
             buckets: Region::zeroed(1 << a_min),
             a: a_min,
+            bucket_shift: 64 - a_min,
+            field_shift: 64 - w,
+            field_mask: (1 << (w - a_min)) - 1,
             w,
             // At least one bit stays in the field (the split needs it).
             a_max: Self::a_max_within(budget).min(w - 1),
@@ -157,6 +169,18 @@ impl Compact {
         ((v >> low) as usize, v & ((1 << low) - 1))
     }
 
+    /// Bucket index and field of `fp`: [`place`](Self::place) of its
+    /// kept bits, in two shifts.
+    #[inline(always)]
+    fn place_fp(&self, fp: u64) -> (usize, u64) {
+        let placed = (
+            (fp >> self.bucket_shift) as usize,
+            (fp >> self.field_shift) & self.field_mask,
+        );
+        debug_assert_eq!(placed, self.place(self.kept(fp)));
+        placed
+    }
+
     /// The stash key of `v`: top-aligned, so that the stash's home slots spread.
     #[inline(always)]
     fn stash_key(&self, v: u64) -> u64 {
@@ -165,28 +189,27 @@ impl Compact {
 
     #[inline]
     pub(super) fn prefetch(&self, fp: u64) {
-        let (b, _) = self.place(self.kept(fp));
+        let b = (fp >> self.bucket_shift) as usize;
         prefetch_ptr(self.buckets[b].0.as_ptr() as *const u64);
     }
 
     #[inline]
     pub(super) fn contains(&self, fp: u64) -> bool {
-        let v = self.kept(fp);
-        let (b, f) = self.place(v);
+        let (b, f) = self.place_fp(fp);
         let bucket = &self.buckets[b];
-        bucket.holds(f) || (bucket.0[OVERFLOWED] != 0 && self.stash.contains(self.stash_key(v)))
+        bucket.holds(f) || (bucket.0[OVERFLOWED] != 0 && self.stash.contains(self.stash_key(self.kept(fp))))
     }
 
     /// Inserts `fp` (already non-zero): `New`, `Present`, or `Full` when
     /// its bucket and the stash are full at the largest size.
     #[inline]
     pub(super) fn insert(&mut self, fp: u64) -> Insert {
-        let v = self.kept(fp);
-        let (b, f) = self.place(v);
+        let (b, f) = self.place_fp(fp);
         let bucket = &self.buckets[b];
         if bucket.holds(f) {
             return Insert::Present;
         }
+        let v = self.kept(fp);
         // Only a bucket that overflowed has entries in the stash.
         if bucket.0[OVERFLOWED] != 0 && self.stash.contains(self.stash_key(v)) {
             return Insert::Present;
@@ -238,6 +261,8 @@ impl Compact {
             self.buckets[2 * b..2 * b + 2].copy_from_slice(&halves);
         }
         self.a += 1;
+        self.bucket_shift -= 1;
+        self.field_mask >>= 1;
         let stash = std::mem::replace(&mut self.stash, FingerprintSet::plain(self.stash_budget));
         // A stash at its budget may drop an entry (sound: re-explored).
         self.len -= stash.len();

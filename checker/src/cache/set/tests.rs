@@ -157,3 +157,35 @@ fn sharded_budget_fills_every_shard_and_keeps_every_element() {
     let present = (0..n).filter(|&i| s.contains(fingerprint(&i))).count();
     assert_eq!(present, s.len());
 }
+
+#[test]
+fn the_set_turns_compact_where_its_one_table_would_split() {
+    // One table of 8-byte slots holds 3/4 of 2^20 = 786,432 fingerprints
+    // (8 MiB); the next one would double it past `SPLIT_SLOTS`, so the set
+    // moves every entry into 2^19 compact buckets (32 MiB, 59 bits kept)
+    // instead of splitting into shards.
+    let limit = (SPLIT_SLOTS / 4 * 3) as u64;
+    let mut s = FingerprintSet::new(None);
+    for i in 0..limit {
+        assert_eq!(s.insert(fingerprint(&i)), Insert::New);
+    }
+    assert_eq!((s.fingerprint_bits(), s.capacity(), s.bytes()), (64, 1 << 20, 8 << 20));
+    assert_eq!(s.insert(fingerprint(&limit)), Insert::New);
+    // 2^19 buckets of 12 fields, 1.5 per bucket: none overflowed, so the
+    // stash has no table yet.
+    assert_eq!(
+        (s.fingerprint_bits(), s.capacity(), s.bytes()),
+        (59, 12 << 19, 32 << 20)
+    );
+    assert_eq!(s.len(), limit as usize + 1);
+    assert!((0..=limit).all(|i| s.insert(fingerprint(&i)) == Insert::Present));
+    assert_eq!(s.insert(fingerprint(&(limit + 1))), Insert::New);
+    // A set that may not turn compact (a budget below the compact form's
+    // 32 MiB of buckets in 7/8 of it) splits into 64 shards there.
+    let budget = 32 << 20;
+    let mut t = FingerprintSet::new(Some(budget));
+    for i in 0..=limit {
+        assert_eq!(t.insert(fingerprint(&i)), Insert::New);
+    }
+    assert_eq!((t.fingerprint_bits(), t.capacity(), t.bytes()), (64, 1 << 21, 16 << 20));
+}

@@ -35,7 +35,8 @@ use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
 /// log2 of the buckets of a shard's first compact table: 2^15 of 64 bytes
-/// (2 MiB, the size of the 8-byte table it replaces).
+/// (2 MiB, the smallest table on huge pages; the 8-byte table it replaces
+/// is 512 KiB).
 pub(super) const A_MIN: u32 = 15;
 /// The top bits of a fingerprint a compact shard keeps: 40 + [`A_MIN`].
 pub(super) const KEPT: u32 = FIELD_BITS + A_MIN;
@@ -108,6 +109,10 @@ fn stash_key(v: u64) -> u64 {
 pub(super) struct Compact {
     buckets: Region<Bucket>,
     a: u32,
+    /// `64 - a`: a fingerprint's bucket is its top `a` bits.
+    bucket_shift: u32,
+    /// The mask of a field's `KEPT - a` bits.
+    field_mask: u64,
     /// The shard's entry count at which an insert of an absent value
     /// answers [`Probe::AtLimit`].
     pub(super) limit: usize,
@@ -147,6 +152,8 @@ impl Compact {
         Compact {
             buckets,
             a,
+            bucket_shift: 64 - a,
+            field_mask: (1 << low) - 1,
             limit: if largest { FIELDS << a } else { grow_limit(a) },
             stash,
             stash_len: AtomicUsize::new(over.len()),
@@ -172,8 +179,12 @@ impl Compact {
     #[inline(always)]
     fn place(&self, fp: u64) -> (&Bucket, u64, u64) {
         let v = fp >> (64 - KEPT);
-        let low = KEPT - self.a;
-        (&self.buckets[(v >> low) as usize], v & ((1 << low) - 1), v)
+        debug_assert_eq!(fp >> self.bucket_shift, v >> (KEPT - self.a));
+        (
+            &self.buckets[(fp >> self.bucket_shift) as usize],
+            v & self.field_mask,
+            v,
+        )
     }
 
     /// The address of the bucket of `fp`, to prefetch.

@@ -186,7 +186,7 @@ pub(super) fn offer_at<O: ChoiceOrder>(
 /// whenever it is loaded, so one state always uses one of the two.
 /// Skipped for a trusted order ([`ChoiceOrder::TRUSTED`]) unless debug
 /// assertions are on.
-#[inline]
+#[inline(always)]
 pub(super) fn offer<O: ChoiceOrder>(
     offered: u64,
     actor: ActorId,
@@ -207,25 +207,25 @@ pub(super) fn offer<O: ChoiceOrder>(
         },
     };
     match bit {
-        None => Err(unsound(
-            order,
-            format!("it chose actor {actor}, which is not enabled (enabled: {:?})", set.ids),
-        )),
-        Some(bit) if offered & bit != 0 => Err(unsound(
-            order,
-            format!(
-                "it offered actor {actor} twice at one state before offering every enabled actor (enabled: {:?})",
-                set.ids
-            ),
-        )),
-        Some(bit) => Ok(offered | bit),
+        Some(bit) if offered & bit == 0 => Ok(offered | bit),
+        _ => Err(unsound(order, actor, set, bit.is_some())),
     }
 }
 
-/// The error of an order that failed the run-time soundness check.
+/// The error of an order that failed the run-time soundness check by
+/// offering `actor`: not enabled in `set`, or (`twice`) offered before.
+/// Out of line, so that the check inlines into the search's loops.
 #[cold]
 #[inline(never)]
-fn unsound<O: ChoiceOrder>(order: &O, message: String) -> SearchError {
+fn unsound<O: ChoiceOrder>(order: &O, actor: ActorId, set: &EnabledSet<'_>, twice: bool) -> SearchError {
+    let message = if twice {
+        format!(
+            "it offered actor {actor} twice at one state before offering every enabled actor (enabled: {:?})",
+            set.ids
+        )
+    } else {
+        format!("it chose actor {actor}, which is not enabled (enabled: {:?})", set.ids)
+    };
     SearchError::UnsoundExplorer {
         explorer: order.name().to_string(),
         message,

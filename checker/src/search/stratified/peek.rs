@@ -44,9 +44,14 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         let mut order = frame.order().clone();
         let mut cost = frame.cost;
         let mut cur = frame.cur;
-        for k in 0..remaining.min(MAX_PEEK) {
-            let keyed = self.config.exact_bound.then_some(&order);
-            let fp = successor_fp(self.program, &mut self.events, state, cur, keyed, self.config.symmetry);
+        // Read once: the loop writes `events` and `peek`, which the
+        // compiler cannot tell apart from these.
+        let (bound, exact, symmetry) = (self.bound, self.config.exact_bound, self.config.symmetry);
+        let n = remaining.min(MAX_PEEK);
+        self.peek.reserve(n as usize);
+        for k in 0..n {
+            let keyed = exact.then_some(&order);
+            let fp = successor_fp(self.program, &mut self.events, state, cur, keyed, symmetry);
             self.peek.push(fp);
             if (k as usize) < SUCCESSOR_AHEAD {
                 self.cache.prefetch(fp);
@@ -55,7 +60,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
                 break;
             }
             let step = order.advance_cost(&set);
-            if cost + step > self.bound {
+            if cost + step > bound {
                 break;
             }
             cost += step;

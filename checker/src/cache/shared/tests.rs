@@ -1,0 +1,162 @@
+//! Tests of the shared state cache.
+
+use super::*;
+use crate::cache::fingerprint;
+
+/// Threads insert overlapping ranges while the shards grow from 8 KiB
+/// to 16 times that: every fingerprint is `New` exactly once among
+/// them, and every one is found afterwards.
+#[test]
+fn each_fingerprint_is_new_once_among_threads() {
+    for threads in [2u64, 3] {
+        let s = SharedCache::new(None);
+        let run = |t: u64| {
+            // Thread t inserts [t * 40,000, t * 40,000 + 60,000), half
+            // of it forwards and half backwards, so ranges overlap.
+            let range: Vec<u64> = if t.is_multiple_of(2) {
+                (t * 40_000..t * 40_000 + 60_000).collect()
+            } else {
+                (t * 40_000..t * 40_000 + 60_000).rev().collect()
+            };
+            let mut news = Vec::new();
+            for i in range {
+                match s.insert(fingerprint(&i)) {
+                    Insert::New => news.push(i),
+                    Insert::Present => {}
+                    Insert::Full => panic!("no budget, never full"),
+                }
+            }
+            news
+        };
+        let mut all: Vec<u64> = std::thread::scope(|sc| {
+            let handles: Vec<_> = (0..threads).map(|t| sc.spawn(move || run(t))).collect();
+            handles.into_iter().flat_map(|h| h.join().expect("thread")).collect()
+        });
+        let n = (threads - 1) * 40_000 + 60_000;
+        assert_eq!(s.len(), n as usize);
+        all.sort_unstable();
+        assert_eq!(all, (0..n).collect::<Vec<u64>>(), "{threads} threads");
+        assert!((0..n).all(|i| s.contains(fingerprint(&i))));
+        assert!(!s.contains(fingerprint(&n)));
+        // Grown: 16 shards of 1,024 slots hold 12,288 entries at most.
+        let before = s.bytes();
+        assert!(before > 2 * SHARDS * INITIAL_SLOTS * SLOT_BYTES, "{before}");
+        // The running count is the tables' own sum, replaced ones included.
+        let alive: usize = s.shards.iter().map(Shard::units).sum();
+        assert_eq!(before, alive * SLOT_BYTES);
+        // SAFETY: the threads are joined; nothing else uses `s`.
+        unsafe { s.reclaim() };
+        let slots: usize = s.shards.iter().map(|sh| sh.current().map_or(0, Table::units)).sum();
+        assert_eq!(s.bytes(), slots * SLOT_BYTES);
+        assert!(s.bytes() < before);
+        assert!((0..n).all(|i| s.contains(fingerprint(&i))));
+    }
+}
+
+/// A budget of 64 KiB gives each shard 4 KiB: 512 slots, full at
+/// 512 - 51 = 461 entries; the cache never exceeds the budget.
+#[test]
+fn budget_is_shared_among_the_shards() {
+    let budget = 64 << 10;
+    let s = SharedCache::new(Some(budget));
+    let news = (0..100_000u64)
+        .filter(|i| s.insert(fingerprint(i)) == Insert::New)
+        .count();
+    assert_eq!(news, 16 * 461);
+    assert_eq!(s.len(), news);
+    assert_eq!(s.bytes(), budget);
+    assert!((0..100_000u64).all(|i| s.insert(fingerprint(&i)) != Insert::New));
+    // Not one slot per shard: everything is full.
+    let tiny = SharedCache::new(Some(100));
+    assert_eq!(tiny.insert(7), Insert::Full);
+    assert_eq!(tiny.bytes(), 0);
+}
+
+/// The two values a slot cannot hold are stored as others.
+#[test]
+fn zero_and_the_frozen_marker_are_fingerprints_too() {
+    let s = SharedCache::new(None);
+    assert_eq!(s.insert(0), Insert::New);
+    assert_eq!(s.insert(MOVED), Insert::New);
+    assert_eq!(s.insert(0), Insert::Present);
+    assert_eq!(s.insert(MOVED), Insert::Present);
+    assert!(s.contains(0) && s.contains(MOVED));
+    assert_eq!(s.len(), 2);
+}
+
+/// A shard stays an 8-byte table up to [`PLAIN_MAX_SLOTS`] slots (3/4
+/// full: 49,152 entries) and turns compact at the next entry, the
+/// first shard to get there first; the others stay plain.
+#[test]
+fn a_shard_turns_compact_past_its_largest_plain_table() {
+    let s = SharedCache::new(None);
+    let limit = PLAIN_MAX_SLOTS / 4 * 3;
+    assert_eq!(limit, 49_152);
+    let mut per_shard = [0usize; SHARDS];
+    for i in 0u64.. {
+        let fp = fingerprint(&i);
+        assert_eq!(s.insert(fp), Insert::New);
+        let k = SharedCache::index(key(fp));
+        per_shard[k] += 1;
+        if s.fingerprint_bits() == 59 {
+            assert_eq!(per_shard[k], limit + 1);
+            let size = |k: usize| s.shards[k].current().map(Table::size);
+            assert_eq!(size(k), Some(Size::Compact(A_MIN)));
+            assert!((0..SHARDS).all(|j| j == k || size(j) == Some(Size::Plain(PLAIN_MAX_SLOTS))));
+            assert!(per_shard.iter().all(|&c| c <= limit + 1));
+            break;
+        }
+        assert!(per_shard[k] <= limit, "shard {k} still plain past its limit");
+    }
+}
+
+/// Two threads insert 6 million fingerprints, each in its own order:
+/// every shard (375,000 entries) turns compact (past 49,152) and
+/// doubles once more (past 344,064 at the latest); still every
+/// fingerprint is `New` exactly once and found afterwards, and the
+/// cache keeps 59 bits of each.
+#[test]
+fn shards_turn_compact_and_grow_under_racing_inserts() {
+    let n = 6_000_000u64;
+    let s = SharedCache::new(None);
+    assert_eq!(s.fingerprint_bits(), 64);
+    let news: Vec<u64> = std::thread::scope(|sc| {
+        let run = |forwards: bool| {
+            let s = &s;
+            move || {
+                let order: Box<dyn Iterator<Item = u64>> = if forwards {
+                    Box::new(0..n)
+                } else {
+                    Box::new((0..n).rev())
+                };
+                order
+                    .filter(|i| s.insert(fingerprint(i)) == Insert::New)
+                    .collect::<Vec<_>>()
+            }
+        };
+        let (a, b) = (sc.spawn(run(true)), sc.spawn(run(false)));
+        let mut all = a.join().expect("thread");
+        all.extend(b.join().expect("thread"));
+        all
+    });
+    assert_eq!(news.len() as u64, n);
+    let mut news = news;
+    news.sort_unstable();
+    assert!(news.iter().copied().eq(0..n));
+    assert_eq!(s.len() as u64, n);
+    assert_eq!(s.fingerprint_bits(), 59);
+    // SAFETY: the threads are joined; nothing else uses `s`.
+    unsafe { s.reclaim() };
+    assert!((0..n).all(|i| s.contains(fingerprint(&i))));
+    assert_eq!((n..n + 100_000).filter(|i| s.contains(fingerprint(i))).count(), 0);
+    // Every shard at 2^16 buckets of 64 bytes and a stash of 2^16
+    // 8-byte slots: 16 * (4 MiB + 512 KiB), 12.6 bytes per entry.
+    assert!(s
+        .shards
+        .iter()
+        .all(|sh| sh.current().map(Table::size) == Some(Size::Compact(16))));
+    assert_eq!(s.bytes(), 16 * ((64 << 16) + (8 << 16)));
+    assert!((0..n)
+        .step_by(997)
+        .all(|i| s.insert(fingerprint(&i)) == Insert::Present));
+}
