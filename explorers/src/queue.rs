@@ -216,6 +216,7 @@ impl ActorQueue {
 
     /// [`next`](Self::next), given `mask`, which must be
     /// `enabled_mask(enabled)`.
+    ///
     /// The common case (an inline queue and a mask) is inlined into the
     /// caller, the rest is a call: inlined whole, the function's
     /// registers for the rest cost more than the common case's scan.

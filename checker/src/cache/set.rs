@@ -60,7 +60,8 @@ pub(super) fn prefetch_ptr(p: *const u64) {
     }
 }
 
-/// [`FingerprintSet::contains`] once compact (out of the inlined path).
+/// [`FingerprintSet::contains`] once compact (inlined: the compact form is
+/// the common case of a large search).
 #[inline(always)]
 fn compact_contains(c: &Compact, fp: u64) -> bool {
     c.contains(fp)
