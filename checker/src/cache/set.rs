@@ -60,25 +60,6 @@ pub(super) fn prefetch_ptr(p: *const u64) {
     }
 }
 
-/// [`FingerprintSet::contains`] once compact (inlined: the compact form is
-/// the common case of a large search).
-#[inline(always)]
-fn compact_contains(c: &Compact, fp: u64) -> bool {
-    c.contains(fp)
-}
-
-/// [`FingerprintSet::prefetch`] once compact.
-#[inline(always)]
-fn compact_prefetch(c: &Compact, fp: u64) {
-    c.prefetch(fp)
-}
-
-/// [`FingerprintSet::insert`] once compact.
-#[inline(always)]
-fn compact_insert(c: &mut Compact, fp: u64) -> Insert {
-    c.insert(fp)
-}
-
 /// The largest table a [`FingerprintSet`] keeps as one piece (8 MiB): the
 /// next growth turns the set compact, or, for a set that may not (a
 /// compact form's stash, or a budget too small for the compact form),
@@ -350,14 +331,14 @@ impl FingerprintSet {
     }
 
     // The three operations below are in the search's inner loop: inlined
-    // whole into it, the compact form out of line (ARCHITECTURE.md §9).
+    // whole into it, the compact form's too (ARCHITECTURE.md §9).
 
     /// Whether `fp` is in the set.
     #[inline(always)]
     pub fn contains(&self, fp: u64) -> bool {
         let fp = nonzero(fp);
         if let Some(c) = &self.compact {
-            return compact_contains(c, fp);
+            return c.contains(fp);
         }
         self.shards[self.shard_of(fp)].contains(fp, self.shard_bits)
     }
@@ -368,7 +349,7 @@ impl FingerprintSet {
     pub fn prefetch(&self, fp: u64) {
         let fp = nonzero(fp);
         if let Some(c) = &self.compact {
-            return compact_prefetch(c, fp);
+            return c.prefetch(fp);
         }
         let t = &self.shards[self.shard_of(fp)];
         if !t.slots.is_empty() {
@@ -382,7 +363,7 @@ impl FingerprintSet {
     pub fn insert(&mut self, fp: u64) -> Insert {
         let fp = nonzero(fp);
         if let Some(c) = self.compact.as_deref_mut() {
-            return compact_insert(c, fp);
+            return c.insert(fp);
         }
         let k = self.shard_of(fp);
         match self.shards[k].insert(fp, self.shard_bits) {

@@ -187,22 +187,22 @@ impl Compact {
         v << (64 - self.w)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn prefetch(&self, fp: u64) {
         let b = (fp >> self.bucket_shift) as usize;
         prefetch_ptr(self.buckets[b].0.as_ptr() as *const u64);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn contains(&self, fp: u64) -> bool {
         let (b, f) = self.place_fp(fp);
         let bucket = &self.buckets[b];
-        bucket.holds(f) || (bucket.0[OVERFLOWED] != 0 && self.stash.contains(self.stash_key(self.kept(fp))))
+        bucket.holds(f) || (bucket.0[OVERFLOWED] != 0 && self.stash_contains(self.kept(fp)))
     }
 
     /// Inserts `fp` (already non-zero): `New`, `Present`, or `Full` when
     /// its bucket and the stash are full at the largest size.
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert(&mut self, fp: u64) -> Insert {
         let (b, f) = self.place_fp(fp);
         let bucket = &self.buckets[b];
@@ -211,7 +211,7 @@ impl Compact {
         }
         let v = self.kept(fp);
         // Only a bucket that overflowed has entries in the stash.
-        if bucket.0[OVERFLOWED] != 0 && self.stash.contains(self.stash_key(v)) {
+        if bucket.0[OVERFLOWED] != 0 && self.stash_contains(v) {
             return Insert::Present;
         }
         if self.len >= grow_limit(self.a) && self.a < self.a_max {
@@ -228,17 +228,34 @@ impl Compact {
     #[inline(always)]
     fn put(&mut self, v: u64) -> Insert {
         let (b, f) = self.place(v);
-        let key = self.stash_key(v);
         let bucket = &mut self.buckets[b];
         if bucket.count() < FIELDS {
             bucket.push(f);
+            Insert::New
         } else {
             bucket.0[OVERFLOWED] = 1;
-            if self.stash.insert(key) == Insert::Full {
-                return Insert::Full;
-            }
+            self.stash_insert(v)
         }
-        Insert::New
+    }
+
+    // The stash is a `FingerprintSet`, whose look-ups inline this type's:
+    // its two calls stay out of line, or the cycle of inlined calls would
+    // leave this type's `insert` out of the search's loop (as it was: 10
+    // million calls at rms=8, ARCHITECTURE.md §9).
+
+    /// Whether the kept bits `v` are in the stash.
+    #[inline(never)]
+    fn stash_contains(&self, v: u64) -> bool {
+        self.stash.contains(self.stash_key(v))
+    }
+
+    /// Stores the kept bits `v` in the stash: `New`, or `Full`.
+    #[inline(never)]
+    fn stash_insert(&mut self, v: u64) -> Insert {
+        match self.stash.insert(self.stash_key(v)) {
+            Insert::Full => Insert::Full,
+            _ => Insert::New,
+        }
     }
 
     /// Doubles the table in place: from the last bucket down, bucket `b`

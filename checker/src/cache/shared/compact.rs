@@ -105,6 +105,17 @@ fn stash_key(v: u64) -> u64 {
     v << (64 - KEPT) | 1
 }
 
+/// The bucket index, field and kept bits of `fp` in a table whose
+/// bucket is a fingerprint's top `64 - bucket_shift` bits.
+#[inline(always)]
+fn split(fp: u64, bucket_shift: u32, field_mask: u64) -> (usize, u64, u64) {
+    (
+        (fp >> bucket_shift) as usize,
+        (fp >> (64 - KEPT)) & field_mask,
+        fp >> (64 - KEPT),
+    )
+}
+
 /// A compact table of `2^a` buckets and its stash.
 pub(super) struct Compact {
     buckets: Region<Bucket>,
@@ -128,15 +139,15 @@ impl Compact {
     pub(super) fn with_entries(a: u32, largest: bool, entries: &[u64]) -> Compact {
         debug_assert!(a >= A_MIN);
         let buckets: Region<Bucket> = Region::zeroed(1 << a);
-        let low = KEPT - a;
+        let (bucket_shift, field_mask) = (64 - a, (1 << (KEPT - a)) - 1);
         let mut over = Vec::new();
         for &x in entries {
-            let v = x >> (64 - KEPT);
-            let bucket = &buckets[(v >> low) as usize];
+            let (b, f, v) = split(x, bucket_shift, field_mask);
+            let bucket = &buckets[b];
             let w1 = bucket.0[1].load(Relaxed);
             let i = count(w1);
             if i < FIELDS {
-                let w1 = bucket.write(i, v & ((1 << low) - 1), w1);
+                let w1 = bucket.write(i, f, w1);
                 bucket.0[1].store(w1, Relaxed);
             } else {
                 bucket.0[1].store(w1 | OVERFLOWED, Relaxed);
@@ -152,8 +163,8 @@ impl Compact {
         Compact {
             buckets,
             a,
-            bucket_shift: 64 - a,
-            field_mask: (1 << low) - 1,
+            bucket_shift,
+            field_mask,
             limit: if largest { FIELDS << a } else { grow_limit(a) },
             stash,
             stash_len: AtomicUsize::new(over.len()),
@@ -178,13 +189,9 @@ impl Compact {
     /// The bucket of `fp` and its field.
     #[inline(always)]
     fn place(&self, fp: u64) -> (&Bucket, u64, u64) {
-        let v = fp >> (64 - KEPT);
-        debug_assert_eq!(fp >> self.bucket_shift, v >> (KEPT - self.a));
-        (
-            &self.buckets[(fp >> self.bucket_shift) as usize],
-            v & self.field_mask,
-            v,
-        )
+        let (b, f, v) = split(fp, self.bucket_shift, self.field_mask);
+        debug_assert_eq!(b as u64, v >> (KEPT - self.a));
+        (&self.buckets[b], f, v)
     }
 
     /// The address of the bucket of `fp`, to prefetch.
@@ -194,7 +201,7 @@ impl Compact {
     }
 
     /// Inserts `fp` (see the module's protocol), counting it in `len`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert(&self, fp: u64, len: &AtomicUsize) -> Probe {
         let (bucket, f, v) = self.place(fp);
         let mut w1 = bucket.0[1].load(Acquire);
@@ -239,7 +246,7 @@ impl Compact {
     }
 
     /// Whether `fp` is in the table (`None`: frozen where the look-up went).
-    #[inline]
+    #[inline(always)]
     pub(super) fn contains(&self, fp: u64) -> Option<bool> {
         let (bucket, f, v) = self.place(fp);
         let w1 = bucket.0[1].load(Acquire);

@@ -147,7 +147,7 @@ impl Table {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains(&self, fp: u64) -> Option<bool> {
         match self {
             Table::Plain(t) => t.contains(fp),
