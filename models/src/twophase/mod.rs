@@ -251,7 +251,7 @@ impl TwoPhaseProgram {
 
     #[inline(always)]
     fn rm_actions(&self, s: TwoPhaseState, i: usize) -> u32 {
-        let working = u32::from((s.0 >> (2 * i)) & 3 == 0);
+        let working = rm_working(s, i);
         working
             | (working << 1)
             | (u32::from(s.flag(self.layout.msg_commit)) << 2)
@@ -435,6 +435,13 @@ fn inconsistent(committed: u64, aborted: u64) -> Violation {
 /// Bit 0 of every 2-bit RM field.
 const LOW_BITS: u64 = 0x5555_5555_5555_5555;
 
+/// 1 if RM `i` of `s` is still working (its two bits 0), else 0: its
+/// prepare and choose-to-abort actions are enabled.
+#[inline(always)]
+fn rm_working(s: TwoPhaseState, i: usize) -> u32 {
+    u32::from((s.0 >> (2 * i)) & 3 == 0)
+}
+
 /// The low bit of each of the first `n` two-bit RM fields.
 fn rms_low_bits(n: usize) -> u64 {
     LOW_BITS & ((1u64 << (2 * n)) - 1)
@@ -484,8 +491,7 @@ impl Program for TwoPhaseProgram {
         // popcount per RM: two while working, plus one per decision sent.
         let decided = u32::from(s.flag(l.msg_commit)) + u32::from(s.flag(l.msg_abort));
         for i in 0..l.n {
-            let working = u32::from((s.0 >> (2 * i)) & 3 == 0);
-            let alternatives = 2 * working + decided;
+            let alternatives = 2 * rm_working(*s, i) + decided;
             debug_assert_eq!(alternatives, self.rm_actions(*s, i).count_ones());
             if alternatives != 0 {
                 out.push(Enabled {
