@@ -3,9 +3,7 @@
 //! text is the timeline, and its schedule replays; 2pc stays verified with
 //! the check on.
 
-mod common;
-
-use common::{mcheck, stdout};
+use crate::common::{mcheck, stdout};
 
 /// (model, bug, the culprit line of the timeline, states to find it with
 /// the default strategy and explorer).

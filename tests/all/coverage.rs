@@ -3,9 +3,7 @@
 //! a model whose reply is never sent shows a dead handler, an unreached
 //! property, outcome `unreached` and exit status 3.
 
-mod common;
-
-use common::mcheck;
+use crate::common::mcheck;
 
 use mcheck::machine::{Ctx, MachineId, MachineModel, Machines, Setup, World};
 use mcheck::{main_with, Model, ModelInfo, Params, Registry};

@@ -1,9 +1,7 @@
 //! End-to-end tests of the `mcheck` binary: exit codes, JSON, save/replay,
 //! errors for people.
 
-mod common;
-
-use common::{mcheck, stderr, stdout};
+use crate::common::{mcheck, stderr, stdout};
 
 use serde_json::Value;
 use std::process::{Command, Output};

@@ -1,9 +1,7 @@
 //! The `mcheck` binary and liveness: a liveness bug exits 1 with its lasso
 //! printed and replaying; `--liveness off` and `--temperature` as documented.
 
-mod common;
-
-use common::{mcheck, text};
+use crate::common::{mcheck, text};
 
 #[test]
 fn a_liveness_bug_exits_1_with_a_lasso_that_replays() {

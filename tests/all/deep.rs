@@ -2,9 +2,7 @@
 //! and cells that agree with `mcheck run` of the same technique, seeds and
 //! parameters.
 
-mod common;
-
-use common::{json, mcheck, mean_walk};
+use crate::common::{json, mcheck, mean_walk};
 use serde_json::Value;
 
 /// The deep table's techniques: (column, strategy, explorer (only for

@@ -1,9 +1,7 @@
 //! `mcheck merge`: the shards of a sampling run, run as local processes,
 //! merge into the unsharded run's report (ARCHITECTURE.md §4, "Sharding").
 
-mod common;
-
-use common::{json, mcheck};
+use crate::common::{json, mcheck};
 use serde_json::Value;
 
 /// What must be equal between the merged and the unsharded report.

@@ -2,9 +2,7 @@
 //! a global (here flipped between the run and the replay) fails to replay
 //! with the nondeterminism error and exit 2, never with a wrong trace.
 
-mod common;
-
-use common::Scratch;
+use crate::common::Scratch;
 use mcheck::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
 use mcheck::{builtin, main_with, replay_model, Cause, Model, ModelInfo, Params, Registry, ReplayError, Schedule};
 use std::process::ExitCode;

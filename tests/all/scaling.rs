@@ -3,9 +3,7 @@
 //! seeds, and an SVG file that is well-formed XML with one line per
 //! technique.
 
-mod common;
-
-use common::{json, mean_walk};
+use crate::common::{json, mean_walk};
 use std::process::Command;
 
 /// A minimal XML well-formedness check, independent of the plotting crate:

@@ -1,6 +1,4 @@
-//! Helpers shared by the integration tests. Each test crate uses some of
-//! them, so the others are dead code there.
-#![allow(dead_code)]
+//! Helpers shared by the end-to-end tests' modules.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -2,9 +2,7 @@
 //! applies to dfs, ses, pb and hybrid only, reports orbits, `mcheck list`
 //! names the declared groups, and a model without one is an error.
 
-mod common;
-
-use common::{mcheck, text};
+use crate::common::{mcheck, text};
 
 #[test]
 fn twophase_with_symmetry_counts_orbits_on_every_exhaustive_strategy() {

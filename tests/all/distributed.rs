@@ -3,9 +3,7 @@
 //! model's correct version is verified with the state count of one thread,
 //! and a seeded bug is found with a schedule that replays on one machine.
 
-mod common;
-
-use common::{json, mcheck};
+use crate::common::{json, mcheck};
 
 #[test]
 fn two_processes_and_two_workers_verify_with_one_threads_state_count() {

@@ -1,0 +1,26 @@
+//! The end-to-end tests of the `mcheck` binary and of the library's public
+//! API, one module per concern, in one test binary: each binary links the
+//! whole registry (every model, explorer and strategy), so one binary
+//! rather than one per file keeps the test build's disk and link time
+//! small (ARCHITECTURE.md §1). One module's tests: `cargo test --test all
+//! cli::`.
+
+mod common;
+
+mod browser;
+mod cli;
+mod counterexamples;
+mod coverage;
+mod deep;
+mod distributed;
+mod fuzz;
+mod library;
+mod lin;
+mod liveness;
+mod merge;
+mod nondeterminism;
+mod parallel;
+mod races;
+mod replay_expectation;
+mod scaling;
+mod symmetry;
