@@ -1,7 +1,7 @@
 //! End-to-end tests of the `mcheck` binary: exit codes, JSON, save/replay,
 //! errors for people.
 
-use crate::common::{mcheck, stderr, stdout};
+use crate::common::{mcheck, stderr, stdout, Scratch};
 
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -32,8 +32,8 @@ fn violation_exits_1_with_trace_and_schedule() {
 
 #[test]
 fn json_violation_save_and_replay() {
-    let dir = std::env::temp_dir().join(format!("mcheck-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("cli");
+    let dir = scratch.dir();
     let file = dir.join("cex.json");
     let file = file.to_str().unwrap();
     let o = mcheck(&["run", "lostupdate", "--bug", "1", "--json", "--save", file, "-q"]);
@@ -77,7 +77,6 @@ fn json_violation_save_and_replay() {
     let r = mcheck(&["replay", &text, "--format", "json"]);
     assert_eq!(r.status.code(), Some(1));
     assert!(json(&r)["violation"].is_object());
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// `chain --bug 7` has a violation 3 delays deep that the program-state
@@ -130,8 +129,8 @@ fn exact_bound_finds_what_the_program_state_cache_prunes() {
 /// saved counterexample that replays.
 #[test]
 fn hybrid_finds_chain_bug_7_and_its_counterexample_replays() {
-    let dir = std::env::temp_dir().join(format!("mcheck-cli-hybrid-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("cli-hybrid");
+    let dir = scratch.dir();
     let file = dir.join("cex.json");
     let file = file.to_str().unwrap();
     let base = [
@@ -160,7 +159,6 @@ fn hybrid_finds_chain_bug_7_and_its_counterexample_replays() {
     let r = mcheck(&["replay", file]);
     assert_eq!(r.status.code(), Some(1), "{}{}", stdout(&r), stderr(&r));
     assert!(stdout(&r).contains("!! monitor in propagation"), "{}", stdout(&r));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

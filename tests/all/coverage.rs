@@ -3,7 +3,7 @@
 //! a model whose reply is never sent shows a dead handler, an unreached
 //! property, outcome `unreached` and exit status 3.
 
-use crate::common::mcheck;
+use crate::common::{mcheck, Scratch};
 
 use mcheck::machine::{Ctx, MachineId, MachineModel, Machines, Setup, World};
 use mcheck::{main_with, Model, ModelInfo, Params, Registry};
@@ -56,8 +56,8 @@ fn twopc_lists_every_handler_and_every_property_replays() {
         ]
     );
     assert!(handled.iter().all(|h| !h.ends_with(" 0")), "{handled:?}");
-    let dir = std::env::temp_dir().join(format!("mcheck-coverage-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("coverage");
+    let dir = scratch.dir();
     let props = c["properties"].as_array().unwrap();
     assert_eq!(props.len(), 3);
     for p in props {
@@ -74,7 +74,6 @@ fn twopc_lists_every_handler_and_every_property_replays() {
             "{text}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A pinger whose ponger never answers: `Pong` is a dead handler and

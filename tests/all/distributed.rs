@@ -3,7 +3,7 @@
 //! model's correct version is verified with the state count of one thread,
 //! and a seeded bug is found with a schedule that replays on one machine.
 
-use crate::common::{json, mcheck};
+use crate::common::{json, mcheck, Scratch};
 
 #[test]
 fn two_processes_and_two_workers_verify_with_one_threads_state_count() {
@@ -24,8 +24,8 @@ fn two_processes_and_two_workers_verify_with_one_threads_state_count() {
 
 #[test]
 fn a_bug_found_by_two_processes_replays_on_one_machine() {
-    let dir = std::env::temp_dir().join(format!("mcheck-distributed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("distributed");
+    let dir = scratch.dir();
     let saved = dir.join("bug.json");
     let saved = saved.to_str().unwrap();
     let args = [
@@ -45,5 +45,4 @@ fn a_bug_found_by_two_processes_replays_on_one_machine() {
     let r = mcheck(&["replay", saved]);
     assert_eq!(r.status.code(), Some(1), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(String::from_utf8_lossy(&r.stdout).contains("!! monitor in atomicity"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

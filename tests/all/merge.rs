@@ -1,7 +1,7 @@
 //! `mcheck merge`: the shards of a sampling run, run as local processes,
 //! merge into the unsharded run's report (ARCHITECTURE.md §4, "Sharding").
 
-use crate::common::{json, mcheck};
+use crate::common::{json, mcheck, Scratch};
 use serde_json::Value;
 
 /// What must be equal between the merged and the unsharded report.
@@ -48,8 +48,8 @@ fn merged(files: &[String]) -> (Value, i32) {
 
 #[test]
 fn three_shards_of_a_buggy_model_merge_into_the_unsharded_report() {
-    let dir = std::env::temp_dir().join(format!("mcheck-merge-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("merge");
+    let dir = scratch.dir();
     for (model, bug, seed) in [("lostupdate", "1", "3"), ("2pc", "1", "0")] {
         let base = [
             "run",
@@ -67,7 +67,7 @@ fn three_shards_of_a_buggy_model_merge_into_the_unsharded_report() {
         ];
         let whole = json(&base);
         assert_eq!(whole["outcome"], "violation", "{model} bug {bug}: {whole}");
-        let files = run_shards(&base, 3, &dir);
+        let files = run_shards(&base, 3, dir);
         // Given in any order.
         let reversed: Vec<String> = files.iter().rev().cloned().collect();
         let (v, code) = merged(&reversed);
@@ -78,13 +78,12 @@ fn three_shards_of_a_buggy_model_merge_into_the_unsharded_report() {
             "the bug is not found by the first sample"
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn a_missing_duplicated_or_foreign_shard_is_an_error_naming_it() {
-    let dir = std::env::temp_dir().join(format!("mcheck-merge-err-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("merge-err");
+    let dir = scratch.dir();
     let base = [
         "run",
         "lostupdate",
@@ -97,7 +96,7 @@ fn a_missing_duplicated_or_foreign_shard_is_an_error_naming_it() {
         "--json",
         "-q",
     ];
-    let files = run_shards(&base, 3, &dir);
+    let files = run_shards(&base, 3, dir);
     let err = |files: &[&str]| {
         let args: Vec<&str> = std::iter::once("merge").chain(files.iter().copied()).collect();
         let o = mcheck(&args);
@@ -128,5 +127,4 @@ fn a_missing_duplicated_or_foreign_shard_is_an_error_naming_it() {
     std::fs::write(&path, other.to_string()).unwrap();
     let e = err(&[&files[0], path.to_str().unwrap(), &files[2]]);
     assert!(e.contains("their seed differ"), "{e}");
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -176,10 +176,7 @@ fn twophase_rms4_is_verified_with_exactly_its_states_on_two_threads() {
 #[test]
 fn the_cli_reports_threads_and_verifies_twophase_on_two_threads() {
     let args = ["run", "twophase", "--set", "rms=4", "-j", "2", "-q", "--json"];
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcheck"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = crate::common::mcheck(&args);
     assert_eq!(out.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["outcome"], "verified");

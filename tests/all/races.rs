@@ -3,9 +3,9 @@
 //! race whose flip removes the violation (pinned counts), the report is
 //! deterministic, and its cost is small next to the search's.
 
+use crate::common::mcheck;
 use mcheck::search::Strategy;
 use mcheck::{Config, Params, Registry};
-use std::process::Command;
 use std::time::Instant;
 
 /// (model, overrides, bug, races, races the violation depends on).
@@ -74,7 +74,6 @@ fn every_seeded_bug_has_a_race_whose_flip_removes_it() {
 
 #[test]
 fn replay_races_through_the_cli() {
-    let mcheck = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_mcheck")).args(args).output().unwrap();
     let o = mcheck(&[
         "run",
         "lostupdate",

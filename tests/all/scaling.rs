@@ -3,8 +3,7 @@
 //! seeds, and an SVG file that is well-formed XML with one line per
 //! technique.
 
-use crate::common::{json, mean_walk};
-use std::process::Command;
+use crate::common::{json, mcheck, mean_walk, Scratch};
 
 /// A minimal XML well-formedness check, independent of the plotting crate:
 /// every element closes in order, attributes are quoted, one root. Returns
@@ -110,8 +109,8 @@ fn the_xml_check_rejects_what_is_not_xml() {
 /// budget is far away).
 #[test]
 fn scaling_writes_a_record_per_size_and_technique_and_a_plot() {
-    let dir = std::env::temp_dir().join(format!("mcheck-scaling-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("scaling");
+    let dir = scratch.dir();
     let svg = dir.join("plot.svg");
     let svg = svg.to_str().unwrap();
     let v = json(&[
@@ -204,7 +203,6 @@ fn scaling_writes_a_record_per_size_and_technique_and_a_plot() {
     for name in ["RS", "PCT", "SS-RTC", "mean execution length"] {
         assert!(text.contains(&format!(">\n{name}")), "{name}: {text}");
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Bad input is named with the valid values, before any work.
@@ -218,11 +216,7 @@ fn scaling_names_bad_input() {
             "valid techniques: RS",
         ),
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_mcheck"))
-            .args(["scaling", "lostupdate", "--bug", "1"])
-            .args(args)
-            .output()
-            .expect("mcheck runs");
+        let o = mcheck(&[&["scaling", "lostupdate", "--bug", "1"][..], args].concat());
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
