@@ -2,12 +2,18 @@
 //! model): distinct states per second of DFS and of SES with each
 //! explorer, one thread, on 7 resource managers (296,448 states). Each
 //! search's deferrals, peak frontier and memory are printed once before it
-//! is timed; then DFS and SES (RR, RTC) on two threads. Run with
-//! `cargo bench --bench engine`.
+//! is timed; then DFS and SES (RR, RTC) on two threads. Beside them the
+//! floor ([`floor`]), a search written for TwoPhase alone, at 7 and at 9
+//! resource managers (10,340,352 states, where the tables leave the CPU
+//! caches): the engine's DFS against it, side by side. Run with
+//! `cargo bench --bench engine` (`-- rms9` for the large group only).
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+mod floor;
+
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use mcheck_checker::search;
-use mcheck_checker::{Config, Model, Params};
+use mcheck_checker::{Config, Model, Params, Report};
 use mcheck_explorers::builtin;
 use mcheck_models::twophase::TwoPhase;
 
@@ -19,7 +25,7 @@ fn twophase(rms: u64) -> <TwoPhase as Model>::Program {
 
 /// Prints what a DFS run found and what its cache cost (and, on several
 /// threads, how its work was spread).
-fn describe_dfs(label: &str, r: &mcheck_checker::Report) {
+fn describe_dfs(label: &str, r: &Report) {
     println!(
         "twophase rms=7 {label}: {} states, {} transitions, {:.1} MiB cache ({:.1} bytes/state) {}",
         r.states,
@@ -35,10 +41,11 @@ fn engine(c: &mut Criterion) {
     let mut g = c.benchmark_group("twophase-rms7");
     g.sample_size(10);
     let p = twophase(7);
-    let states = search::dfs(&p, &config).unwrap().states;
-    g.throughput(Throughput::Elements(states));
-    describe_dfs("dfs", &search::dfs(&p, &config).unwrap());
+    let dfs = search::dfs(&p, &config).unwrap();
+    g.throughput(Throughput::Elements(dfs.states));
+    describe_dfs("dfs", &dfs);
     g.bench_function("dfs", |b| b.iter(|| search::dfs(&p, &config).unwrap()));
+    bench_floor(&mut g, 7, &dfs);
     for e in ["rr", "rtc", "prr"] {
         let r = search::ses(&p, builtin(e).unwrap(), &config).unwrap();
         println!(
@@ -67,6 +74,31 @@ fn engine(c: &mut Criterion) {
         });
     }
     g.finish();
+    // Where the tables leave the CPU caches: the engine's DFS and the floor.
+    let mut g = c.benchmark_group("twophase-rms9");
+    g.sample_size(10);
+    let p = twophase(9);
+    let dfs = search::dfs(&p, &config).unwrap();
+    g.throughput(Throughput::Elements(dfs.states));
+    g.bench_function("dfs", |b| b.iter(|| search::dfs(&p, &config).unwrap()));
+    bench_floor(&mut g, 9, &dfs);
+    g.finish();
+}
+
+/// The floor at `rms` resource managers, pipelined and not, once its
+/// counts are checked against those of the engine's DFS (`dfs`: states,
+/// and transitions, which are TLC's).
+fn bench_floor(g: &mut BenchmarkGroup<'_, WallTime>, rms: u32, dfs: &Report) {
+    let floor = floor::Floor::new(rms);
+    let (counts, _) = floor.search(true);
+    assert_eq!(
+        (counts.states, counts.transitions),
+        (dfs.states, dfs.transitions),
+        "the floor and the engine disagree on TwoPhase with {rms} RMs"
+    );
+    assert_eq!(floor.search(false).0, counts, "the floor's two loops disagree");
+    g.bench_function("floor", |b| b.iter(|| floor.search(true)));
+    g.bench_function("floor-unpipelined", |b| b.iter(|| floor.search(false)));
 }
 
 criterion_group!(benches, engine);
