@@ -264,31 +264,35 @@ impl TwoPhaseProgram {
     pub fn action(&self, s: &TwoPhaseState, actor: ActorId, alt: u32) -> Option<Action> {
         let n = self.layout.n;
         let a = actor.0 as usize;
-        if a > n {
-            return None;
-        }
-        let mask = if a == 0 {
-            self.tm_actions(*s)
-        } else {
-            self.rm_actions(*s, a - 1)
-        };
-        let bit = nth_set_bit(mask, alt)? as usize;
-        Some(if a == 0 {
-            match bit {
+        if a == 0 {
+            let bit = nth_set_bit(self.tm_actions(*s), alt)? as usize;
+            return Some(match bit {
                 b if b < n => Action::TmRcvPrepared(b),
                 b if b == n => Action::TmCommit,
                 b if b == n + 1 => Action::TmAbort,
                 _ => Action::TmNextRound,
-            }
-        } else {
-            let i = a - 1;
-            match bit {
-                0 => Action::RmPrepare(i),
-                1 => Action::RmChooseToAbort(i),
-                2 => Action::RmRcvCommitMsg(i),
-                _ => Action::RmRcvAbortMsg(i),
-            }
-        })
+            });
+        }
+        if a > n {
+            return None;
+        }
+        // `rm_actions`'s bits in order, without building the mask: the two
+        // of a working RM, then one per decision message sent.
+        let i = a - 1;
+        let working = 2 * rm_working(*s, i);
+        if alt < working {
+            return Some(if alt == 0 {
+                Action::RmPrepare(i)
+            } else {
+                Action::RmChooseToAbort(i)
+            });
+        }
+        let commit = s.flag(self.layout.msg_commit);
+        match (alt - working, commit, s.flag(self.layout.msg_abort)) {
+            (0, true, _) => Some(Action::RmRcvCommitMsg(i)),
+            (0, false, true) | (1, true, true) => Some(Action::RmRcvAbortMsg(i)),
+            _ => None,
+        }
     }
 
     /// Apply `action` to `s` (its guard must hold), reporting sends.
@@ -488,18 +492,36 @@ impl Program for TwoPhaseProgram {
             });
         }
         // An RM's alternatives are `rm_actions`'s bits, counted without a
-        // popcount per RM: two while working, plus one per decision sent.
+        // popcount per RM: two while working, plus one per decision sent
+        // (builds with debug assertions check them against the masks).
         let decided = u32::from(s.flag(l.msg_commit)) + u32::from(s.flag(l.msg_abort));
-        for i in 0..l.n {
-            let alternatives = 2 * rm_working(*s, i) + decided;
-            debug_assert_eq!(alternatives, self.rm_actions(*s, i).count_ones());
-            if alternatives != 0 {
+        if decided != 0 {
+            // Every RM is enabled.
+            out.extend((0..l.n).map(|i| Enabled {
+                actor: ActorId(i as u32 + 1),
+                alternatives: 2 * rm_working(*s, i) + decided,
+            }));
+        } else {
+            // The working RMs only: bit 2i of `working` for RM i.
+            let rms = s.0 & l.rm_fields;
+            let mut working = !(rms | rms >> 1) & l.rm_fields & LOW_BITS;
+            while working != 0 {
                 out.push(Enabled {
-                    actor: ActorId(i as u32 + 1),
-                    alternatives,
+                    actor: ActorId(working.trailing_zeros() / 2 + 1),
+                    alternatives: 2,
                 });
+                working &= working - 1;
             }
         }
+        debug_assert!(
+            out.iter()
+                .filter(|e| e.actor.0 != 0)
+                .map(|e| (e.actor.0 as usize - 1, e.alternatives))
+                .eq((0..l.n)
+                    .map(|i| (i, self.rm_actions(*s, i).count_ones()))
+                    .filter(|&(_, k)| k != 0)),
+            "twophase: the listed RMs disagree with their action masks"
+        );
     }
 
     #[inline(always)]

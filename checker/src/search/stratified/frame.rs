@@ -20,9 +20,9 @@ pub(super) struct Resumed {
 
 impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// Appends the enabled set of `state` to `en`/`ids`; returns where it
-    /// is, with its mask if the order reads it.
+    /// is, with its mask if the order reads it, and its number of choices.
     #[inline]
-    pub(super) fn load_enabled(&mut self, state: &P::State) -> Span {
+    pub(super) fn load_enabled(&mut self, state: &P::State) -> (Span, u32) {
         self.program.enabled(state, &mut self.scratch);
         debug_assert!(
             self.scratch.iter().all(|e| e.alternatives >= 1),
@@ -30,17 +30,23 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         );
         let en_start = self.en.len();
         self.en.extend_from_slice(&self.scratch);
-        self.ids.extend(self.scratch.iter().map(|e| e.actor));
+        // One pass for the ids, the choices and the mask (bit `id & 63`
+        // per actor: no mask if the last id, the largest, is 64 or more).
+        let (mut total, mut mask) = (0, 0u64);
+        self.ids.extend(self.scratch.iter().map(|e| {
+            total += e.alternatives.max(1);
+            mask |= 1 << (e.actor.0 & 63);
+            e.actor
+        }));
+        let narrow = self.scratch.last().is_none_or(|e| e.actor.0 < 64);
         self.scratch.clear();
-        Span {
+        let span = Span {
             start: en_start as u32,
             len: (self.en.len() - en_start) as u32,
-            mask: if O::READS_MASK {
-                enabled_mask(&self.ids[en_start..])
-            } else {
-                None
-            },
-        }
+            mask: (O::READS_MASK && narrow).then_some(mask),
+        };
+        debug_assert_eq!(span.mask, enabled_mask(&self.ids[en_start..]).filter(|_| O::READS_MASK));
+        (span, total)
     }
 
     /// The enabled set at `span`.
@@ -49,16 +55,10 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         enabled_set(&self.en, &self.ids, span)
     }
 
-    /// The number of choices of the enabled set at `span`.
-    #[inline]
-    pub(super) fn choices_of(&self, span: Span) -> u32 {
-        self.set(span).en.iter().map(|e| e.alternatives.max(1)).sum()
-    }
-
     /// Pushes a frame for `state` with `order`, `cost` paid so far, at
     /// `depth`, with path node `node`, resuming a deferred entry's `resume`
-    /// (`None`: a new state), its enabled set already loaded at `en`
-    /// (`None`: load it now). A terminal state gets no
+    /// (`None`: a new state), its enabled set already loaded (`en`: where
+    /// it is and its number of choices; `None`: load it now). A terminal state gets no
     /// frame: a deadlock violates if deadlocks are checked.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn push_frame(
@@ -69,10 +69,9 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         depth: u32,
         node: u32,
         resume: Option<Resumed>,
-        en: Option<Span>,
+        en: Option<(Span, u32)>,
     ) -> Result<Option<Stop>, SearchError> {
-        let en = en.unwrap_or_else(|| self.load_enabled(&state));
-        let total = self.choices_of(en);
+        let (en, total) = en.unwrap_or_else(|| self.load_enabled(&state));
         // Built in place: a frame is large.
         self.stack.push(Frame {
             state: Some(state),

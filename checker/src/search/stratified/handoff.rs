@@ -95,8 +95,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         left: Option<u32>,
     ) -> Root<P::State, O> {
         let left = left.unwrap_or_else(|| {
-            let en = self.load_enabled(&state);
-            let total = self.choices_of(en);
+            let (en, total) = self.load_enabled(&state);
             self.en.truncate(en.start as usize);
             self.ids.truncate(en.start as usize);
             total.saturating_sub(taken)

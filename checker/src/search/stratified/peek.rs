@@ -148,7 +148,7 @@ fn key_of<O: ChoiceOrder>(fp: u64, order: &O) -> u64 {
 /// call, with its state copy and events on its own frame, it cost 5% of
 /// SES's instructions on TwoPhase: ARCHITECTURE.md §9).
 #[inline(always)]
-fn successor_fp<P: Program, O: ChoiceOrder>(
+pub(super) fn successor_fp<P: Program, O: ChoiceOrder>(
     program: &P,
     events: &mut Vec<Event>,
     state: &P::State,

@@ -1,7 +1,8 @@
 //! Retiring frontier entries whose remaining work is only look-ups.
 
 use super::frame::offer;
-use super::{Search, Span};
+use super::peek::successor_fp;
+use super::{enabled_set, Search, Span};
 use crate::cache::StateCache;
 use crate::program::{ActorId, Program};
 use crate::search::order::ChoiceOrder;
@@ -79,9 +80,19 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         choices.clear();
         let mut order = order.clone();
         let (mut cur, mut offered, mut sound) = (first, offered, true);
+        let Search {
+            en,
+            ids,
+            program,
+            events,
+            cache,
+            config,
+            ..
+        } = self;
+        let set = enabled_set(en, ids, span);
+        let (exact, symmetry) = (config.exact_bound, config.symmetry);
         for k in 0..remaining {
             choices.push(cur);
-            let set = self.set(span);
             if cur.1 == 0 {
                 match offer(offered, cur.0, &set, &order) {
                     Ok(o) => offered = o,
@@ -96,12 +107,12 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             }
             order.advance_from(cur, &set);
             cur = order.current(&set);
-            let f = self.successor_fp(state, cur, &order);
+            let f = successor_fp(*program, events, state, cur, exact.then_some(&order), symmetry);
             if f == 0 {
                 sound = false;
                 break;
             }
-            self.cache.prefetch(f);
+            cache.prefetch(f);
             fps.push(f);
         }
         let all = sound && fps.iter().all(|&f| self.cache.contains(f));

@@ -154,8 +154,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// the fast path: the [`step`](Self::step) without a stack frame. Every
     /// other case pushes the entry's frame for [`run_stack`](Self::run_stack).
     fn resume(&mut self, e: Entry<P::State, O>) -> Result<Option<Stop>, SearchError> {
-        let en = self.load_enabled(&e.state);
-        let total = self.choices_of(en);
+        let (en, total) = self.load_enabled(&e.state);
         let index = e.next;
         let last = index + 1 == total;
         let step_cost = if last { 0 } else { e.order.advance_cost(&self.set(en)) };
@@ -166,7 +165,15 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 offered: e.offered,
                 fp: e.fp,
             };
-            return self.push_frame(e.state, e.order, e.cost, e.depth, e.node, Some(resume), Some(en));
+            return self.push_frame(
+                e.state,
+                e.order,
+                e.cost,
+                e.depth,
+                e.node,
+                Some(resume),
+                Some((en, total)),
+            );
         }
         let set = self.set(en);
         let cur = e.order.current(&set);
