@@ -24,7 +24,9 @@
 //!   stays full.
 //! * A growth freezes every bucket (sets "moved" once it is unlocked) and
 //!   the stash's empty slots, and copies the entries into a table twice
-//!   the size; an insert that meets a frozen bucket retries there.
+//!   the size. A frozen bucket still answers for the fields it holds; a
+//!   value absent from it is [`Probe::Moved`], which the shard's side set
+//!   answers until the new table is published ([`super`]).
 
 use super::plain::Plain;
 use super::Probe;
@@ -127,6 +129,8 @@ pub(super) struct Compact {
     /// The shard's entry count at which an insert of an absent value
     /// answers [`Probe::AtLimit`].
     pub(super) limit: usize,
+    /// The same while another thread grows the shard: every field taken.
+    hard: usize,
     stash: Plain,
     /// The stash's entry count.
     stash_len: AtomicUsize,
@@ -166,8 +170,24 @@ impl Compact {
             bucket_shift,
             field_mask,
             limit: if largest { FIELDS << a } else { grow_limit(a) },
+            hard: FIELDS << a,
             stash,
             stash_len: AtomicUsize::new(over.len()),
+        }
+    }
+
+    /// Adds `fp`, absent, to a table no other thread sees yet (its stash
+    /// has room: at least a slot per bucket, and few are added).
+    pub(super) fn add(&self, fp: u64) {
+        let (bucket, f, v) = self.place(fp);
+        let w1 = bucket.0[1].load(Relaxed);
+        let i = count(w1);
+        if i < FIELDS {
+            bucket.0[1].store(bucket.write(i, f, w1), Relaxed);
+        } else {
+            bucket.0[1].store(w1 | OVERFLOWED, Relaxed);
+            self.stash.place(stash_key(v));
+            self.stash_len.fetch_add(1, Relaxed);
         }
     }
 
@@ -200,20 +220,22 @@ impl Compact {
         self.place(fp).0 .0.as_ptr().cast()
     }
 
-    /// Inserts `fp` (see the module's protocol), counting it in `len`.
+    /// Inserts `fp` (see the module's protocol), counting it in `len`;
+    /// with `slack` (another thread is growing the shard) up to the hard
+    /// limits.
     #[inline(always)]
-    pub(super) fn insert(&self, fp: u64, len: &AtomicUsize) -> Probe {
+    pub(super) fn insert(&self, fp: u64, len: &AtomicUsize, slack: bool) -> Probe {
         let (bucket, f, v) = self.place(fp);
         let mut w1 = bucket.0[1].load(Acquire);
         loop {
-            if w1 & MOVED != 0 {
-                return Probe::Moved;
-            }
+            // A frozen bucket's fields are complete, and so is what
+            // overflowed from it: a value is absent (`Moved`) only if
+            // neither holds it.
             if bucket.holds(w1, f) {
                 return Probe::Present;
             }
             if w1 & OVERFLOWED != 0 {
-                return match self.stash.insert(stash_key(v), &self.stash_len) {
+                return match self.stash.insert(stash_key(v), &self.stash_len, slack) {
                     Probe::New => {
                         len.fetch_add(1, Relaxed);
                         Probe::New
@@ -221,12 +243,15 @@ impl Compact {
                     p => p,
                 };
             }
+            if w1 & MOVED != 0 {
+                return Probe::Moved;
+            }
             if w1 & LOCKED != 0 {
                 spin_loop();
                 w1 = bucket.0[1].load(Acquire);
                 continue;
             }
-            if len.load(Relaxed) >= self.limit {
+            if len.load(Relaxed) >= if slack { self.hard } else { self.limit } {
                 return Probe::AtLimit;
             }
             let i = count(w1);
@@ -250,12 +275,12 @@ impl Compact {
     pub(super) fn contains(&self, fp: u64) -> Option<bool> {
         let (bucket, f, v) = self.place(fp);
         let w1 = bucket.0[1].load(Acquire);
-        if w1 & MOVED != 0 {
-            None
-        } else if bucket.holds(w1, f) {
+        if bucket.holds(w1, f) {
             Some(true)
         } else if w1 & OVERFLOWED != 0 {
             self.stash.contains(stash_key(v))
+        } else if w1 & MOVED != 0 {
+            None
         } else {
             Some(false)
         }
@@ -333,7 +358,7 @@ mod tests {
                         let m = fps.len();
                         (0..m)
                             .map(|i| fps[(i * (2 * k + 1) + k * 977) % m])
-                            .filter(|&fp| matches!(t.insert(fp, len), Probe::New))
+                            .filter(|&fp| matches!(t.insert(fp, len, false), Probe::New))
                             .collect::<Vec<_>>()
                     })
                 })
@@ -354,11 +379,15 @@ mod tests {
         let overflow: usize = per_bucket.values().map(|&k| k.saturating_sub(FIELDS)).sum();
         assert!(overflow >= 28);
         assert_eq!(t.stash_len.load(Relaxed), overflow);
-        // Frozen: no insert lands, every entry comes back.
+        // Frozen: no insert lands, every entry comes back; what it holds
+        // it still answers for, an absent value is `Moved`.
         let mut entries = Vec::new();
         t.freeze(|e| entries.push(e));
-        assert!(matches!(t.insert(fingerprint(&3_000_000u64), &len), Probe::Moved));
-        assert_eq!(t.contains(fps[0]), None);
+        let absent = fingerprint(&3_000_000u64);
+        assert!(matches!(t.insert(absent, &len, false), Probe::Moved));
+        assert_eq!(t.contains(absent), None);
+        assert!(matches!(t.insert(fps[0], &len, false), Probe::Present));
+        assert_eq!(t.contains(fps[0]), Some(true));
         let kept = |fp: u64| fp >> (64 - KEPT) << (64 - KEPT);
         let mut want: Vec<u64> = fps.iter().map(|&fp| kept(fp)).collect();
         want.sort_unstable();
@@ -368,7 +397,7 @@ mod tests {
         assert!(fps.iter().all(|&fp| grown.contains(fp) == Some(true)));
         // Only the top KEPT bits are kept: a fingerprint that differs
         // below them is the same entry.
-        assert!(matches!(grown.insert(fps[0] ^ 1, &len), Probe::Present));
+        assert!(matches!(grown.insert(fps[0] ^ 1, &len, false), Probe::Present));
     }
 
     /// Word 1 keeps tags 8 to 11 below the count, and the flags above it.
@@ -378,7 +407,7 @@ mod tests {
         let len = AtomicUsize::new(0);
         // Thirteen values of bucket 0: fields 0 to 11, then the stash.
         let fps: Vec<u64> = (1..=13u64).map(|i| (i * 0x01_0101_0101) << (64 - KEPT)).collect();
-        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, &len), Probe::New)));
+        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, &len, false), Probe::New)));
         let w1 = t.buckets[0].0[1].load(Relaxed);
         assert_eq!(count(w1), FIELDS);
         assert_eq!(w1 & (LOCKED | MOVED), 0);
@@ -386,7 +415,9 @@ mod tests {
         // Field 8 (value 9) has its tag in word 1's low byte.
         assert_eq!(w1 & 0xff, (9 * 0x01_0101_0101_u64) & 0xff);
         assert_eq!(t.stash_len.load(Relaxed), 1);
-        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, &len), Probe::Present)));
+        assert!(fps
+            .iter()
+            .all(|&fp| matches!(t.insert(fp, &len, false), Probe::Present)));
         assert_eq!(t.units(), (8 << A_MIN) + (1 << A_MIN));
     }
 }

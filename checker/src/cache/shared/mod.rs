@@ -4,16 +4,18 @@
 mod compact;
 mod plain;
 
+use super::bucket::grow_limit;
 use super::fingerprint::nonzero;
-use super::set::{max_slots_within, prefetch_ptr, INITIAL_SLOTS, SLOT_BYTES};
+use super::set::{grow_load, max_slots_within, prefetch_ptr, INITIAL_SLOTS, SLOT_BYTES};
 use super::Insert;
+use super::{FixedHashSet, FIXED_HASHER};
 use compact::{Compact, A_MIN, KEPT};
 use plain::Plain;
 use std::fmt;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 /// The number of shards of [`SharedCache`] (a power of two): few enough
 /// that a shard's tables are large (a compact one is at least 2 MiB, so
@@ -74,11 +76,22 @@ impl fmt::Debug for Owned {
     }
 }
 
+/// What an attempt to grow a shard did.
+enum Grown {
+    /// Grown, or grown by another thread since: retry the insert.
+    Retry,
+    /// The table is at its largest size.
+    Full,
+    /// Another thread holds the shard's lock (it is growing it).
+    Busy,
+}
+
 /// What a probe of one table found.
 enum Probe {
     Present,
     New,
-    /// The table is frozen: retry in the one that replaces it.
+    /// Absent from a frozen table: the shard's side set answers, or
+    /// once the growth is over the table that replaced it.
     Moved,
     /// Absent, and the shard is at the table's limit.
     AtLimit,
@@ -104,6 +117,17 @@ impl fmt::Debug for Table {
             .field("size", &self.size())
             .field("units", &self.units())
             .finish()
+    }
+}
+
+impl Size {
+    /// The entries a table of this size holds before it grows (a shard
+    /// at its largest table holds more).
+    fn grow_limit(self) -> usize {
+        match self {
+            Size::Plain(slots) => grow_load(slots),
+            Size::Compact(a) => grow_limit(a),
+        }
     }
 }
 
@@ -139,11 +163,13 @@ impl Table {
         }
     }
 
+    /// Inserts `fp`; with `slack` (another thread is growing the shard)
+    /// past the limit that starts a growth, up to the table's hard one.
     #[inline(always)]
-    fn insert(&self, fp: u64, len: &AtomicUsize) -> Probe {
+    fn insert(&self, fp: u64, len: &AtomicUsize, slack: bool) -> Probe {
         match self {
-            Table::Plain(t) => t.insert(fp, len),
-            Table::Compact(t) => t.insert(fp, len),
+            Table::Plain(t) => t.insert(fp, len, slack),
+            Table::Compact(t) => t.insert(fp, len, slack),
         }
     }
 
@@ -161,6 +187,14 @@ impl Table {
         match self {
             Table::Plain(t) => t.slots[t.home(fp)].as_ptr(),
             Table::Compact(t) => t.line(fp),
+        }
+    }
+
+    /// Adds `fp`, absent, to a table no other thread sees yet.
+    fn add(&self, fp: u64) {
+        match self {
+            Table::Plain(t) => t.place(fp),
+            Table::Compact(t) => t.add(fp),
         }
     }
 
@@ -182,6 +216,12 @@ impl Table {
     }
 }
 
+/// Locks `m`. What this module guards is only appended to or replaced
+/// whole under its lock: a panic while holding it leaves it consistent.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// One cache line of its own, so that a counter written by one thread does
 /// not evict what the others read.
 #[derive(Debug, Default)]
@@ -201,6 +241,25 @@ struct Shard {
     /// alive until [`SharedCache::reclaim`] (a reader may still be probing
     /// them). Locked only to grow and to reclaim.
     tables: Mutex<Vec<Owned>>,
+    /// The fingerprints inserted while a growth builds the next table.
+    side: Mutex<Side>,
+}
+
+/// A shard's side set: while a growth builds the table that replaces a
+/// frozen one, an insert that finds its fingerprint absent from the frozen
+/// table stores it here instead of waiting for the growth (the other
+/// thread found a new state in the growing shard within microseconds, and
+/// waited for most of every growth: ARCHITECTURE.md §9); the growth adds
+/// them to the new table before it publishes it, under this lock.
+#[derive(Debug)]
+struct Side {
+    /// The address of the frozen table the set extends (0: no growth).
+    frozen: usize,
+    /// How many it may take: what the new table holds below its own
+    /// growth limit beside the frozen table's entries (an insert past it
+    /// waits for the growth).
+    room: usize,
+    set: FixedHashSet<u64>,
 }
 
 impl Shard {
@@ -209,6 +268,11 @@ impl Shard {
             table: AtomicPtr::new(std::ptr::null_mut()),
             max_units,
             tables: Mutex::new(Vec::new()),
+            side: Mutex::new(Side {
+                frozen: 0,
+                room: 0,
+                set: FixedHashSet::with_hasher(FIXED_HASHER),
+            }),
         };
         let slots = INITIAL_SLOTS.min(max_slots_within(max_units * SLOT_BYTES));
         if slots > 0 {
@@ -256,39 +320,92 @@ impl Shard {
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<Owned>> {
-        // The tables are only appended to under the lock: a panic while
-        // holding it leaves them consistent.
-        self.tables.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.tables)
+    }
+
+    /// Whether `fp`, absent from the frozen table `t`, is in the side set
+    /// (`None`: the growth is over, retry in the current table); if not,
+    /// and `insert` says where to count it, it is inserted (if the set is
+    /// out of room, this waits for the growth and answers `None`).
+    #[cold]
+    #[inline(never)]
+    fn side(&self, t: &Table, fp: u64, insert: Option<&AtomicUsize>) -> Option<bool> {
+        let mut side = lock(&self.side);
+        if side.frozen != t as *const Table as usize {
+            return None;
+        }
+        let found = side.set.contains(&fp);
+        if let (false, Some(len)) = (found, insert) {
+            if side.set.len() >= side.room {
+                drop(side);
+                drop(self.lock());
+                return None;
+            }
+            side.set.insert(fp);
+            len.fetch_add(1, Relaxed);
+        }
+        Some(found)
     }
 
     /// Replaces `old` (if it is still the current table) by a larger one
     /// holding its entries, adding its units to `units` and setting
-    /// `compact` if it is compact: `Some(Full)` if it is at its largest
-    /// size, `None` to retry the insert (in whichever table is current).
+    /// `compact` if it is compact. Does not wait for the lock: another
+    /// thread holding it is growing the shard (or waits for that), and
+    /// the caller inserts past the limit meanwhile rather than wait (on
+    /// two threads, one waited for the other's growths for 4 to 11% of a
+    /// parallel DFS's time: ARCHITECTURE.md §9).
     #[cold]
     #[inline(never)]
-    fn grow(&self, old: &Table, len: usize, units: &AtomicUsize, compact: &AtomicBool) -> Option<Insert> {
-        let mut tables = self.lock();
+    fn grow(&self, old: &Table, len: usize, units: &AtomicUsize, compact: &AtomicBool) -> Grown {
+        let mut tables = match self.tables.try_lock() {
+            Ok(tables) => tables,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => return Grown::Busy,
+        };
         if !std::ptr::eq(self.table.load(Acquire), old) || !old.at_limit(len) {
-            return None;
+            return Grown::Retry;
         }
         let Some(size) = self.next(old.size()) else {
-            return Some(Insert::Full);
+            return Grown::Full;
         };
-        // Frozen, an insert racing with the copy either lands before its
-        // slot or bucket is copied or meets the mark and retries in the
-        // new table.
-        let mut entries = Vec::with_capacity(len);
-        old.freeze(|e| entries.push(e));
+        let entries = self.freeze(old, len, size.grow_limit().saturating_sub(len));
         let next = Table::with_entries(size, self.next(size).is_none(), &entries);
         if matches!(size, Size::Compact(_)) {
             compact.store(true, Relaxed);
         }
         units.fetch_add(next.units(), Relaxed);
+        self.publish(next, &mut tables);
+        Grown::Retry
+    }
+
+    /// Opens the side set for `old` (the current table, of `len`
+    /// entries), with `room` for that many, and freezes `old`: its
+    /// entries. Frozen, an insert racing with the copy either lands before
+    /// its slot or bucket is copied or meets the mark and goes to the side
+    /// set. Under the tables' lock.
+    fn freeze(&self, old: &Table, len: usize, room: usize) -> Vec<u64> {
+        let mut side = lock(&self.side);
+        (side.frozen, side.room) = (old as *const Table as usize, room);
+        drop(side);
+        let mut entries = Vec::with_capacity(len);
+        old.freeze(|e| entries.push(e));
+        entries
+    }
+
+    /// Adds the side set's fingerprints to `next` (built from the frozen
+    /// table's entries), makes it the current table and closes the side
+    /// set, all under the side set's lock; `tables` (locked) keeps it.
+    fn publish(&self, next: Table, tables: &mut Vec<Owned>) {
+        let mut side = lock(&self.side);
+        for &fp in side.set.iter() {
+            next.add(fp);
+        }
         let next = Owned::new(Box::new(next));
         self.table.store(next.0.as_ptr(), Release);
+        side.set.clear();
+        side.frozen = 0;
+        drop(side);
         tables.push(next);
-        None
     }
 }
 
@@ -299,9 +416,11 @@ impl Shard {
 /// Look-ups and inserts take no lock: a look-up is plain loads and an
 /// insert one compare-and-swap, so threads that find states already
 /// cached (most look-ups) write nothing they share. A shard at 75% load
-/// doubles under its own lock, freezing the empty slots of the old table
-/// as it copies it; inserts that meet a frozen slot wait for the copy and
-/// retry in the new table. The old tables stay allocated until the
+/// doubles under its own lock, freezing the old table as it copies it;
+/// meanwhile no insert waits: other threads' inserts go on past the limit,
+/// a frozen table answers for what it holds, and a fingerprint absent
+/// from it goes to the shard's side set ([`Side`]), which the growth adds
+/// to the new table before publishing it. The old tables stay allocated until the
 /// parallel driver [`reclaim`](Self::reclaim)s them between strata, so
 /// within a stratum the cache may hold up to 1.5 times its tables.
 ///
@@ -360,19 +479,31 @@ impl SharedCache {
         let fp = key(fp);
         let k = Self::index(fp);
         let (shard, len) = (&self.shards[k], &self.lens[k].0);
+        let mut slack = false;
         loop {
             let Some(t) = shard.current() else {
                 return Insert::Full;
             };
-            match t.insert(fp, len) {
+            match t.insert(fp, len, slack) {
                 Probe::Present => return Insert::Present,
                 Probe::New => return Insert::New,
-                // The growth holds the lock until the new table is current.
-                Probe::Moved => drop(shard.lock()),
+                Probe::AtLimit if !slack => match shard.grow(t, len.load(Relaxed), &self.units.0, &self.compact) {
+                    Grown::Retry => {}
+                    Grown::Full => return Insert::Full,
+                    Grown::Busy => slack = true,
+                },
+                // Absent from a frozen table: the side set answers while
+                // the growth lasts.
+                Probe::Moved => match shard.side(t, fp, Some(len)) {
+                    Some(true) => return Insert::Present,
+                    Some(false) => return Insert::New,
+                    None => slack = false,
+                },
+                // At the hard limit while another thread grows the shard:
+                // the growth holds the lock until the new table is current.
                 Probe::AtLimit => {
-                    if let Some(full) = shard.grow(t, len.load(Relaxed), &self.units.0, &self.compact) {
-                        return full;
-                    }
+                    slack = false;
+                    drop(shard.lock());
                 }
             }
         }
@@ -384,10 +515,16 @@ impl SharedCache {
         let fp = key(fp);
         let shard = &self.shards[Self::index(fp)];
         loop {
-            match shard.current().map(|t| t.contains(fp)) {
-                None => return false,
-                Some(Some(found)) => return found,
-                Some(None) => drop(shard.lock()),
+            let Some(t) = shard.current() else {
+                return false;
+            };
+            match t.contains(fp) {
+                Some(found) => return found,
+                None => {
+                    if let Some(found) = shard.side(t, fp, None) {
+                        return found;
+                    }
+                }
             }
         }
     }

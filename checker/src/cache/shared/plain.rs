@@ -17,6 +17,9 @@ pub(super) struct Plain {
     /// The entry count (of the shard, or of the stash) at which an insert
     /// of an absent value answers [`Probe::AtLimit`].
     pub(super) limit: usize,
+    /// The same while another thread grows the shard (90% full, as the
+    /// largest table's `limit`): inserts go on past `limit` meanwhile.
+    hard: usize,
 }
 
 impl Plain {
@@ -26,6 +29,7 @@ impl Plain {
         Plain {
             slots: Region::zeroed(slots),
             limit: if largest { full_load(slots) } else { grow_load(slots) },
+            hard: full_load(slots),
         }
     }
 
@@ -39,9 +43,11 @@ impl Plain {
     /// compare-and-swap, so two threads never both claim one value: the
     /// loser sees the winner's) or from 0 to [`MOVED`]; so a probe that
     /// meets `fp` is done, and one that meets an empty slot before `fp`
-    /// knows `fp` is absent.
+    /// knows `fp` is absent. With `slack` (another thread is growing the
+    /// shard) the limit is the hard one.
     #[inline(always)]
-    pub(super) fn insert(&self, fp: u64, len: &AtomicUsize) -> Probe {
+    pub(super) fn insert(&self, fp: u64, len: &AtomicUsize, slack: bool) -> Probe {
+        let limit = if slack { self.hard } else { self.limit };
         let mask = self.slots.len() - 1;
         let mut i = self.home(fp);
         for _ in 0..self.slots.len() {
@@ -56,7 +62,7 @@ impl Plain {
                 if s != 0 {
                     break;
                 }
-                if len.load(Relaxed) >= self.limit {
+                if len.load(Relaxed) >= limit {
                     return Probe::AtLimit;
                 }
                 match self.slots[i].compare_exchange(0, fp, AcqRel, Acquire) {
@@ -102,8 +108,9 @@ impl Plain {
     }
 
     /// Freezes every empty slot, so that an insert racing with a growth
-    /// either lands before its slot is frozen or meets [`MOVED`] and
-    /// retries in the next table; calls `f` with every stored value.
+    /// either lands before its slot is frozen or meets [`MOVED`] (then
+    /// the value is absent: [`Probe::Moved`]); calls `f` with every stored
+    /// value.
     pub(super) fn freeze(&self, mut f: impl FnMut(u64)) {
         for slot in self.slots.iter() {
             let mut s = slot.load(Acquire);

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::cache::fingerprint;
+use crate::cache::set::{full_load, grow_load};
 
 /// Threads insert overlapping ranges while the shards grow from 8 KiB
 /// to 16 times that: every fingerprint is `New` exactly once among
@@ -159,4 +160,128 @@ fn shards_turn_compact_and_grow_under_racing_inserts() {
     assert!((0..n)
         .step_by(997)
         .all(|i| s.insert(fingerprint(&i)) == Insert::Present));
+}
+
+/// While another thread holds a shard's lock (as a growth does), inserts
+/// into the shard do not wait: they go on past the limit that starts a
+/// growth (768 of the first table's 1,024 slots) up to the hard one (90%:
+/// 922), and only the next one waits, until the lock is let go; then the
+/// shard grows and takes it.
+#[test]
+fn inserts_go_on_past_the_limit_while_a_shard_grows() {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    use std::time::Duration;
+    let s = SharedCache::new(None);
+    let mut of_shard_0 = (0u64..)
+        .map(|i| fingerprint(&i))
+        .filter(|&fp| SharedCache::index(key(fp)) == 0);
+    let first: Vec<u64> = of_shard_0.by_ref().take(922).collect();
+    let last = of_shard_0.next().expect("endless");
+    assert_eq!((grow_load(INITIAL_SLOTS), full_load(INITIAL_SLOTS)), (768, 922));
+    std::thread::scope(|sc| {
+        let growing = s.shards[0].lock();
+        let (tx, rx) = channel();
+        let s = &s;
+        sc.spawn(move || {
+            let news = first.iter().filter(|&&fp| s.insert(fp) == Insert::New).count();
+            tx.send(news).expect("receiver");
+            tx.send(usize::from(s.insert(last) == Insert::New)).expect("receiver");
+        });
+        assert_eq!(rx.recv_timeout(Duration::from_secs(60)), Ok(922));
+        assert_eq!(s.len(), 922);
+        assert_eq!(s.shards[0].current().map(Table::size), Some(Size::Plain(INITIAL_SLOTS)));
+        // The 923rd waits for the lock.
+        assert_eq!(
+            rx.recv_timeout(Duration::from_millis(300)),
+            Err(RecvTimeoutError::Timeout)
+        );
+        drop(growing);
+        assert_eq!(rx.recv_timeout(Duration::from_secs(60)), Ok(1));
+    });
+    assert_eq!(
+        s.shards[0].current().map(Table::size),
+        Some(Size::Plain(2 * INITIAL_SLOTS))
+    );
+    assert_eq!(s.len(), 923);
+    assert!((0u64..)
+        .map(|i| fingerprint(&i))
+        .filter(|&fp| SharedCache::index(key(fp)) == 0)
+        .take(923)
+        .all(|fp| s.contains(fp)));
+}
+
+/// While a growth builds a shard's next table (its lock held, the old
+/// table frozen), inserts do not wait: a fingerprint of the frozen table
+/// is `Present`, a new one goes to the side set, `New` exactly once among
+/// two threads, up to the set's room; the growth adds the side set to the
+/// next table before it publishes it, and every fingerprint is found
+/// there.
+#[test]
+fn inserts_during_a_growth_go_to_the_side_set() {
+    use std::sync::mpsc::channel;
+    use std::time::Duration;
+    let s = SharedCache::new(None);
+    let of_shard_0: Vec<u64> = (0u64..)
+        .map(|i| fingerprint(&i))
+        .filter(|&fp| SharedCache::index(key(fp)) == 0)
+        .take(800)
+        .collect();
+    let (old, new) = of_shard_0.split_at(500);
+    assert!(old.iter().all(|&fp| s.insert(fp) == Insert::New));
+    let shard = &s.shards[0];
+    let mut tables = shard.lock();
+    let frozen = shard.current().expect("a table");
+    let entries = shard.freeze(frozen, 500, 300);
+    assert_eq!(entries.len(), 500);
+    let news = std::thread::scope(|sc| {
+        let (tx, rx) = channel();
+        for forwards in [true, false] {
+            let (tx, s) = (tx.clone(), &s);
+            sc.spawn(move || {
+                let mut order: Vec<u64> = old.iter().chain(new).copied().collect();
+                if !forwards {
+                    order.reverse();
+                }
+                let news: Vec<u64> = order.into_iter().filter(|&fp| s.insert(fp) == Insert::New).collect();
+                tx.send(news).expect("receiver");
+            });
+        }
+        let mut news: Vec<u64> = (0..2)
+            .flat_map(|_| {
+                rx.recv_timeout(Duration::from_secs(60))
+                    .expect("inserts wait for no growth")
+            })
+            .collect();
+        news.sort_unstable();
+        news
+    });
+    let mut want: Vec<u64> = new.iter().map(|&fp| key(fp)).collect();
+    want.sort_unstable();
+    assert_eq!(news.iter().map(|&fp| key(fp)).collect::<Vec<_>>(), want);
+    assert_eq!(s.len(), 800);
+    assert!(of_shard_0.iter().all(|&fp| s.contains(fp)));
+    assert!(!s.contains(fingerprint(&u64::MAX)));
+    assert_eq!(lock(&shard.side).set.len(), 300);
+    // Its room (300) taken, the next new one waits for the growth, then
+    // goes to the new table.
+    let extra = (0u64..)
+        .map(|i| fingerprint(&i))
+        .filter(|&fp| SharedCache::index(key(fp)) == 0)
+        .nth(800)
+        .expect("endless");
+    std::thread::scope(|sc| {
+        let (tx, rx) = channel();
+        let s = &s;
+        sc.spawn(move || tx.send(s.insert(extra)).expect("receiver"));
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+        let next = Table::with_entries(Size::Plain(2 * INITIAL_SLOTS), false, &entries);
+        shard.publish(next, &mut tables);
+        drop(tables);
+        assert_eq!(rx.recv_timeout(Duration::from_secs(60)), Ok(Insert::New));
+    });
+    assert!(lock(&shard.side).set.is_empty());
+    assert_eq!(shard.current().map(Table::size), Some(Size::Plain(2 * INITIAL_SLOTS)));
+    assert!(of_shard_0.iter().all(|&fp| s.insert(fp) == Insert::Present));
+    assert_eq!(s.insert(extra), Insert::Present);
+    assert_eq!(s.len(), 801);
 }
