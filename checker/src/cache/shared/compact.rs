@@ -83,6 +83,21 @@ impl Bucket {
         holds(&self.head(w1), count(w1), f, |i| self.rest(i))
     }
 
+    /// Appends field `f` to a bucket no other thread sees yet; if it is
+    /// full, marks it overflowed and answers false (the value goes to the
+    /// stash).
+    fn put(&self, f: u64) -> bool {
+        let w1 = self.0[1].load(Relaxed);
+        let i = count(w1);
+        if i < FIELDS {
+            self.0[1].store(self.write(i, f, w1), Relaxed);
+            true
+        } else {
+            self.0[1].store(w1 | OVERFLOWED, Relaxed);
+            false
+        }
+    }
+
     /// Writes `f` as field `i` (the caller holds the bucket, or nobody
     /// else sees it) and returns word 1 with it counted: `w1` plus the
     /// count, and the tag if it lives in word 1.
@@ -147,14 +162,7 @@ impl Compact {
         let mut over = Vec::new();
         for &x in entries {
             let (b, f, v) = split(x, bucket_shift, field_mask);
-            let bucket = &buckets[b];
-            let w1 = bucket.0[1].load(Relaxed);
-            let i = count(w1);
-            if i < FIELDS {
-                let w1 = bucket.write(i, f, w1);
-                bucket.0[1].store(w1, Relaxed);
-            } else {
-                bucket.0[1].store(w1 | OVERFLOWED, Relaxed);
+            if !buckets[b].put(f) {
                 over.push(stash_key(v));
             }
         }
@@ -180,12 +188,7 @@ impl Compact {
     /// has room: at least a slot per bucket, and few are added).
     pub(super) fn add(&self, fp: u64) {
         let (bucket, f, v) = self.place(fp);
-        let w1 = bucket.0[1].load(Relaxed);
-        let i = count(w1);
-        if i < FIELDS {
-            bucket.0[1].store(bucket.write(i, f, w1), Relaxed);
-        } else {
-            bucket.0[1].store(w1 | OVERFLOWED, Relaxed);
+        if !bucket.put(f) {
             self.stash.place(stash_key(v));
             self.stash_len.fetch_add(1, Relaxed);
         }
