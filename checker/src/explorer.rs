@@ -90,6 +90,18 @@ pub trait Explorer: Clone + Send + Sync + Debug {
         self.delay(enabled)
     }
 
+    /// Whether the explorer is sound by construction: at every state its
+    /// `next` and `delay` offer each enabled actor once before any twice
+    /// (the built-in explorers, whose contract tests check it). In release
+    /// builds the exhaustive search then skips the run-time soundness
+    /// check of its moves and retires a deferred state by the choices it
+    /// has left without walking the explorer through them (ARCHITECTURE.md
+    /// §3, "Retired entries"); builds with debug assertions, the tests
+    /// among them, still check and walk. A custom explorer leaves it
+    /// `false`: its mistakes are then reported as
+    /// `SearchError::UnsoundExplorer`.
+    const TRUSTED: bool = false;
+
     /// A hash of the explorer's whole state (its generator included), with
     /// the project's fixed hasher ([`crate::cache::fingerprint`]), so that
     /// values are reproducible: two explorers with equal states must return

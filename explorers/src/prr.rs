@@ -48,6 +48,8 @@ impl ProbabilisticRoundRobin {
 }
 
 impl Explorer for ProbabilisticRoundRobin {
+    const TRUSTED: bool = true;
+
     fn name(&self) -> &str {
         "prr"
     }

@@ -28,6 +28,8 @@ impl RoundRobin {
 }
 
 impl Explorer for RoundRobin {
+    const TRUSTED: bool = true;
+
     fn name(&self) -> &str {
         "rr"
     }

@@ -31,6 +31,8 @@ impl RunToCompletion {
 }
 
 impl Explorer for RunToCompletion {
+    const TRUSTED: bool = true;
+
     fn name(&self) -> &str {
         "rtc"
     }

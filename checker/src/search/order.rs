@@ -54,7 +54,8 @@ pub trait ChoiceOrder: Clone + Send + Sync {
     /// (every enabled choice once per state): the search then skips the
     /// run-time soundness check in release builds (8-10% of DFS's time on
     /// TwoPhase); builds with debug assertions, the tests among them, still
-    /// check it. Orders built from an [`Explorer`] are never trusted.
+    /// check it. An order built from an [`Explorer`] is trusted when the
+    /// explorer is ([`Explorer::TRUSTED`]: the built-in ones).
     const TRUSTED: bool = false;
     /// Whether the order reads [`EnabledSet::mask`]. When it does not, the
     /// stratified search leaves the mask `None` rather than compute it for
@@ -137,6 +138,7 @@ impl<E: Explorer> Composed<E> {
 }
 
 impl<E: Explorer> ChoiceOrder for Composed<E> {
+    const TRUSTED: bool = E::TRUSTED;
     fn name(&self) -> &str {
         self.explorer.name()
     }

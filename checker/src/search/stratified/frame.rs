@@ -184,7 +184,8 @@ pub(super) fn offer_at<O: ChoiceOrder>(
 /// (a binary search; the first 64). A state's set has a mask or not
 /// whenever it is loaded, so one state always uses one of the two.
 /// Skipped for a trusted order ([`ChoiceOrder::TRUSTED`]) unless debug
-/// assertions are on.
+/// assertions are on: then only the bits of a set with a mask are kept
+/// (retirement reads them: `retire.rs`).
 #[inline(always)]
 pub(super) fn offer<O: ChoiceOrder>(
     offered: u64,
@@ -193,7 +194,10 @@ pub(super) fn offer<O: ChoiceOrder>(
     order: &O,
 ) -> Result<u64, SearchError> {
     if O::TRUSTED && !cfg!(debug_assertions) {
-        return Ok(offered);
+        return Ok(match set.mask {
+            Some(_) if O::READS_MASK => offered | 1u64.checked_shl(actor.0).unwrap_or(0),
+            _ => offered,
+        });
     }
     let bit = match set.mask {
         Some(mask) => {
