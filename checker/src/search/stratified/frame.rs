@@ -184,8 +184,8 @@ pub(super) fn offer_at<O: ChoiceOrder>(
 /// (a binary search; the first 64). A state's set has a mask or not
 /// whenever it is loaded, so one state always uses one of the two.
 /// Skipped for a trusted order ([`ChoiceOrder::TRUSTED`]) unless debug
-/// assertions are on: then only the bits of a set with a mask are kept
-/// (retirement reads them: `retire.rs`).
+/// assertions are on; skipped, it still keeps the bits of a set with a
+/// mask (retirement reads them: `retire.rs`).
 #[inline(always)]
 pub(super) fn offer<O: ChoiceOrder>(
     offered: u64,
