@@ -52,7 +52,7 @@ use crate::config::{peak_rss, Config};
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 use arena::Arena;
-use retire::Retired;
+use retire::{Ahead, Retired};
 use std::time::Instant;
 
 /// No path node yet: derive it from the frame below.
@@ -202,6 +202,14 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     /// Successor fingerprints of a retirement check, and its choices.
     retire_fps: Vec<u64>,
     retire_choices: Vec<(ActorId, u32)>,
+    /// The next work items (`run_work`), their retirement checks prepared
+    /// ahead, and those checks' successor fingerprints and choices.
+    batch: Vec<Entry<P::State, O>>,
+    ahead: Vec<Ahead>,
+    ahead_fps: Vec<u64>,
+    ahead_choices: Vec<(ActorId, u32)>,
+    /// Retirements by checks prepared ahead (for the tests).
+    retired_ahead: u64,
     /// Whether entries may retire (always, but for the test that compares).
     retire_on: bool,
     /// Successors explored again because the cache was full (not counted
@@ -305,6 +313,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             retire_stats: (0, 0, 0),
             retire_fps: Vec::new(),
             retire_choices: Vec::new(),
+            batch: Vec::new(),
+            ahead: Vec::new(),
+            ahead_fps: Vec::new(),
+            ahead_choices: Vec::new(),
+            retired_ahead: 0,
             retire_on: true,
             revisits: 0,
             deferred: FixedHashSet::with_hasher(FIXED_HASHER),

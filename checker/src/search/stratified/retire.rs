@@ -1,20 +1,22 @@
 //! Retiring frontier entries whose remaining work is only look-ups.
 
-use super::frame::offer;
+use super::frame::{offer, offer_at};
 use super::peek::successor_fp;
-use super::{enabled_set, Search, Span};
+use super::{enabled_set, Entry, Search, Span};
 use crate::cache::StateCache;
 use crate::program::{ActorId, Program};
 use crate::search::order::{alternatives_of, ChoiceOrder, EnabledSet};
 
 /// What retired entries still owe one stratum's statistics.
 ///
-/// An entry is *retired* when it is deferred again and every successor
-/// its remaining choices reach is already cached: resuming it would only
-/// look each one up (found), one choice per stratum, and defer it again,
-/// changing nothing but the counts. Its work is done at once (the
-/// successors computed and looked up); the strata it would have visited
-/// get its transition, deferral and frontier slot here, so every
+/// An entry is *retired* when it is resumed and every successor its
+/// remaining choices reach (the stratum's choice and the later ones) is
+/// already cached: resuming it would only look each one up (found), one
+/// choice per stratum, and defer it again, changing nothing but the
+/// counts. Its work is done at once (the successors computed and looked
+/// up, without the step's split, move or deferral: the step is counted
+/// as taken); the later strata it would have visited get its
+/// transition, deferral and frontier slot here, so every
 /// complete stratum's counts are those of the plain search, and so are
 /// the states, their order and every counterexample: the cache only
 /// grows, so a successor found now is found then. (The stratum where a
@@ -44,29 +46,27 @@ impl Retired {
 const RETIRE_HIT_RATE: u64 = 2;
 const RETIRE_PROBE: u64 = 16;
 
+/// A resumed entry's retirement check, prepared a few entries before its
+/// turn ([`run_work`](Search::run_work)): the successors of its choices
+/// after its first computed and their look-ups prefetched, so that their
+/// misses overlap the work on the entries before it. Only the look-ups
+/// wait for the entry's turn, so the cache they see is the plain
+/// search's.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Ahead {
+    /// Prepared: its turn checks these look-ups and tries nothing else.
+    pub(super) prepared: bool,
+    /// No successor violates and the choices are as many as it has left.
+    sound: bool,
+    /// Its successors' fingerprints in `ahead_fps` (start, length).
+    fps: (u32, u32),
+    /// Its choices in `ahead_choices` (start, length), its first first.
+    choices: (u32, u32),
+}
+
 impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
-    /// Retires an entry about to be deferred again (see [`Retired`]) if
-    /// every successor its `remaining` choices reach is cached: `first`
-    /// is its next choice, `fp` that successor's fingerprint. The choices
-    /// are those the order walks through, or for a trusted order without
-    /// `exact_bound` those [`left_by_set`] reads off the enabled set (no
-    /// explorer moves: ARCHITECTURE.md §3, "Retired entries"). Their
-    /// look-ups are prefetched together, then made. Any doubt (a violating
-    /// successor, the step bound, an explorer that the run-time check
-    /// would reject) keeps the entry. In a parallel search a successor
-    /// another worker has not inserted yet only keeps it too.
-    pub(super) fn try_retire(
-        &mut self,
-        state: &P::State,
-        order: &O,
-        first: (ActorId, u32),
-        fp: u64,
-        offered: u64,
-        (depth, remaining, span): (u32, u32, Span),
-    ) -> bool {
-        if !self.retire_on || fp == 0 || depth as usize + 1 >= self.config.max_steps {
-            return false;
-        }
+    /// Whether the throttle lets a try be made now; counts it if so.
+    fn retire_due(&mut self) -> bool {
         let (tries, hits, skipped) = &mut self.retire_stats;
         if *tries >= 64 && *hits * RETIRE_HIT_RATE < *tries {
             *skipped += 1;
@@ -75,11 +75,132 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             }
         }
         *tries += 1;
-        self.cache.prefetch(fp);
+        true
+    }
+
+    /// Prepares the retirement check of the work item `e` (see [`Ahead`]),
+    /// for a trusted order without `exact_bound` whose item will take the
+    /// resume's fast path, defer, and whose choice of this stratum is
+    /// already cached (as in [`try_retire`](Self::try_retire), which its
+    /// turn makes instead when it is not prepared).
+    pub(super) fn prepare_retire(&mut self, e: &Entry<P::State, O>) -> Ahead {
+        let none = Ahead::default();
+        let (tries, hits, skipped) = self.retire_stats;
+        let throttled = tries >= 64 && hits * RETIRE_HIT_RATE < tries && (skipped + 1) % RETIRE_PROBE != 0;
+        if !O::TRUSTED
+            || self.config.exact_bound
+            || !self.retire_on
+            || !self.fast_resume
+            || e.fp == 0
+            || self.report.cache_full
+            || e.depth as usize + 1 >= self.config.max_steps
+            || throttled
+            || !self.cache.contains(e.fp)
+        {
+            return none;
+        }
+        let (en, total) = self.load_enabled(&e.state);
+        let (last, _, defer) = self.resumed_move(e, en, total);
+        let mut ahead = none;
+        if defer && !last && total > e.next && en.mask.is_some() {
+            let Search {
+                en: ens,
+                ids,
+                program,
+                events,
+                cache,
+                config,
+                ahead_fps,
+                ahead_choices,
+                ..
+            } = self;
+            let set = enabled_set(ens, ids, en);
+            let cur = e.order.current(&set);
+            let remaining = total - e.next;
+            // A trusted order's check (made in builds with debug
+            // assertions) that would fail is left to the turn's.
+            if offer_at(e.offered, cur, &set, &e.order).is_ok() {
+                let c0 = ahead_choices.len();
+                left_by_set(&set, cur, e.offered, ahead_choices);
+                debug_assert_eq!(
+                    sorted(ahead_choices[c0..].to_vec()),
+                    sorted(walked(&e.order, cur, remaining, &set)),
+                    "mcheck bug: a trusted order's choices left"
+                );
+                let f0 = ahead_fps.len();
+                let mut sound = ahead_choices.len() - c0 == remaining as usize;
+                let end = if sound { ahead_choices.len() } else { c0 + 1 };
+                for &c in &ahead_choices[c0 + 1..end] {
+                    let f = successor_fp(*program, events, &e.state, c, None::<&O>, config.symmetry);
+                    if f == 0 {
+                        sound = false;
+                        break;
+                    }
+                    cache.prefetch(f);
+                    ahead_fps.push(f);
+                }
+                ahead = Ahead {
+                    prepared: true,
+                    sound,
+                    fps: (f0 as u32, (ahead_fps.len() - f0) as u32),
+                    choices: (c0 as u32, (ahead_choices.len() - c0) as u32),
+                };
+            }
+        }
+        self.en.truncate(en.start as usize);
+        self.ids.truncate(en.start as usize);
+        ahead
+    }
+
+    /// At its turn, retires the work item of `state` whose check `a` was
+    /// prepared, if every successor is cached; whether it was prepared
+    /// at all is `a.prepared`. The caller counts its first choice's
+    /// transition and its deferral in this stratum.
+    pub(super) fn retire_prepared(&mut self, state: &P::State, a: Ahead) -> bool {
+        // As `try_retire`'s: a try counted for the throttle, then its
+        // doubts.
+        if self.report.cache_full || !self.retire_due() || !a.sound {
+            return false;
+        }
+        let (f0, n) = (a.fps.0 as usize, a.fps.1 as usize);
+        if !self.ahead_fps[f0..f0 + n].iter().all(|&f| self.cache.contains(f)) {
+            return false;
+        }
+        let (c0, n) = (a.choices.0 as usize, a.choices.1 as usize);
+        for &(actor, alt) in &self.ahead_choices[c0..c0 + n] {
+            self.program.count_transition(state, actor, alt);
+        }
+        self.owe_retired(n as u32);
+        self.retired_ahead += 1;
+        true
+    }
+
+    /// Retires a resumed entry (see [`Retired`]) whose choice of this
+    /// stratum, `first`, reaches a cached successor, if every successor
+    /// its later choices reach is cached too: `remaining` counts its
+    /// choices from `first` on. The later choices are those the order
+    /// walks through, or for a trusted order without `exact_bound` those
+    /// [`left_by_set`] reads off the enabled set (no explorer moves:
+    /// ARCHITECTURE.md §3, "Retired entries"). Their look-ups are
+    /// prefetched together, then made. Any doubt (a violating successor,
+    /// the step bound, an explorer that the run-time check would reject)
+    /// keeps the entry. In a parallel search a successor another worker
+    /// has not inserted yet only keeps it too. The caller counts `first`'s
+    /// transition and the entry's deferral in this stratum.
+    pub(super) fn try_retire(
+        &mut self,
+        state: &P::State,
+        order: &O,
+        first: (ActorId, u32),
+        offered: u64,
+        (depth, remaining, span): (u32, u32, Span),
+    ) -> bool {
+        if !self.retire_on || depth as usize + 1 >= self.config.max_steps || !self.retire_due() {
+            return false;
+        }
         let mut fps = std::mem::take(&mut self.retire_fps);
         let mut choices = std::mem::take(&mut self.retire_choices);
         fps.clear();
-        fps.push(fp);
         choices.clear();
         let Search {
             en,
@@ -154,12 +275,20 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         if !all {
             return false;
         }
+        self.owe_retired(remaining);
+        true
+    }
+
+    /// Records a retirement: what the entry, its `remaining` choices
+    /// taken now (the first of them in this stratum, by the caller),
+    /// owes the later strata.
+    fn owe_retired(&mut self, remaining: u32) {
         self.retire_stats.1 += 1;
-        // Its deferral now is counted by the caller; it would be in this
-        // stratum's frontier, then taken once in each of the next
-        // `remaining` strata, and deferred again in all but the last.
+        // It would be in this stratum's frontier, then taken once in each
+        // of the next `remaining - 1` strata, and deferred again in all
+        // but the last.
         let bound = self.bound as usize;
-        let r = remaining as usize;
+        let r = remaining as usize - 1;
         if self.retired.len() < bound + r + 1 {
             self.retired.resize(bound + r + 1, Retired::default());
         }
@@ -172,7 +301,6 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
                 owed.frontier += 1;
             }
         }
-        true
     }
 }
 
@@ -182,10 +310,16 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
 /// then every alternative of each actor not offered yet.
 fn left_by_set(set: &EnabledSet<'_>, (actor, alt): (ActorId, u32), offered: u64, out: &mut Vec<(ActorId, u32)>) {
     let alts = alternatives_of(set.en, set.ids, actor);
-    out.extend((alt..alts).map(|j| (actor, j)));
+    for j in alt..alts {
+        out.push((actor, j));
+    }
+    // The set has a mask, so every id is below 64.
+    let skip = offered | 1 << (actor.0 & 63);
     for e in set.en {
-        if e.actor != actor && offered & 1u64.checked_shl(e.actor.0).unwrap_or(0) == 0 {
-            out.extend((0..e.alternatives.max(1)).map(|j| (e.actor, j)));
+        if skip >> (e.actor.0 & 63) & 1 == 0 {
+            for j in 0..e.alternatives.max(1) {
+                out.push((e.actor, j));
+            }
         }
     }
 }

@@ -11,7 +11,7 @@
 
 use super::frame::{offer_at, Resumed};
 use super::peek::PREFETCH_AHEAD;
-use super::{enabled_set, Entry, Frame, RawViolation, Search, Span, Stop, NONE};
+use super::{enabled_set, Ahead, Entry, Frame, RawViolation, Search, Span, Stop, NONE};
 use crate::cache::{Insert, StateCache};
 use crate::program::{ActorId, Program, Violation};
 use crate::report::Found;
@@ -40,8 +40,6 @@ struct Choice {
     cur: (ActorId, u32),
     /// Its index among the state's choices.
     index: u32,
-    /// The state's number of choices.
-    total: u32,
     /// Whether it is the state's last choice.
     last: bool,
     /// Whether the move to the next choice goes to the next stratum.
@@ -62,8 +60,11 @@ struct Choice {
 
 impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// Resumes deferred work items in order (at the current bound) until
-    /// they are done or the search stops, prefetching the cache slot of the
-    /// successor each entry reaches first a few entries ahead.
+    /// they are done or the search stops. They are taken
+    /// [`PREFETCH_AHEAD`] at a time: the slots of the successors the next
+    /// ones reach first are prefetched, and the retirement checks of
+    /// these are prepared ([`prepare_retire`](Self::prepare_retire))
+    /// before the first of them is resumed.
     pub(in crate::search) fn run_work(
         &mut self,
         work: &mut Vec<Entry<P::State, O>>,
@@ -71,22 +72,41 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         self.work_len = work.len() as u64;
         let mut stop = None;
         let mut entries = work.drain(..);
-        while let Some(entry) = entries.next() {
-            if let Some(ahead) = entries.as_slice().get(PREFETCH_AHEAD) {
-                self.cache.prefetch(ahead.fp);
-            }
-            self.work_len -= 1;
-            stop = self.resume(entry)?;
-            if stop.is_none() {
-                stop = self.run_stack()?;
-            }
-            if stop.is_some() {
-                if self.keep_rest {
-                    self.rest.extend(entries);
-                }
+        let mut batch = std::mem::take(&mut self.batch);
+        'work: loop {
+            batch.clear();
+            batch.extend(entries.by_ref().take(PREFETCH_AHEAD));
+            if batch.is_empty() {
                 break;
             }
+            for next in entries.as_slice().iter().take(PREFETCH_AHEAD) {
+                self.cache.prefetch(next.fp);
+            }
+            self.ahead.clear();
+            self.ahead_fps.clear();
+            self.ahead_choices.clear();
+            for entry in &batch {
+                let ahead = self.prepare_retire(entry);
+                self.ahead.push(ahead);
+            }
+            let mut items = batch.drain(..).enumerate();
+            while let Some((j, entry)) = items.next() {
+                self.work_len -= 1;
+                stop = self.resume(entry, self.ahead[j])?;
+                if stop.is_none() {
+                    stop = self.run_stack()?;
+                }
+                if stop.is_some() {
+                    if self.keep_rest {
+                        self.rest.extend(items.map(|(_, e)| e));
+                        self.rest.extend(entries);
+                    }
+                    break 'work;
+                }
+            }
         }
+        batch.clear();
+        self.batch = batch;
         self.work_len = 0;
         Ok(stop)
     }
@@ -131,7 +151,6 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             let choice = Choice {
                 cur,
                 index,
-                total: top.total,
                 last,
                 defer: !last && cost + step_cost > self.bound,
                 step_cost,
@@ -153,12 +172,13 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// stratum (always in SES, where every frame's cost is the bound), is
     /// the fast path: the [`step`](Self::step) without a stack frame. Every
     /// other case pushes the entry's frame for [`run_stack`](Self::run_stack).
-    fn resume(&mut self, e: Entry<P::State, O>) -> Result<Option<Stop>, SearchError> {
+    fn resume(&mut self, e: Entry<P::State, O>, ahead: Ahead) -> Result<Option<Stop>, SearchError> {
+        if ahead.prepared && self.retire_prepared(&e.state, ahead) {
+            return Ok(self.retired_now());
+        }
         let (en, total) = self.load_enabled(&e.state);
         let index = e.next;
-        let last = index + 1 == total;
-        let step_cost = if last { 0 } else { e.order.advance_cost(&self.set(en)) };
-        let defer = !last && e.cost + step_cost > self.bound;
+        let (last, step_cost, defer) = self.resumed_move(&e, en, total);
         if !self.fast_resume || total <= index || !(last || defer) {
             let resume = Resumed {
                 next: e.next,
@@ -178,6 +198,16 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let set = self.set(en);
         let cur = e.order.current(&set);
         let offered = offer_at(e.offered, cur, &set, &e.order)?;
+        if defer && !ahead.prepared && e.fp != 0 && !self.report.cache_full && self.cache.contains(e.fp) {
+            // Its choice of this stratum is cached: if every later one
+            // is too, the entry retires here.
+            let retire = (e.depth, total - index, en);
+            if self.try_retire(&e.state, &e.order, cur, e.offered, retire) {
+                self.en.truncate(en.start as usize);
+                self.ids.truncate(en.start as usize);
+                return Ok(self.retired_now());
+            }
+        }
         let mut held = Held::Entry {
             state: Some(e.state),
             order: Some(e.order),
@@ -188,7 +218,6 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let choice = Choice {
             cur,
             index,
-            total,
             last,
             defer,
             step_cost,
@@ -199,6 +228,26 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             en,
         };
         self.step(&mut held, choice)
+    }
+
+    /// A resumed entry's move after its choice of this stratum: whether
+    /// that choice is its last, what the move costs, and whether it
+    /// needs another stratum (the entry is deferred again).
+    #[inline(always)]
+    pub(super) fn resumed_move(&self, e: &Entry<P::State, O>, en: Span, total: u32) -> (bool, u32, bool) {
+        let last = e.next + 1 == total;
+        let step_cost = if last { 0 } else { e.order.advance_cost(&self.set(en)) };
+        (last, step_cost, !last && e.cost + step_cost > self.bound)
+    }
+
+    /// Counts a retired entry's step of this stratum as taken (its
+    /// transition and its deferral), then the budgets, when due.
+    fn retired_now(&mut self) -> Option<Stop> {
+        self.report.transitions += 1;
+        self.stratum.transitions += 1;
+        self.report.deferrals += 1;
+        self.stratum.deferrals += 1;
+        self.budgets_due()
     }
 
     /// Takes choice `c` of the state `held`: looks its successor up (before
@@ -259,7 +308,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 let order = order_slot(&mut self.stack, held).take().ok_or_else(no_order)?;
                 // Before the move, and before the events are reused.
                 let child_order = child.is_some().then(|| order.child(actor, &self.events));
-                self.defer(held, state, order, skip, &c)?;
+                self.defer(held, state, order, &c)?;
                 Some(child_order)
             }
             None => None,
@@ -310,16 +359,13 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     }
 
     /// Defers `state` (whose choice `c` was just taken) one move on, with
-    /// `order` at that choice: a frontier entry for the next stratum,
-    /// unless it retires (tried only when this choice's successor was
-    /// cached, `skip`: near new states, later successors seldom all are).
+    /// `order` at that choice: a frontier entry for the next stratum.
     #[inline(always)]
     fn defer(
         &mut self,
         held: &Held<P::State, O>,
         state: P::State,
         mut order: O,
-        skip: bool,
         c: &Choice,
     ) -> Result<(), SearchError> {
         let set = self.set(c.en);
@@ -330,20 +376,12 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             Held::Frame(k) => self.stack[*k].offered,
             Held::Entry { offered, .. } => *offered,
         };
-        let remaining = c.total - (c.index + 1);
-        let retire = (c.depth, remaining, c.en);
         self.report.deferrals += 1;
         self.stratum.deferrals += 1;
         if self.report.cache_full && !self.deferred.insert(self.key(self.fp(&state), &order)) {
             // The cache is full: another entry of this state waits in the
             // next frontier, and its frame will take all the state's
             // choices (ARCHITECTURE.md §3).
-            return Ok(());
-        }
-        if skip
-            && matches!(held, Held::Entry { .. })
-            && self.try_retire(&state, &order, next_choice, fp, offered, retire)
-        {
             return Ok(());
         }
         let node = self.node_of(held)?;
