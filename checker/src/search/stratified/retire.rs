@@ -65,16 +65,27 @@ pub(super) struct Ahead {
 }
 
 impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
-    /// Whether the throttle lets a try be made now; counts it if so.
+    /// Whether tries fail too often: the throttle is on.
+    fn throttling(&self) -> bool {
+        let (tries, hits, _) = self.retire_stats;
+        tries >= 64 && hits * RETIRE_HIT_RATE < tries
+    }
+
+    /// Whether the throttle skips the next chance to try.
+    fn skips_next(&self) -> bool {
+        self.throttling() && !(self.retire_stats.2 + 1).is_multiple_of(RETIRE_PROBE)
+    }
+
+    /// Whether the throttle lets a try be made now; counts the chance.
     fn retire_due(&mut self) -> bool {
-        let (tries, hits, skipped) = &mut self.retire_stats;
-        if *tries >= 64 && *hits * RETIRE_HIT_RATE < *tries {
-            *skipped += 1;
-            if *skipped % RETIRE_PROBE != 0 {
+        if self.throttling() {
+            let skip = self.skips_next();
+            self.retire_stats.2 += 1;
+            if skip {
                 return false;
             }
         }
-        *tries += 1;
+        self.retire_stats.0 += 1;
         true
     }
 
@@ -85,8 +96,6 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// turn makes instead when it is not prepared).
     pub(super) fn prepare_retire(&mut self, e: &Entry<P::State, O>) -> Ahead {
         let none = Ahead::default();
-        let (tries, hits, skipped) = self.retire_stats;
-        let throttled = tries >= 64 && hits * RETIRE_HIT_RATE < tries && (skipped + 1) % RETIRE_PROBE != 0;
         if !O::TRUSTED
             || self.config.exact_bound
             || !self.retire_on
@@ -94,58 +103,35 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             || e.fp == 0
             || self.report.cache_full
             || e.depth as usize + 1 >= self.config.max_steps
-            || throttled
+            || self.skips_next()
             || !self.cache.contains(e.fp)
         {
             return none;
         }
         let (en, total) = self.load_enabled(&e.state);
-        let (last, _, defer) = self.resumed_move(e, en, total);
+        let (_, _, defer) = self.resumed_move(e, en, total);
+        let set = self.set(en);
+        let cur = e.order.current(&set);
+        // A trusted order's check (made in builds with debug assertions)
+        // that would fail is left to the turn's.
+        let ready = defer && total > e.next && en.mask.is_some() && offer_at(e.offered, cur, &set, &e.order).is_ok();
         let mut ahead = none;
-        if defer && !last && total > e.next && en.mask.is_some() {
-            let Search {
-                en: ens,
-                ids,
-                program,
-                events,
-                cache,
-                config,
-                ahead_fps,
-                ahead_choices,
-                ..
-            } = self;
-            let set = enabled_set(ens, ids, en);
-            let cur = e.order.current(&set);
-            let remaining = total - e.next;
-            // A trusted order's check (made in builds with debug
-            // assertions) that would fail is left to the turn's.
-            if offer_at(e.offered, cur, &set, &e.order).is_ok() {
-                let c0 = ahead_choices.len();
-                left_by_set(&set, cur, e.offered, ahead_choices);
-                debug_assert_eq!(
-                    sorted(ahead_choices[c0..].to_vec()),
-                    sorted(walked(&e.order, cur, remaining, &set)),
-                    "mcheck bug: a trusted order's choices left"
-                );
-                let f0 = ahead_fps.len();
-                let mut sound = ahead_choices.len() - c0 == remaining as usize;
-                let end = if sound { ahead_choices.len() } else { c0 + 1 };
-                for &c in &ahead_choices[c0 + 1..end] {
-                    let f = successor_fp(*program, events, &e.state, c, None::<&O>, config.symmetry);
-                    if f == 0 {
-                        sound = false;
-                        break;
-                    }
-                    cache.prefetch(f);
-                    ahead_fps.push(f);
-                }
-                ahead = Ahead {
-                    prepared: true,
-                    sound,
-                    fps: (f0 as u32, (ahead_fps.len() - f0) as u32),
-                    choices: (c0 as u32, (ahead_choices.len() - c0) as u32),
-                };
-            }
+        if ready {
+            let mut fps = std::mem::take(&mut self.ahead_fps);
+            let mut choices = std::mem::take(&mut self.ahead_choices);
+            let (f0, c0) = (fps.len(), choices.len());
+            let left = (cur, e.offered, total - e.next);
+            // Trusted, without `exact_bound`, with a mask (tested above):
+            // the choices are read off the set.
+            let sound = self.successors_left(&e.state, &e.order, en, left, (&mut choices, &mut fps));
+            ahead = Ahead {
+                prepared: true,
+                sound,
+                fps: (f0 as u32, (fps.len() - f0) as u32),
+                choices: (c0 as u32, (choices.len() - c0) as u32),
+            };
+            self.ahead_fps = fps;
+            self.ahead_choices = choices;
         }
         self.en.truncate(en.start as usize);
         self.ids.truncate(en.start as usize);
@@ -180,13 +166,14 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// its later choices reach is cached too: `remaining` counts its
     /// choices from `first` on. The later choices are those the order
     /// walks through, or for a trusted order without `exact_bound` those
-    /// [`left_by_set`] reads off the enabled set (no explorer moves:
-    /// ARCHITECTURE.md §3, "Retired entries"). Their look-ups are
-    /// prefetched together, then made. Any doubt (a violating successor,
-    /// the step bound, an explorer that the run-time check would reject)
-    /// keeps the entry. In a parallel search a successor another worker
-    /// has not inserted yet only keeps it too. The caller counts `first`'s
-    /// transition and the entry's deferral in this stratum.
+    /// read off the enabled set ([`successors_left`](Self::successors_left)).
+    /// Their look-ups
+    /// are prefetched together, then made. Any doubt (a violating
+    /// successor, the step bound, an explorer that the run-time check
+    /// would reject) keeps the entry. In a parallel search a successor
+    /// another worker has not inserted yet only keeps it too. The caller
+    /// counts `first`'s transition and the entry's deferral in this
+    /// stratum.
     pub(super) fn try_retire(
         &mut self,
         state: &P::State,
@@ -202,66 +189,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         let mut choices = std::mem::take(&mut self.retire_choices);
         fps.clear();
         choices.clear();
-        let Search {
-            en,
-            ids,
-            program,
-            events,
-            cache,
-            config,
-            ..
-        } = self;
-        let set = enabled_set(en, ids, span);
-        let (exact, symmetry) = (config.exact_bound, config.symmetry);
-        let mut sound = true;
-        if O::TRUSTED && !exact && set.mask.is_some() {
-            // A sound order takes what is left in some order, and without
-            // `exact_bound` the successors do not depend on it: no walk.
-            left_by_set(&set, first, offered, &mut choices);
-            debug_assert_eq!(
-                sorted(choices.clone()),
-                sorted(walked(order, first, remaining, &set)),
-                "mcheck bug: a trusted order's choices left"
-            );
-            sound = choices.len() == remaining as usize;
-            let rest = if sound { &choices[1..] } else { &[] };
-            for &c in rest {
-                let f = successor_fp(*program, events, state, c, None::<&O>, symmetry);
-                if f == 0 {
-                    sound = false;
-                    break;
-                }
-                cache.prefetch(f);
-                fps.push(f);
-            }
-        } else {
-            let mut order = order.clone();
-            let (mut cur, mut offered) = (first, offered);
-            for k in 0..remaining {
-                choices.push(cur);
-                if cur.1 == 0 {
-                    match offer(offered, cur.0, &set, &order) {
-                        Ok(o) => offered = o,
-                        Err(_) => {
-                            sound = false;
-                            break;
-                        }
-                    }
-                }
-                if k + 1 == remaining {
-                    break;
-                }
-                order.advance_from(cur, &set);
-                cur = order.current(&set);
-                let f = successor_fp(*program, events, state, cur, exact.then_some(&order), symmetry);
-                if f == 0 {
-                    sound = false;
-                    break;
-                }
-                cache.prefetch(f);
-                fps.push(f);
-            }
-        }
+        let left = (first, offered, remaining);
+        let sound = self.successors_left(state, order, span, left, (&mut choices, &mut fps));
         let all = sound && fps.iter().all(|&f| self.cache.contains(f));
         self.retire_fps = fps;
         if all {
@@ -276,6 +205,76 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             return false;
         }
         self.owe_retired(remaining);
+        true
+    }
+
+    /// A retirement check but for its look-ups: pushes onto `choices` the
+    /// choices `state` (its enabled set at `en`) has left from `first` on,
+    /// and onto `fps` the fingerprints of the successors of all but
+    /// `first`, their slots prefetched. Whether the check is sound: the
+    /// choices are the `remaining` ones, no successor violates, and no
+    /// offer would fail the run-time soundness check. For a trusted order
+    /// without `exact_bound` the choices are read off the set by
+    /// [`left_by_set`] (no explorer moves: ARCHITECTURE.md §3, "Retired
+    /// entries"); for any other, the order walks through them, and with
+    /// `exact_bound` each successor is keyed with the order after its
+    /// step.
+    fn successors_left(
+        &mut self,
+        state: &P::State,
+        order: &O,
+        en: Span,
+        (first, offered, remaining): ((ActorId, u32), u64, u32),
+        (choices, fps): (&mut Vec<(ActorId, u32)>, &mut Vec<u64>),
+    ) -> bool {
+        let set = enabled_set(&self.en, &self.ids, en);
+        let (exact, symmetry) = (self.config.exact_bound, self.config.symmetry);
+        if O::TRUSTED && !exact && en.mask.is_some() {
+            let c0 = choices.len();
+            // A sound order takes what is left in some order, and without
+            // `exact_bound` the successors do not depend on it.
+            left_by_set(&set, first, offered, choices);
+            debug_assert_eq!(
+                sorted(choices[c0..].to_vec()),
+                sorted(walked(order, first, remaining, &set)),
+                "mcheck bug: a trusted order's choices left"
+            );
+            if choices.len() - c0 != remaining as usize {
+                return false;
+            }
+            for &c in &choices[c0 + 1..] {
+                let f = successor_fp(self.program, &mut self.events, state, c, None::<&O>, symmetry);
+                if f == 0 {
+                    return false;
+                }
+                self.cache.prefetch(f);
+                fps.push(f);
+            }
+            return true;
+        }
+        let mut order = order.clone();
+        let (mut cur, mut offered) = (first, offered);
+        for k in 0..remaining {
+            choices.push(cur);
+            if cur.1 == 0 {
+                match offer(offered, cur.0, &set, &order) {
+                    Ok(o) => offered = o,
+                    Err(_) => return false,
+                }
+            }
+            if k + 1 == remaining {
+                break;
+            }
+            order.advance_from(cur, &set);
+            cur = order.current(&set);
+            let keyed = exact.then_some(&order);
+            let f = successor_fp(self.program, &mut self.events, state, cur, keyed, symmetry);
+            if f == 0 {
+                return false;
+            }
+            self.cache.prefetch(f);
+            fps.push(f);
+        }
         true
     }
 
