@@ -167,13 +167,12 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// choices from `first` on. The later choices are those the order
     /// walks through, or for a trusted order without `exact_bound` those
     /// read off the enabled set ([`successors_left`](Self::successors_left)).
-    /// Their look-ups
-    /// are prefetched together, then made. Any doubt (a violating
-    /// successor, the step bound, an explorer that the run-time check
-    /// would reject) keeps the entry. In a parallel search a successor
-    /// another worker has not inserted yet only keeps it too. The caller
-    /// counts `first`'s transition and the entry's deferral in this
-    /// stratum.
+    /// Their look-ups are prefetched together, then made. Any doubt (a
+    /// violating successor, the step bound, an explorer that the run-time
+    /// check would reject) keeps the entry. In a parallel search a
+    /// successor another worker has not inserted yet only keeps it too.
+    /// The caller counts `first`'s transition and the entry's deferral in
+    /// this stratum.
     pub(super) fn try_retire(
         &mut self,
         state: &P::State,
