@@ -2,15 +2,18 @@
 //! handlers run (each declared one, none dead), their counts against a BFS
 //! oracle that classifies steps by their traces (no coverage code), and
 //! every reachability property reached with a schedule that replays to it.
+//!
+//! The searches run through the registry, as the CLI's do: its instances of
+//! the coverage search are compiled once for the workspace, not again for
+//! this test (seven models, each program wrapped three ways).
 
 mod common;
 
-use mcheck_checker::check::{check_coverage, replay_model};
 use mcheck_checker::coverage::{reached_property, CountedOver, Coverage, How, Status};
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, StepTrace};
-use mcheck_explorers::RunToCompletion;
 use mcheck_models::{chain, lostupdate, multipaxos, paxos, raft, twopc, twophase};
+use mcheck_registry::Registry;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
 fn params<M: Model>(model: &M, set: &[(&str, &str)]) -> Params {
@@ -25,8 +28,12 @@ fn params<M: Model>(model: &M, set: &[(&str, &str)]) -> Params {
 fn covered<M: Model>(model: &M, set: &[(&str, &str)], handlers: usize, properties: &[&str]) -> Coverage {
     let p = params(model, set);
     let config = Config::default();
-    let r = check_coverage(model, &p, None, &Strategy::Ses, RunToCompletion::default(), &config).unwrap();
     let name = model.info().name;
+    let registry = Registry::builtin();
+    let dynamic = registry.model(name).unwrap();
+    let r = dynamic
+        .check_coverage(&p, None, &Strategy::Ses, "rtc", &config)
+        .unwrap();
     assert_eq!(r.outcome, Outcome::Verified, "{name}: {:?}", r.notes);
     let c = r.coverage.unwrap();
     assert_eq!(c.counted_over, CountedOver::DistinctTransitions);
@@ -45,25 +52,14 @@ fn covered<M: Model>(model: &M, set: &[(&str, &str)], handlers: usize, propertie
         assert_eq!(prop.status, Status::Reached, "{name}: {}", prop.name);
         let schedule = prop.schedule.as_ref().unwrap();
         assert_eq!(schedule.model, name);
-        let ex = replay_model(
-            model,
-            schedule.explorer.as_ref().map(|_| RunToCompletion::default()),
-            schedule,
-            false,
-        )
-        .unwrap();
+        assert_eq!(schedule.explorer.as_deref(), Some("rtc"));
+        let ex = dynamic.replay(schedule, false).unwrap();
         let found = ex.violation.unwrap();
         assert_eq!(reached_property(&found.violation), Some(prop.name.as_str()), "{name}");
         assert_eq!(Some(found.step + 1), prop.steps, "{name}: {}", prop.name);
         // The text form replays to it too.
         let text = mcheck_checker::Schedule::parse(&schedule.to_text()).unwrap();
-        let ex = replay_model(
-            model,
-            text.explorer.as_ref().map(|_| RunToCompletion::default()),
-            &text,
-            false,
-        )
-        .unwrap();
+        let ex = dynamic.replay(&text, false).unwrap();
         assert_eq!(ex.violation.map(|f| f.step), Some(found.step));
     }
     c

@@ -17,8 +17,8 @@ use mcheck_checker::check::{build_program, check_coverage, check_model, complete
 use mcheck_checker::races::explain_model;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
-    Config, Execution, ExplainError, Explanation, Explorer, Model, ModelInfo, Params, ParseError, ReplayError, Report,
-    Schedule, SearchError, ShrinkError, Shrunk,
+    Config, Execution, ExplainError, Explanation, Model, ModelInfo, Params, ParseError, ReplayError, Report, Schedule,
+    SearchError, ShrinkError, Shrunk,
 };
 use mcheck_distributed::Layout;
 use mcheck_explorers::AnyExplorer;
@@ -78,84 +78,6 @@ pub trait DynModel: Send + Sync {
     ) -> Result<Option<Report>, Error>;
 }
 
-/// A computation over one explorer type: [`with_explorer`] picks the
-/// explorer by name and calls [`WithExplorer::run`] with it, so that each
-/// built-in explorer gets its own instance of the search (its state held
-/// without the enum's tag and padding, as a frontier entry holds one, and
-/// its calls direct).
-trait WithExplorer<M> {
-    /// What the computation returns.
-    type Output;
-    /// Run on `model` with `explorer`.
-    fn run<E: Explorer + 'static>(self, model: &M, explorer: E) -> Result<Self::Output, SearchError>;
-}
-
-/// Run `work` on `model` with the explorer named `name`.
-fn with_explorer<M: Model, W: WithExplorer<M>>(model: &M, name: &str, work: W) -> Result<W::Output, Error> {
-    let output = match explorer_for(model, name)? {
-        AnyExplorer::Rr(e) => work.run(model, e),
-        AnyExplorer::Rtc(e) => work.run(model, e),
-        AnyExplorer::Prr(e) => work.run(model, e),
-        custom @ AnyExplorer::Custom(_) => work.run(model, custom),
-    };
-    Ok(output?)
-}
-
-/// [`DynModel::check`] (`coverage` false) and
-/// [`DynModel::check_coverage`] (true): the arguments of a search.
-struct Check<'a> {
-    params: &'a Params,
-    bug: Option<u32>,
-    strategy: &'a Strategy,
-    config: &'a Config,
-    coverage: bool,
-}
-
-impl<M: Model> WithExplorer<M> for Check<'_> {
-    type Output = Report;
-    fn run<E: Explorer + 'static>(self, m: &M, e: E) -> Result<Report, SearchError> {
-        let Check {
-            params,
-            bug,
-            strategy,
-            config,
-            coverage,
-        } = self;
-        if coverage {
-            check_coverage(m, params, bug, strategy, e, config)
-        } else {
-            check_model(m, params, bug, strategy, e, config)
-        }
-    }
-}
-
-/// [`DynModel::check_distributed`].
-struct Distributed<'a> {
-    params: &'a Params,
-    bug: Option<u32>,
-    config: &'a Config,
-    layout: &'a Layout,
-}
-
-impl<M: Model> WithExplorer<M> for Distributed<'_> {
-    type Output = Option<Report>;
-    fn run<E: Explorer + 'static>(self, m: &M, explorer: E) -> Result<Option<Report>, SearchError> {
-        let Distributed {
-            params,
-            bug,
-            config,
-            layout,
-        } = self;
-        let (params, program) = build_program(m, params, bug)?;
-        let program = Arc::new(program);
-        let mut report = mcheck_distributed::ses(Arc::clone(&program), explorer.clone(), config, layout)?;
-        if let Some(r) = report.as_mut() {
-            complete_report(&m.info(), &params, bug, &*program, explorer, config, r)?;
-        }
-        Ok(report)
-    }
-}
-
 /// The explorer named `name` for model `m`: a built-in one or one of the
 /// model's own.
 pub fn explorer_for<M: Model>(m: &M, name: &str) -> Result<AnyExplorer, Error> {
@@ -201,17 +123,16 @@ impl<M: Model> DynModel for M {
         explorer: &str,
         config: &Config,
     ) -> Result<Report, Error> {
-        with_explorer(
-            self,
-            explorer,
-            Check {
-                params,
-                bug,
-                strategy,
-                config,
-                coverage: false,
-            },
-        )
+        // Each built-in explorer gets its own instance of the search: its
+        // state held without the enum's tag and padding, as a frontier entry
+        // holds one, and its calls direct.
+        let report = match explorer_for(self, explorer)? {
+            AnyExplorer::Rr(e) => check_model(self, params, bug, strategy, e, config),
+            AnyExplorer::Rtc(e) => check_model(self, params, bug, strategy, e, config),
+            AnyExplorer::Prr(e) => check_model(self, params, bug, strategy, e, config),
+            custom @ AnyExplorer::Custom(_) => check_model(self, params, bug, strategy, custom, config),
+        };
+        Ok(report?)
     }
 
     fn check_coverage(
@@ -222,17 +143,13 @@ impl<M: Model> DynModel for M {
         explorer: &str,
         config: &Config,
     ) -> Result<Report, Error> {
-        with_explorer(
-            self,
-            explorer,
-            Check {
-                params,
-                bug,
-                strategy,
-                config,
-                coverage: true,
-            },
-        )
+        // On `AnyExplorer` alone (ARCHITECTURE.md §1, "registry"): the
+        // coverage search wraps the program twice (counted, and one search
+        // per reachability property), and an instance per built-in explorer
+        // of each would double this crate's compile time for runs whose speed
+        // is the model's, not the explorer call's.
+        let e = explorer_for(self, explorer)?;
+        Ok(check_coverage(self, params, bug, strategy, e, config)?)
     }
 
     fn replay(&self, schedule: &Schedule, traced: bool) -> Result<Execution, Error> {
@@ -265,16 +182,15 @@ impl<M: Model> DynModel for M {
         config: &Config,
         layout: &Layout,
     ) -> Result<Option<Report>, Error> {
-        with_explorer(
-            self,
-            explorer,
-            Distributed {
-                params,
-                bug,
-                config,
-                layout,
-            },
-        )
+        // On `AnyExplorer` alone, as the coverage search.
+        let explorer = explorer_for(self, explorer)?;
+        let (params, program) = build_program(self, params, bug)?;
+        let program = Arc::new(program);
+        let mut report = mcheck_distributed::ses(Arc::clone(&program), explorer.clone(), config, layout)?;
+        if let Some(r) = report.as_mut() {
+            complete_report(&Model::info(self), &params, bug, &*program, explorer, config, r)?;
+        }
+        Ok(report)
     }
 
     fn symmetry_groups(&self) -> Vec<String> {

@@ -110,28 +110,29 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         }
         let (en, total) = self.load_enabled(&e.state);
         let (_, _, defer) = self.resumed_move(e, en, total);
-        let set = self.set(en);
-        let cur = e.order.current(&set);
-        // A trusted order's check (made in builds with debug assertions)
-        // that would fail is left to the turn's.
-        let ready = defer && total > e.next && en.mask.is_some() && offer_at(e.offered, cur, &set, &e.order).is_ok();
         let mut ahead = none;
-        if ready {
-            let mut fps = std::mem::take(&mut self.ahead_fps);
-            let mut choices = std::mem::take(&mut self.ahead_choices);
-            let (f0, c0) = (fps.len(), choices.len());
-            let left = (cur, e.offered, total - e.next);
-            // Trusted, without `exact_bound`, with a mask (tested above):
-            // the choices are read off the set.
-            let sound = self.successors_left(&e.state, &e.order, en, left, (&mut choices, &mut fps));
-            ahead = Ahead {
-                prepared: true,
-                sound,
-                fps: (f0 as u32, (fps.len() - f0) as u32),
-                choices: (c0 as u32, (choices.len() - c0) as u32),
-            };
-            self.ahead_fps = fps;
-            self.ahead_choices = choices;
+        if defer && total > e.next && en.mask.is_some() {
+            let set = self.set(en);
+            let cur = e.order.current(&set);
+            // A trusted order's check (made in builds with debug
+            // assertions) that would fail is left to the turn's.
+            if offer_at(e.offered, cur, &set, &e.order).is_ok() {
+                let mut fps = std::mem::take(&mut self.ahead_fps);
+                let mut choices = std::mem::take(&mut self.ahead_choices);
+                let (f0, c0) = (fps.len(), choices.len());
+                let left = (cur, e.offered, total - e.next);
+                // Trusted, without `exact_bound`, with a mask (tested above):
+                // the choices are read off the set.
+                let sound = self.successors_left(&e.state, &e.order, en, left, (&mut choices, &mut fps));
+                ahead = Ahead {
+                    prepared: true,
+                    sound,
+                    fps: (f0 as u32, (fps.len() - f0) as u32),
+                    choices: (c0 as u32, (choices.len() - c0) as u32),
+                };
+                self.ahead_fps = fps;
+                self.ahead_choices = choices;
+            }
         }
         self.en.truncate(en.start as usize);
         self.ids.truncate(en.start as usize);
