@@ -40,6 +40,29 @@ pub fn check_model<M: Model, E: Explorer>(
     check_program(&model.info(), &params, bug, &program, strategy, explorer, config)
 }
 
+/// [`check_model`] with [`Strategy::Ses`], for a caller that holds the
+/// explorer as its own type (the registry's built-in explorers, each with
+/// its own instance of the search: ARCHITECTURE.md §1, "registry"), where
+/// the search runs on the program as it is ([`search::runs_unwrapped`]).
+/// `Ok(None)` where it would not (a symmetry or liveness check wraps it):
+/// run [`check_model`] then, with a general explorer, so that only the
+/// plain search is instantiated per explorer.
+pub fn check_model_ses<M: Model, E: Explorer>(
+    model: &M,
+    params: &Params,
+    bug: Option<u32>,
+    explorer: E,
+    config: &Config,
+) -> Result<Option<Report>, SearchError> {
+    let (params, program) = build_program(model, params, bug)?;
+    if !search::runs_unwrapped(&program, config) {
+        return Ok(None);
+    }
+    let mut report = search::ses(&program, explorer.clone(), config)?;
+    complete_report(&model.info(), &params, bug, &program, explorer, config, &mut report)?;
+    Ok(Some(report))
+}
+
 /// [`check_model`] on `program`, built by the model `info` describes from
 /// `params` and `bug` (or a wrapper of it).
 fn check_program<P: Program, E: Explorer>(

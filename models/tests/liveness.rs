@@ -1,9 +1,12 @@
 //! Liveness in the shipped models: the seeded liveness bugs are found by
 //! exhaustive search as lassos that replay, and the correct models stay
-//! verified with liveness checking on.
+//! verified with liveness checking on. The searches run through the
+//! registry (`common::check`).
 
-use mcheck_checker::{check_model, replay_model, Config, Model, Params, Program, Strategy, ViolationKind};
-use mcheck_explorers::builtin;
+mod common;
+
+use common::{check, replay};
+use mcheck_checker::{Config, Model, Params, Program, Strategy, ViolationKind};
 use mcheck_models::chain::Chain;
 use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::paxos::Paxos;
@@ -22,17 +25,7 @@ fn config() -> Config {
 /// liveness checking the same search verifies.
 fn assert_ends_hot<M: Model>(model: &M, bug: u32, monitor: &str, step: usize, states: u64) {
     let params = Params::default();
-    let run = |config: &Config| {
-        check_model(
-            model,
-            &params,
-            Some(bug),
-            &Strategy::Dfs,
-            builtin("rr").unwrap(),
-            config,
-        )
-        .unwrap()
-    };
+    let run = |config: &Config| check(model, &params, Some(bug), &Strategy::Dfs, "rr", config);
     let report = run(&config());
     let found = report.violation.clone().expect("a liveness violation");
     assert_eq!(found.violation.kind, ViolationKind::Liveness);
@@ -40,7 +33,7 @@ fn assert_ends_hot<M: Model>(model: &M, bug: u32, monitor: &str, step: usize, st
     assert_eq!((found.step, report.states), (step, states));
     let schedule = report.schedule.unwrap();
     assert!(schedule.cycle.is_empty(), "the execution ends hot");
-    let ex = replay_model(model, None::<mcheck_explorers::AnyExplorer>, &schedule, false).unwrap();
+    let ex = replay(model, &schedule);
     assert_eq!(ex.violation.unwrap(), found);
     assert!(run(&Config::default()).is_verified());
 }
@@ -50,7 +43,7 @@ fn assert_ends_hot<M: Model>(model: &M, bug: u32, monitor: &str, step: usize, st
 /// its initial state is hot (`monitor` is owed something).
 fn assert_live<M: Model>(model: &M, monitor: &str, note: &str, graph: &str) {
     let params = Params::default();
-    let report = check_model(model, &params, None, &Strategy::Dfs, builtin("rr").unwrap(), &config()).unwrap();
+    let report = check(model, &params, None, &Strategy::Dfs, "rr", &config());
     assert!(report.is_verified(), "{:?}", report.notes);
     assert!(
         report.notes.iter().any(|n| n.starts_with(note) && n.contains(graph)),
@@ -112,15 +105,7 @@ fn correct_paxos_stays_verified_with_liveness_on() {
 #[test]
 fn chain_silent_empty_successor_is_a_liveness_violation_that_replays() {
     let params = Params::default();
-    let report = check_model(
-        &Chain,
-        &params,
-        Some(10),
-        &Strategy::Dfs,
-        builtin("rr").unwrap(),
-        &config(),
-    )
-    .unwrap();
+    let report = check(&Chain, &params, Some(10), &Strategy::Dfs, "rr", &config());
     let found = report.violation.clone().expect("a liveness violation");
     assert_eq!(found.violation.kind, ViolationKind::Liveness);
     assert_eq!(found.violation.machine.as_deref(), Some("repaired"));
@@ -128,17 +113,9 @@ fn chain_silent_empty_successor_is_a_liveness_violation_that_replays() {
     assert_eq!(report.states, 152366);
     let schedule = report.schedule.unwrap();
     assert!(schedule.cycle.is_empty(), "the execution ends hot");
-    let ex = replay_model(&Chain, None::<mcheck_explorers::AnyExplorer>, &schedule, false).unwrap();
+    let ex = replay(&Chain, &schedule);
     assert_eq!(ex.violation.unwrap(), found);
-    let safe = check_model(
-        &Chain,
-        &params,
-        Some(10),
-        &Strategy::Dfs,
-        builtin("rr").unwrap(),
-        &Config::default(),
-    )
-    .unwrap();
+    let safe = check(&Chain, &params, Some(10), &Strategy::Dfs, "rr", &Config::default());
     assert!(safe.is_verified());
 }
 
@@ -148,7 +125,7 @@ fn chain_silent_empty_successor_is_a_liveness_violation_that_replays() {
 fn correct_chain_stays_verified_with_liveness_on() {
     let mut params = Params::defaults(&mcheck_models::chain::PARAMS);
     params.set("keys", 1);
-    let report = check_model(&Chain, &params, None, &Strategy::Dfs, builtin("rr").unwrap(), &config()).unwrap();
+    let report = check(&Chain, &params, None, &Strategy::Dfs, "rr", &config());
     assert!(report.is_verified(), "{:?}", report.notes);
     assert!(
         report
@@ -180,15 +157,7 @@ fn assert_sampled_ends_hot<M: Model>(
         max_schedules: Some(100_000),
         ..config()
     };
-    let report = check_model(
-        model,
-        &Params::default(),
-        Some(bug),
-        &strategy,
-        builtin("rtc").unwrap(),
-        &config,
-    )
-    .unwrap();
+    let report = check(model, &Params::default(), Some(bug), &strategy, "rtc", &config);
     let found = report.violation.clone().expect("a liveness violation");
     assert_eq!(
         found.violation.kind,
@@ -203,8 +172,9 @@ fn assert_sampled_ends_hot<M: Model>(
         .starts_with("the execution ends with the monitor hot"));
     assert_eq!((found.step, report.schedules), (step, schedules));
     let schedule = report.schedule.unwrap();
-    let explorer = (strategy.name() == "ss").then(|| builtin("rtc").unwrap());
-    let ex = replay_model(model, explorer, &schedule, false).unwrap();
+    // An SS schedule names its explorer (rtc), which the replay takes.
+    assert_eq!(schedule.explorer.is_some(), strategy.name() == "ss");
+    let ex = replay(model, &schedule);
     assert_eq!(ex.violation.unwrap(), found);
 }
 

@@ -13,7 +13,9 @@
 #![deny(missing_debug_implementations)]
 #![forbid(unsafe_code)]
 
-use mcheck_checker::check::{build_program, check_coverage, check_model, complete_report, replay_model, shrink_model};
+use mcheck_checker::check::{
+    build_program, check_coverage, check_model, check_model_ses, complete_report, replay_model, shrink_model,
+};
 use mcheck_checker::races::explain_model;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
@@ -123,16 +125,24 @@ impl<M: Model> DynModel for M {
         explorer: &str,
         config: &Config,
     ) -> Result<Report, Error> {
-        // Each built-in explorer gets its own instance of the search: its
-        // state held without the enum's tag and padding, as a frontier entry
-        // holds one, and its calls direct.
-        let report = match explorer_for(self, explorer)? {
-            AnyExplorer::Rr(e) => check_model(self, params, bug, strategy, e, config),
-            AnyExplorer::Rtc(e) => check_model(self, params, bug, strategy, e, config),
-            AnyExplorer::Prr(e) => check_model(self, params, bug, strategy, e, config),
-            custom @ AnyExplorer::Custom(_) => check_model(self, params, bug, strategy, custom, config),
-        };
-        Ok(report?)
+        // A plain SES gets an instance of the search per built-in explorer:
+        // its state held without the enum's tag and padding, as a frontier
+        // entry holds one, and its calls direct. Every other strategy and
+        // wrapper runs on `AnyExplorer` alone (ARCHITECTURE.md §1,
+        // "registry").
+        let any = explorer_for(self, explorer)?;
+        if *strategy == Strategy::Ses {
+            let plain = match &any {
+                AnyExplorer::Rr(e) => check_model_ses(self, params, bug, e.clone(), config)?,
+                AnyExplorer::Rtc(e) => check_model_ses(self, params, bug, e.clone(), config)?,
+                AnyExplorer::Prr(e) => check_model_ses(self, params, bug, e.clone(), config)?,
+                AnyExplorer::Custom(_) => None,
+            };
+            if let Some(report) = plain {
+                return Ok(report);
+            }
+        }
+        Ok(check_model(self, params, bug, strategy, any, config)?)
     }
 
     fn check_coverage(

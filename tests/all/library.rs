@@ -280,3 +280,63 @@ fn a_model_gets_complete_schedules() {
     .unwrap_err();
     assert!(e.to_string().contains("has no bug 3"), "{e}");
 }
+
+/// `check_model_ses` (the registry's plain SES on a built-in explorer's
+/// own type) gives what `check_model` with SES gives on `AnyExplorer`, and
+/// leaves a search that a liveness check wraps to `check_model`.
+#[test]
+fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {
+    use mcheck::check::check_model_ses;
+    use mcheck::models::lostupdate::LostUpdate;
+    let info = LostUpdate.info();
+    let params = Params::resolve(info.name, &info.params, &[]).unwrap();
+    let c = Config {
+        progress: Progress::Off,
+        ..Config::default()
+    };
+    for bug in [None, Some(1)] {
+        let any = check_model(
+            &LostUpdate,
+            &params,
+            bug,
+            &Strategy::Ses,
+            AnyExplorer::Rtc(RunToCompletion::new()),
+            &c,
+        )
+        .unwrap();
+        let own = check_model_ses(&LostUpdate, &params, bug, RunToCompletion::new(), &c)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (
+                own.outcome,
+                own.states,
+                own.transitions,
+                own.deferrals,
+                &own.violation,
+                &own.schedule
+            ),
+            (
+                any.outcome,
+                any.states,
+                any.transitions,
+                any.deferrals,
+                &any.violation,
+                &any.schedule
+            ),
+            "bug {bug:?}"
+        );
+        assert_eq!(own.explorer.as_deref(), Some("rtc"));
+    }
+    // Every reachable state, as `models/tests/lostupdate.rs` pins them.
+    let verified = check_model_ses(&LostUpdate, &params, None, RunToCompletion::new(), &c)
+        .unwrap()
+        .unwrap();
+    assert_eq!((verified.outcome, verified.states), (mcheck::Outcome::Verified, 39_104));
+    let live = Config { liveness: true, ..c };
+    assert!(
+        check_model_ses(&LostUpdate, &params, None, RunToCompletion::new(), &live)
+            .unwrap()
+            .is_none()
+    );
+}

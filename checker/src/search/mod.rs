@@ -318,7 +318,7 @@ pub fn run<P: Program, E: Explorer>(
     strategy: &Strategy,
     config: &Config,
 ) -> Result<Report, SearchError> {
-    if config.symmetry && program.canonical_fingerprint(&program.initial()).is_some() {
+    if checks_symmetry(program, config) {
         // A mistaken declaration is an error, never an answer
         // (ARCHITECTURE.md §3, "Symmetry").
         let checked = crate::orbits::OrbitsChecked::new(program);
@@ -331,6 +331,26 @@ pub fn run<P: Program, E: Explorer>(
     run_checked(program, explorer, strategy, config)
 }
 
+/// Whether [`run`] checks `program`'s symmetry declaration (asked for, and
+/// the program declares one): the search then runs on a wrapper.
+fn checks_symmetry<P: Program>(program: &P, config: &Config) -> bool {
+    config.symmetry && program.canonical_fingerprint(&program.initial()).is_some()
+}
+
+/// Whether [`run`] checks liveness (asked for, and the program has
+/// liveness properties): a sampling search then runs on a wrapper, and
+/// every search is followed by the liveness check.
+fn checks_liveness<P: Program>(program: &P, config: &Config) -> bool {
+    config.liveness && program.has_liveness()
+}
+
+/// Whether [`run`] searches `program` as it is, with nothing before or
+/// after the strategy (no symmetry check, no liveness): then `run` with
+/// [`Strategy::Ses`] is exactly [`ses`].
+pub fn runs_unwrapped<P: Program>(program: &P, config: &Config) -> bool {
+    !checks_symmetry(program, config) && !checks_liveness(program, config)
+}
+
 /// [`run`] once the symmetry declaration is being checked.
 fn run_checked<P: Program, E: Explorer>(
     program: &P,
@@ -338,7 +358,7 @@ fn run_checked<P: Program, E: Explorer>(
     strategy: &Strategy,
     config: &Config,
 ) -> Result<Report, SearchError> {
-    if !config.liveness || !program.has_liveness() {
+    if !checks_liveness(program, config) {
         return run_strategy(program, explorer, strategy, config);
     }
     let mut report = if strategy.is_exhaustive() {

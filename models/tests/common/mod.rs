@@ -1,9 +1,10 @@
 //! Helpers shared by the model tests: building a configuration and an
 //! independent BFS over full states (no engine code: its own `HashSet`).
 
-use mcheck_checker::search;
-use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, Report, Schedule};
+use mcheck_checker::search::{self, Strategy};
+use mcheck_checker::{Config, Enabled, Execution, Model, Outcome, Params, Program, Report, Schedule};
 use mcheck_explorers::builtin;
+use mcheck_registry::Registry;
 use std::collections::{HashSet, VecDeque};
 
 /// `model` built with `set` overriding its default parameters.
@@ -15,6 +16,7 @@ pub fn program<M: Model>(model: &M, set: &[(&str, &str)], bug: Option<u32>) -> M
 }
 
 /// Reachable states and transitions by a plain BFS over full states.
+#[allow(dead_code)]
 pub fn bfs<P: Program>(p: &P) -> (u64, u64) {
     let s0 = p.initial();
     let mut seen = HashSet::from([s0.clone()]);
@@ -76,4 +78,35 @@ pub fn assert_replays<P: Program>(p: &P, model: &str, explorer: &str, report: &R
         .unwrap();
     assert!(v.violation.same_bug(&found.violation), "{model}: {:?}", v.violation);
     assert_eq!(v.step, found.step, "{model} with {explorer}");
+}
+
+/// [`mcheck_checker::check_model`] of the shipped `model` with the
+/// explorer named `explorer`, run as the CLI runs it: through the
+/// registry, whose instances of the search are compiled once for the
+/// workspace rather than again for a test binary.
+#[allow(dead_code)]
+pub fn check<M: Model>(
+    model: &M,
+    params: &Params,
+    bug: Option<u32>,
+    strategy: &Strategy,
+    explorer: &str,
+    config: &Config,
+) -> Report {
+    let name = model.info().name;
+    let registry = Registry::builtin();
+    let dynamic = registry.model(name).unwrap();
+    dynamic.check(params, bug, strategy, explorer, config).unwrap()
+}
+
+/// [`mcheck_checker::replay_model`] of a schedule of the shipped `model`,
+/// with the explorer the schedule names, through the registry.
+#[allow(dead_code)]
+pub fn replay<M: Model>(model: &M, schedule: &Schedule) -> Execution {
+    let registry = Registry::builtin();
+    registry
+        .model(model.info().name)
+        .unwrap()
+        .replay(schedule, false)
+        .unwrap()
 }
