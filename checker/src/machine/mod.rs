@@ -144,6 +144,11 @@ pub enum Receive {
 ///   implement [`Ctx::choose`], and replay depends on it).
 /// * Machine, message and monitor values are the whole state: derive
 ///   `Hash`/`Eq` on them and keep counters or traces out.
+/// * A machine or monitor that owns heap memory (a `Vec`) is copied into
+///   a scratch state for every successor the search only fingerprints:
+///   a `Clone` with `clone_from` written to reuse that memory (field by
+///   field, as paxos's monitor does) spares an allocation per copy
+///   (ARCHITECTURE.md §9, "Successors in a scratch state").
 pub trait MachineModel: Send + Sync {
     /// A machine: a value of the model's own type.
     type Machine: Clone + Eq + Hash + Debug + Send + Sync;

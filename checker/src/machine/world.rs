@@ -26,12 +26,28 @@ impl fmt::Display for MachineId {
 }
 
 /// A machine and whether it has halted.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Slot<M> {
     /// The machine.
     pub machine: M,
     /// Halted machines take no steps and drop what is sent to them.
     pub halted: bool,
+}
+
+/// Not derived: `clone_from` is the machine's, which keeps its memory
+/// where the machine's type says how ([`World`]'s `clone_from`).
+impl<M: Clone> Clone for Slot<M> {
+    fn clone(&self) -> Self {
+        Slot {
+            machine: self.machine.clone(),
+            halted: self.halted,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.machine.clone_from(&source.machine);
+        self.halted = source.halted;
+    }
 }
 
 /// A machine suspended in the middle of a handler at a choice.
@@ -365,6 +381,17 @@ impl<M: MachineModel + ?Sized> Clone for World<M> {
             pending: self.pending.clone(),
             net: self.net.clone(),
         }
+    }
+
+    /// Reuses `self`'s buffers (the slots, the queue, the monitor's),
+    /// so that a search that makes successors in one spare state does
+    /// not allocate for each.
+    fn clone_from(&mut self, source: &Self) {
+        self.slots.clone_from(&source.slots);
+        self.queue.clone_from(&source.queue);
+        self.monitor.clone_from(&source.monitor);
+        self.pending.clone_from(&source.pending);
+        self.net.clone_from(&source.net);
     }
 }
 

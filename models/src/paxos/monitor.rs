@@ -7,11 +7,29 @@ use mcheck_checker::machine::MonitorError;
 
 /// The monitor: the proposals made, the acceptances per ballot and the
 /// value chosen in the lowest ballot.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct Monitor {
     proposals: Vec<(Ballot, Value)>,
     votes: Vec<(Ballot, u8)>,
     chosen: Option<(Ballot, Value)>,
+}
+
+/// Not derived: `clone_from` keeps the vectors' memory, so that a search
+/// making successors in one spare state does not allocate them for each.
+impl Clone for Monitor {
+    fn clone(&self) -> Self {
+        Monitor {
+            proposals: self.proposals.clone(),
+            votes: self.votes.clone(),
+            chosen: self.chosen,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.proposals.clone_from(&source.proposals);
+        self.votes.clone_from(&source.votes);
+        self.chosen = source.chosen;
+    }
 }
 
 fn p2b(chosen: (Ballot, Value), proposal: (Ballot, Value)) -> Result<(), MonitorError> {

@@ -178,6 +178,10 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     arena: Arena<'a>,
     events: Vec<Event>,
     scratch: Vec<Enabled>,
+    /// The state that successors computed only for their fingerprint
+    /// are made in, if the state type owns heap memory
+    /// ([`peek::successor_fp`]).
+    scratch_state: Option<P::State>,
     peek: Vec<u64>,
     bound: u32,
     stratum: Stratum,
@@ -295,6 +299,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             arena: Arena::default(),
             events: Vec::new(),
             scratch: Vec::new(),
+            scratch_state: None,
             peek: Vec::new(),
             bound: 0,
             stratum: Stratum::default(),

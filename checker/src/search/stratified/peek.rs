@@ -53,7 +53,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         self.peek.reserve(n as usize);
         for k in 0..n {
             let keyed = exact.then_some(&order);
-            let fp = successor_fp(self.program, &mut self.events, state, cur, keyed, symmetry);
+            let work = (&mut self.events, &mut self.scratch_state);
+            let fp = successor_fp(self.program, work, state, cur, keyed, symmetry);
             self.peek.push(fp);
             if (k as usize) < SUCCESSOR_AHEAD {
                 self.cache.prefetch(fp);
@@ -97,7 +98,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         let keyed = self.config.exact_bound.then_some(order);
         successor_fp(
             self.program,
-            &mut self.events,
+            (&mut self.events, &mut self.scratch_state),
             state,
             choice,
             keyed,
@@ -152,18 +153,35 @@ fn key_of<O: ChoiceOrder>(fp: u64, order: &O) -> u64 {
 #[inline(always)]
 pub(super) fn successor_fp<P: Program, O: ChoiceOrder>(
     program: &P,
-    events: &mut Vec<Event>,
+    (events, scratch): (&mut Vec<Event>, &mut Option<P::State>),
     state: &P::State,
     (actor, alt): (ActorId, u32),
     order: Option<&O>,
     symmetry: bool,
 ) -> u64 {
-    let mut c = state.clone();
+    // A state that owns heap memory (a machine model's queues) is made in
+    // `scratch`, a copy of the last one's parent: `clone_from` reuses that
+    // memory where a fresh clone would allocate and free it
+    // (ARCHITECTURE.md §9, "Successors in a scratch state"). A flat state
+    // is copied on the stack, as before.
+    let mut fresh;
+    let c = if std::mem::needs_drop::<P::State>() {
+        match scratch {
+            Some(c) => {
+                c.clone_from(state);
+                c
+            }
+            None => scratch.insert(state.clone()),
+        }
+    } else {
+        fresh = state.clone();
+        &mut fresh
+    };
     events.clear();
-    match program.execute(&mut c, actor, alt, events) {
+    match program.execute(c, actor, alt, events) {
         Ok(()) => match order {
-            None => state_fingerprint(program, &c, symmetry),
-            Some(o) => key_of(state_fingerprint(program, &c, symmetry), &o.child(actor, events)),
+            None => state_fingerprint(program, c, symmetry),
+            Some(o) => key_of(state_fingerprint(program, c, symmetry), &o.child(actor, events)),
         },
         Err(_) => 0,
     }

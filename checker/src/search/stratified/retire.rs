@@ -243,7 +243,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
                 return false;
             }
             for &c in &choices[c0 + 1..] {
-                let f = successor_fp(self.program, &mut self.events, state, c, None::<&O>, symmetry);
+                let work = (&mut self.events, &mut self.scratch_state);
+                let f = successor_fp(self.program, work, state, c, None::<&O>, symmetry);
                 if f == 0 {
                     return false;
                 }
@@ -268,7 +269,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
             order.advance_from(cur, &set);
             cur = order.current(&set);
             let keyed = exact.then_some(&order);
-            let f = successor_fp(self.program, &mut self.events, state, cur, keyed, symmetry);
+            let work = (&mut self.events, &mut self.scratch_state);
+            let f = successor_fp(self.program, work, state, cur, keyed, symmetry);
             if f == 0 {
                 return false;
             }
