@@ -384,7 +384,7 @@ impl<M: MachineModel + ?Sized> Clone for World<M> {
     }
 
     /// Reuses `self`'s buffers (the slots, the queue, the monitor's),
-    /// so that a search that makes successors in one spare state does
+    /// so that a search that makes successors in one scratch state does
     /// not allocate for each.
     fn clone_from(&mut self, source: &Self) {
         self.slots.clone_from(&source.slots);

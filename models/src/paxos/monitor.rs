@@ -15,7 +15,7 @@ pub struct Monitor {
 }
 
 /// Not derived: `clone_from` keeps the vectors' memory, so that a search
-/// making successors in one spare state does not allocate them for each.
+/// making successors in one scratch state does not allocate them for each.
 impl Clone for Monitor {
     fn clone(&self) -> Self {
         Monitor {
