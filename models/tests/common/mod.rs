@@ -1,5 +1,6 @@
-//! Helpers shared by the model tests: building a configuration and an
-//! independent BFS over full states (no engine code: its own `HashSet`).
+//! Helpers shared by the model tests: building a configuration, an
+//! independent BFS over full states (no engine code: its own `HashSet`),
+//! and checks and replays of a shipped model through the registry.
 
 use mcheck_checker::search::{self, Strategy};
 use mcheck_checker::{Config, Enabled, Execution, Model, Outcome, Params, Program, Report, Schedule};
