@@ -106,13 +106,22 @@ impl Bucket {
         let t = u64::from(tag(f));
         let mut w1 = w1 + (1 << COUNT_SHIFT);
         if i < 8 {
-            self.0[0].fetch_or(t << (8 * i), Relaxed);
+            or(&self.0[0], t << (8 * i));
         } else {
             w1 |= t << (8 * (i - 8));
         }
-        self.0[2 + i / 2].fetch_or(u64::from(rest(f)) << (32 * (i % 2)), Relaxed);
+        or(&self.0[2 + i / 2], u64::from(rest(f)) << (32 * (i % 2)));
         w1
     }
+}
+
+/// Sets `bits` in `word`, which only the bucket's holder writes: a load
+/// and a store rather than a locked read-modify-write, since no other
+/// thread writes the word meanwhile (readers take what the count's
+/// release store publishes).
+#[inline(always)]
+fn or(word: &AtomicU64, bits: u64) {
+    word.store(word.load(Relaxed) | bits, Relaxed);
 }
 
 /// The stash's value for the kept bits `v`: top-aligned, with the low bit
