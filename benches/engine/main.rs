@@ -5,17 +5,22 @@
 //! is timed; then DFS and SES (RR, RTC) on two threads. Beside them the
 //! floor ([`floor`]), a search written for TwoPhase alone, at 7 and at 9
 //! resource managers (10,340,352 states, where the tables leave the CPU
-//! caches): the engine's DFS against it, side by side. Run with
-//! `cargo bench --bench engine` (`-- rms9` for the large group only).
+//! caches): the engine's DFS against it, side by side. SES runs on each
+//! explorer's own type, as `mcheck run` does. Last, the parallel search's
+//! shared cache alone: distinct fingerprints inserted on one and on two
+//! threads. Run with `cargo bench --bench engine` (`-- rms9` for the
+//! large group only).
 
 mod floor;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use mcheck_checker::cache::{fingerprint, SharedCache};
 use mcheck_checker::search;
-use mcheck_checker::{Config, Model, Params, Report};
-use mcheck_explorers::builtin;
+use mcheck_checker::{Config, Explorer, Model, Params, Report};
+use mcheck_explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use mcheck_models::twophase::TwoPhase;
+use std::hint::black_box;
 
 fn twophase(rms: u64) -> <TwoPhase as Model>::Program {
     let info = TwoPhase.info();
@@ -46,21 +51,9 @@ fn engine(c: &mut Criterion) {
     describe_dfs("dfs", &dfs);
     g.bench_function("dfs", |b| b.iter(|| search::dfs(&p, &config).unwrap()));
     bench_floor(&mut g, 7, &dfs);
-    for e in ["rr", "rtc", "prr"] {
-        let r = search::ses(&p, builtin(e).unwrap(), &config).unwrap();
-        println!(
-            "twophase rms=7 ses-{e}: {} states, {} transitions, {} deferrals, peak frontier {}, {} strata, peak search memory {:.1} MiB",
-            r.states,
-            r.transitions,
-            r.deferrals,
-            r.peak_frontier,
-            r.strata.len(),
-            r.peak_search_bytes as f64 / (1 << 20) as f64
-        );
-        g.bench_function(format!("ses-{e}"), |b| {
-            b.iter(|| search::ses(&p, builtin(e).unwrap(), &config).unwrap())
-        });
-    }
+    bench_ses(&mut g, &p, RoundRobin::new(), &config);
+    bench_ses(&mut g, &p, RunToCompletion::new(), &config);
+    bench_ses(&mut g, &p, ProbabilisticRoundRobin::new(0), &config);
     // Both cores: parallel DFS and SES on the shared cache.
     let two = Config {
         threads: 2,
@@ -68,11 +61,12 @@ fn engine(c: &mut Criterion) {
     };
     describe_dfs("dfs -j 2", &search::dfs(&p, &two).unwrap());
     g.bench_function("dfs-j2", |b| b.iter(|| search::dfs(&p, &two).unwrap()));
-    for e in ["rr", "rtc"] {
-        g.bench_function(format!("ses-{e}-j2"), |b| {
-            b.iter(|| search::ses(&p, builtin(e).unwrap(), &two).unwrap())
-        });
-    }
+    g.bench_function("ses-rr-j2", |b| {
+        b.iter(|| search::ses(&p, RoundRobin::new(), &two).unwrap())
+    });
+    g.bench_function("ses-rtc-j2", |b| {
+        b.iter(|| search::ses(&p, RunToCompletion::new(), &two).unwrap())
+    });
     g.finish();
     // Where the tables leave the CPU caches: the engine's DFS and the floor.
     let mut g = c.benchmark_group("twophase-rms9");
@@ -82,6 +76,62 @@ fn engine(c: &mut Criterion) {
     g.throughput(Throughput::Elements(dfs.states));
     g.bench_function("dfs", |b| b.iter(|| search::dfs(&p, &config).unwrap()));
     bench_floor(&mut g, 9, &dfs);
+    g.finish();
+}
+
+/// SES with `explorer` (on its own type) on `p`, TwoPhase with 7 RMs:
+/// its counts printed once, then timed.
+fn bench_ses<E: Explorer + Clone>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    p: &<TwoPhase as Model>::Program,
+    explorer: E,
+    config: &Config,
+) {
+    let e = explorer.name().to_string();
+    let r = search::ses(p, explorer.clone(), config).unwrap();
+    println!(
+        "twophase rms=7 ses-{e}: {} states, {} transitions, {} deferrals, peak frontier {}, {} strata, peak search memory {:.1} MiB",
+        r.states,
+        r.transitions,
+        r.deferrals,
+        r.peak_frontier,
+        r.strata.len(),
+        r.peak_search_bytes as f64 / (1 << 20) as f64
+    );
+    g.bench_function(format!("ses-{e}"), |b| {
+        b.iter(|| search::ses(p, explorer.clone(), config).unwrap())
+    });
+}
+
+/// The parallel search's shared cache alone: 4 million distinct
+/// fingerprints inserted into an empty cache (which grows from its first
+/// tables and turns compact on the way), on one thread and split between
+/// two, each insert's slot prefetched 16 inserts ahead as the search does.
+fn shared_cache(c: &mut Criterion) {
+    const N: u64 = 4_000_000;
+    let mut g = c.benchmark_group("shared-cache");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(N));
+    for threads in [1u64, 2] {
+        g.bench_function(format!("insert-new-{threads}t"), |b| {
+            b.iter(|| {
+                let cache = SharedCache::new(None);
+                std::thread::scope(|sc| {
+                    for k in 0..threads {
+                        let cache = &cache;
+                        sc.spawn(move || {
+                            let fp = |i: u64| fingerprint(&(i * threads + k));
+                            for i in 0..N / threads {
+                                cache.prefetch(fp(i + 16));
+                                black_box(cache.insert(fp(i)));
+                            }
+                        });
+                    }
+                });
+                assert_eq!(cache.len() as u64, N);
+            })
+        });
+    }
     g.finish();
 }
 
@@ -101,5 +151,5 @@ fn bench_floor(g: &mut BenchmarkGroup<'_, WallTime>, rms: u32, dfs: &Report) {
     g.bench_function("floor-unpipelined", |b| b.iter(|| floor.search(false)));
 }
 
-criterion_group!(benches, engine);
+criterion_group!(benches, engine, shared_cache);
 criterion_main!(benches);
