@@ -106,7 +106,8 @@ fn bench_ses<E: Explorer + Clone>(
 /// The parallel search's shared cache alone: 4 million distinct
 /// fingerprints inserted into an empty cache (which grows from its first
 /// tables and turns compact on the way), on one thread and split between
-/// two, each insert's slot prefetched 16 inserts ahead as the search does.
+/// two, each thread through its own handle and each insert's slot
+/// prefetched 16 inserts ahead, as the search's workers do.
 fn shared_cache(c: &mut Criterion) {
     const N: u64 = 4_000_000;
     let mut g = c.benchmark_group("shared-cache");
@@ -120,6 +121,7 @@ fn shared_cache(c: &mut Criterion) {
                     for k in 0..threads {
                         let cache = &cache;
                         sc.spawn(move || {
+                            let mut cache = cache.handle();
                             let fp = |i: u64| fingerprint(&(i * threads + k));
                             for i in 0..N / threads {
                                 cache.prefetch(fp(i + 16));

@@ -28,7 +28,7 @@ mod shared;
 
 pub use fingerprint::{fingerprint, FpHasher};
 pub use set::FingerprintSet;
-pub use shared::SharedCache;
+pub use shared::{Handle as SharedHandle, SharedCache};
 
 /// The fingerprint the exhaustive searches cache for `s`: its own
 /// [`fingerprint`], or with `symmetry` its orbit's
@@ -92,35 +92,34 @@ pub(crate) trait StateCache {
     }
 }
 
-/// Implements [`StateCache`] for `$cache` by the inherent methods of
-/// `$set` (the cache itself, or what a handle refers to).
+/// Implements [`StateCache`] for `$cache` by its inherent methods.
 macro_rules! state_cache_by {
-    ($cache:ty, $set:ty) => {
+    ($cache:ty) => {
         impl StateCache for $cache {
             #[inline(always)]
             fn insert(&mut self, fp: u64) -> Insert {
-                <$set>::insert(self, fp)
+                <$cache>::insert(self, fp)
             }
             fn bytes(&self) -> usize {
-                <$set>::bytes(self)
+                <$cache>::bytes(self)
             }
             fn fingerprint_bits(&self) -> u32 {
-                <$set>::fingerprint_bits(self)
+                <$cache>::fingerprint_bits(self)
             }
             #[inline(always)]
             fn prefetch(&self, fp: u64) {
-                <$set>::prefetch(self, fp)
+                <$cache>::prefetch(self, fp)
             }
             #[inline(always)]
             fn contains(&self, fp: u64) -> bool {
-                <$set>::contains(self, fp)
+                <$cache>::contains(self, fp)
             }
         }
     };
 }
 
-state_cache_by!(FingerprintSet, FingerprintSet);
-state_cache_by!(&SharedCache, SharedCache);
+state_cache_by!(FingerprintSet);
+state_cache_by!(SharedHandle<'_>);
 
 #[cfg(test)]
 pub(super) mod tests {

@@ -39,7 +39,7 @@ use super::error::SearchError;
 use super::order::ChoiceOrder;
 use super::stratified::{cache_budget, Entry, Remap, Search, SearchResult, Shared, Stop};
 use super::threads::run_indexed;
-use crate::cache::SharedCache;
+use crate::cache::{SharedCache, SharedHandle};
 use crate::config::Config;
 use crate::program::Program;
 use crate::report::Report;
@@ -84,7 +84,7 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
 /// kept) on `threads` threads and merges the chunks into `main` in chunk
 /// order.
 fn stratum<'a, P: Program, O: ChoiceOrder>(
-    main: &mut Search<'a, P, O, &'a SharedCache>,
+    main: &mut Search<'a, P, O, SharedHandle<'a>>,
     work: &mut Vec<Entry<P::State, O>>,
     spares: &mut Vec<Vec<Entry<P::State, O>>>,
     cache: &SharedCache,

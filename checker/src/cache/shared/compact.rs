@@ -232,11 +232,12 @@ impl Compact {
         self.place(fp).0 .0.as_ptr().cast()
     }
 
-    /// Inserts `fp` (see the module's protocol), counting it in `len`;
-    /// with `slack` (another thread is growing the shard) up to the hard
+    /// Inserts `fp` (see the module's protocol) into a shard of `len`
+    /// entries as the caller sees them, who counts a [`Probe::New`]; with
+    /// `slack` (another thread is growing the shard) up to the hard
     /// limits.
     #[inline(always)]
-    pub(super) fn insert(&self, fp: u64, len: &AtomicUsize, slack: bool) -> Probe {
+    pub(super) fn insert(&self, fp: u64, len: usize, slack: bool) -> Probe {
         let (bucket, f, v) = self.place(fp);
         let mut w1 = bucket.0[1].load(Acquire);
         loop {
@@ -247,13 +248,7 @@ impl Compact {
                 return Probe::Present;
             }
             if w1 & OVERFLOWED != 0 {
-                return match self.stash.insert(stash_key(v), &self.stash_len, slack) {
-                    Probe::New => {
-                        len.fetch_add(1, Relaxed);
-                        Probe::New
-                    }
-                    p => p,
-                };
+                return self.stash.insert(stash_key(v), &self.stash_len, slack);
             }
             if w1 & MOVED != 0 {
                 return Probe::Moved;
@@ -263,7 +258,7 @@ impl Compact {
                 w1 = bucket.0[1].load(Acquire);
                 continue;
             }
-            if len.load(Relaxed) >= if slack { self.hard } else { self.limit } {
+            if len >= if slack { self.hard } else { self.limit } {
                 return Probe::AtLimit;
             }
             let i = count(w1);
@@ -274,7 +269,6 @@ impl Compact {
                 Ok(_) => {
                     // Held, with the fields looked at: none is `f`.
                     bucket.0[1].store(bucket.write(i, f, w1), Release);
-                    len.fetch_add(1, Relaxed);
                     return Probe::New;
                 }
                 Err(now) => w1 = now,
@@ -361,16 +355,15 @@ mod tests {
         let mut fps: Vec<u64> = (0..40_000u64).map(|i| fingerprint(&i)).collect();
         fps.extend((0..40u64).map(|i| 0x5A5 << (64 - A_MIN) | fingerprint(&(i + 1_000_000)) >> A_MIN));
         let t = Compact::with_entries(A_MIN, false, &[]);
-        let len = AtomicUsize::new(0);
         let news: Vec<u64> = std::thread::scope(|sc| {
             let handles: Vec<_> = (0..3usize)
                 .map(|k| {
-                    let (t, len, fps) = (&t, &len, &fps);
+                    let (t, fps) = (&t, &fps);
                     sc.spawn(move || {
                         let m = fps.len();
                         (0..m)
                             .map(|i| fps[(i * (2 * k + 1) + k * 977) % m])
-                            .filter(|&fp| matches!(t.insert(fp, len, false), Probe::New))
+                            .filter(|&fp| matches!(t.insert(fp, 0, false), Probe::New))
                             .collect::<Vec<_>>()
                     })
                 })
@@ -381,7 +374,6 @@ mod tests {
         news.sort_unstable();
         all.sort_unstable();
         assert_eq!(news, all);
-        assert_eq!(len.load(Relaxed), fps.len());
         assert!(fps.iter().all(|&fp| t.contains(fp) == Some(true)));
         assert!((1u64..1000).all(|i| t.contains(fingerprint(&(i + 2_000_000))) == Some(false)));
         let mut per_bucket = std::collections::HashMap::new();
@@ -396,9 +388,9 @@ mod tests {
         let mut entries = Vec::new();
         t.freeze(|e| entries.push(e));
         let absent = fingerprint(&3_000_000u64);
-        assert!(matches!(t.insert(absent, &len, false), Probe::Moved));
+        assert!(matches!(t.insert(absent, 0, false), Probe::Moved));
         assert_eq!(t.contains(absent), None);
-        assert!(matches!(t.insert(fps[0], &len, false), Probe::Present));
+        assert!(matches!(t.insert(fps[0], 0, false), Probe::Present));
         assert_eq!(t.contains(fps[0]), Some(true));
         let kept = |fp: u64| fp >> (64 - KEPT) << (64 - KEPT);
         let mut want: Vec<u64> = fps.iter().map(|&fp| kept(fp)).collect();
@@ -409,17 +401,16 @@ mod tests {
         assert!(fps.iter().all(|&fp| grown.contains(fp) == Some(true)));
         // Only the top KEPT bits are kept: a fingerprint that differs
         // below them is the same entry.
-        assert!(matches!(grown.insert(fps[0] ^ 1, &len, false), Probe::Present));
+        assert!(matches!(grown.insert(fps[0] ^ 1, 0, false), Probe::Present));
     }
 
     /// Word 1 keeps tags 8 to 11 below the count, and the flags above it.
     #[test]
     fn a_bucket_keeps_its_fields_in_its_words() {
         let t = Compact::with_entries(A_MIN, true, &[]);
-        let len = AtomicUsize::new(0);
         // Thirteen values of bucket 0: fields 0 to 11, then the stash.
         let fps: Vec<u64> = (1..=13u64).map(|i| (i * 0x01_0101_0101) << (64 - KEPT)).collect();
-        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, &len, false), Probe::New)));
+        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, 0, false), Probe::New)));
         let w1 = t.buckets[0].0[1].load(Relaxed);
         assert_eq!(count(w1), FIELDS);
         assert_eq!(w1 & (LOCKED | MOVED), 0);
@@ -427,9 +418,7 @@ mod tests {
         // Field 8 (value 9) has its tag in word 1's low byte.
         assert_eq!(w1 & 0xff, (9 * 0x01_0101_0101_u64) & 0xff);
         assert_eq!(t.stash_len.load(Relaxed), 1);
-        assert!(fps
-            .iter()
-            .all(|&fp| matches!(t.insert(fp, &len, false), Probe::Present)));
+        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, 0, false), Probe::Present)));
         assert_eq!(t.units(), (8 << A_MIN) + (1 << A_MIN));
     }
 }

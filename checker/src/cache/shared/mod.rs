@@ -163,13 +163,25 @@ impl Table {
         }
     }
 
-    /// Inserts `fp`; with `slack` (another thread is growing the shard)
-    /// past the limit that starts a growth, up to the table's hard one.
+    /// Inserts `fp` into a shard of `len` entries, counting it there: in
+    /// an 8-byte table at once, in a compact one in `pending` first,
+    /// added to `len` once it reaches `batch` (see [`Handle`]); with
+    /// `slack` (another thread is growing the shard) past the limit that
+    /// starts a growth, up to the table's hard one.
     #[inline(always)]
-    fn insert(&self, fp: u64, len: &AtomicUsize, slack: bool) -> Probe {
+    fn insert(&self, fp: u64, len: &AtomicUsize, pending: &mut u32, batch: u32, slack: bool) -> Probe {
         match self {
             Table::Plain(t) => t.insert(fp, len, slack),
-            Table::Compact(t) => t.insert(fp, len, slack),
+            Table::Compact(t) => {
+                let probe = t.insert(fp, len.load(Relaxed) + *pending as usize, slack);
+                if matches!(probe, Probe::New) {
+                    *pending += 1;
+                    if *pending >= batch {
+                        len.fetch_add(std::mem::take(pending) as usize, Relaxed);
+                    }
+                }
+                probe
+            }
         }
     }
 
@@ -473,25 +485,49 @@ impl SharedCache {
         fp as usize & (SHARDS - 1)
     }
 
-    /// Inserts `fp` (see the type's contract).
+    /// Inserts `fp` (see the type's contract), counting it in its shard's
+    /// count at once. A search's workers insert through a [`Handle`].
     #[inline(always)]
     pub fn insert(&self, fp: u64) -> Insert {
+        self.insert_counted(fp, &mut [0; SHARDS], 1)
+    }
+
+    /// A handle that inserts into this cache and counts the new entries
+    /// of compact shards in batches (see [`Handle`]).
+    pub fn handle(&self) -> Handle<'_> {
+        Handle {
+            cache: self,
+            pending: [0; SHARDS],
+        }
+    }
+
+    /// Inserts `fp`, counting a new entry of a compact shard in
+    /// `pending` until that shard's reaches `batch`.
+    #[inline(always)]
+    fn insert_counted(&self, fp: u64, pending: &mut [u32; SHARDS], batch: u32) -> Insert {
         let fp = key(fp);
         let k = Self::index(fp);
-        let (shard, len) = (&self.shards[k], &self.lens[k].0);
+        let (shard, len, pending) = (&self.shards[k], &self.lens[k].0, &mut pending[k]);
         let mut slack = false;
         loop {
             let Some(t) = shard.current() else {
                 return Insert::Full;
             };
-            match t.insert(fp, len, slack) {
+            match t.insert(fp, len, pending, batch, slack) {
                 Probe::Present => return Insert::Present,
                 Probe::New => return Insert::New,
-                Probe::AtLimit if !slack => match shard.grow(t, len.load(Relaxed), &self.units.0, &self.compact) {
-                    Grown::Retry => {}
-                    Grown::Full => return Insert::Full,
-                    Grown::Busy => slack = true,
-                },
+                // The shard's count with this thread's new entries in it
+                // is at least what the table judged (so a growth does
+                // not find the shard below its limit and send the insert
+                // back).
+                Probe::AtLimit if !slack => {
+                    len.fetch_add(std::mem::take(pending) as usize, Relaxed);
+                    match shard.grow(t, len.load(Relaxed), &self.units.0, &self.compact) {
+                        Grown::Retry => {}
+                        Grown::Full => return Insert::Full,
+                        Grown::Busy => slack = true,
+                    }
+                }
                 // Absent from a frozen table: the side set answers while
                 // the growth lasts.
                 Probe::Moved => match shard.side(t, fp, Some(len)) {
@@ -539,7 +575,9 @@ impl SharedCache {
         }
     }
 
-    /// The number of fingerprints in the cache.
+    /// The number of fingerprints in the cache (those inserted through a
+    /// [`Handle`] counted once it has added them: when it is dropped at
+    /// the latest).
     pub fn len(&self) -> usize {
         self.lens.iter().map(|l| l.0.load(Relaxed)).sum()
     }
@@ -579,6 +617,67 @@ impl SharedCache {
             let keep = tables.len().saturating_sub(1);
             let freed: usize = tables.drain(..keep).map(|t| t.get().units()).sum();
             self.units.0.fetch_sub(freed, Relaxed);
+        }
+    }
+}
+
+/// A search worker's handle on a [`SharedCache`]: its inserts count a new
+/// entry of a compact shard in a count of its own, added to the shard's
+/// shared one every 64 entries and when the handle is dropped. A
+/// shared count written on every insert moved its cache line between the
+/// cores on nearly every new state (ARCHITECTURE.md §9). A shard may so
+/// pass its growth limit by up to 64 entries per thread, a small
+/// part of a compact table's hundreds of thousands; 8-byte tables, which
+/// are small and fill exactly, are counted at once.
+#[derive(Debug)]
+pub struct Handle<'a> {
+    cache: &'a SharedCache,
+    pending: [u32; SHARDS],
+}
+
+/// The new entries a [`Handle`] counts on its own before it adds them to
+/// their shard's count.
+const BATCH: u32 = 64;
+
+impl<'a> Handle<'a> {
+    /// Inserts `fp` (see [`SharedCache`]'s contract).
+    #[inline(always)]
+    pub fn insert(&mut self, fp: u64) -> Insert {
+        self.cache.insert_counted(fp, &mut self.pending, BATCH)
+    }
+
+    /// The cache.
+    pub fn cache(&self) -> &'a SharedCache {
+        self.cache
+    }
+
+    /// [`SharedCache::contains`].
+    #[inline(always)]
+    pub fn contains(&self, fp: u64) -> bool {
+        self.cache.contains(fp)
+    }
+
+    /// [`SharedCache::prefetch`].
+    #[inline(always)]
+    pub fn prefetch(&self, fp: u64) {
+        self.cache.prefetch(fp)
+    }
+
+    /// [`SharedCache::bytes`].
+    pub fn bytes(&self) -> usize {
+        self.cache.bytes()
+    }
+
+    /// [`SharedCache::fingerprint_bits`].
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.cache.fingerprint_bits()
+    }
+}
+
+impl Drop for Handle<'_> {
+    fn drop(&mut self) {
+        for (len, pending) in self.cache.lens.iter().zip(&mut self.pending) {
+            len.0.fetch_add(std::mem::take(pending) as usize, Relaxed);
         }
     }
 }

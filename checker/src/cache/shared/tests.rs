@@ -111,11 +111,65 @@ fn a_shard_turns_compact_past_its_largest_plain_table() {
     }
 }
 
+/// A handle counts a compact shard's new entries on its own and adds
+/// them to the shard's count every [`BATCH`] and when dropped, yet its
+/// shard grows at the very entry where counting each at once grows it:
+/// shard 0 of two caches takes the same 360,000 fingerprints, directly
+/// and (all but ten) through a handle, turning compact past 49,152 entries and
+/// doubling at 7/8 of 2^15 buckets of 12 fields (344,064) or when the
+/// stash fills, whichever comes first.
+#[test]
+fn a_handle_counts_in_batches_and_grows_where_direct_inserts_do() {
+    let n = 360_000;
+    let fps: Vec<u64> = (0u64..)
+        .map(|i| fingerprint(&i))
+        .filter(|&fp| SharedCache::index(key(fp)) == 0)
+        .take(n)
+        .collect();
+    let (direct, batched) = (SharedCache::new(None), SharedCache::new(None));
+    let size = |s: &SharedCache| s.shards[0].current().map(Table::size);
+    let mut h = batched.handle();
+    let mut sizes = vec![size(&direct)];
+    for (i, &fp) in fps.iter().enumerate() {
+        assert_eq!(direct.insert(fp), Insert::New);
+        // Ten entries counted at once put the handle's batches out of
+        // step with the table's sizes (all multiples of 64).
+        let through = if (100_000..100_010).contains(&i) {
+            batched.insert(fp)
+        } else {
+            h.insert(fp)
+        };
+        assert_eq!(through, Insert::New);
+        assert_eq!(size(&batched), size(&direct), "after {} entries", i + 1);
+        assert_eq!(direct.len(), i + 1);
+        let pending = i + 1 - batched.len();
+        if sizes.last() != Some(&size(&direct)) {
+            sizes.push(size(&direct));
+            // The insert that grew the table counted all before it: the
+            // new table's first entry (the handle's) is the only one
+            // pending.
+            assert_eq!(pending, usize::from(i + 1 > 49_152), "after {} entries", i + 1);
+        } else if matches!(size(&direct), Some(Size::Plain(_))) {
+            assert_eq!(pending, 0);
+        } else {
+            assert!(pending < BATCH as usize);
+        }
+    }
+    let plain_max = Some(Size::Plain(PLAIN_MAX_SLOTS));
+    let (compact, doubled) = (Some(Size::Compact(A_MIN)), Some(Size::Compact(A_MIN + 1)));
+    assert_eq!(sizes[sizes.len() - 3..], [plain_max, compact, doubled]);
+    drop(h);
+    assert_eq!(batched.len(), n);
+    assert!(fps.iter().all(|&fp| batched.contains(fp)));
+}
+
 /// Two threads insert 6 million fingerprints, each in its own order:
 /// every shard (375,000 entries) turns compact (past 49,152) and
 /// doubles once more (past 344,064 at the latest); still every
 /// fingerprint is `New` exactly once and found afterwards, and the
-/// cache keeps 59 bits of each.
+/// cache keeps 59 bits of each. One thread inserts through a handle
+/// (which counts a compact shard's new entries in batches), the other
+/// counts each at once; once the handle is dropped the count is exact.
 #[test]
 fn shards_turn_compact_and_grow_under_racing_inserts() {
     let n = 6_000_000u64;
@@ -125,14 +179,15 @@ fn shards_turn_compact_and_grow_under_racing_inserts() {
         let run = |forwards: bool| {
             let s = &s;
             move || {
-                let order: Box<dyn Iterator<Item = u64>> = if forwards {
-                    Box::new(0..n)
+                if forwards {
+                    let mut h = s.handle();
+                    (0..n).filter(|i| h.insert(fingerprint(i)) == Insert::New).collect()
                 } else {
-                    Box::new((0..n).rev())
-                };
-                order
-                    .filter(|i| s.insert(fingerprint(i)) == Insert::New)
-                    .collect::<Vec<_>>()
+                    (0..n)
+                        .rev()
+                        .filter(|i| s.insert(fingerprint(i)) == Insert::New)
+                        .collect::<Vec<_>>()
+                }
             }
         };
         let (a, b) = (sc.spawn(run(true)), sc.spawn(run(false)));

@@ -5,7 +5,7 @@
 use super::budget::interrupted_or_late;
 use super::retire::Retired;
 use super::{Entry, PathNode, RawViolation, Remap, Search, Shared, Stop, WorkList, UNBOUNDED};
-use crate::cache::SharedCache;
+use crate::cache::{SharedCache, SharedHandle};
 use crate::config::{Config, Progress};
 use crate::program::Program;
 use crate::report::{Report, Stratum};
@@ -118,7 +118,7 @@ impl<'w, P: Program> Fork<'w, P> {
             }
         }
         let report = Report::new(self.strategy, None, self.config.seed, 1);
-        let mut w = Search::new(self.program, self.config, self.cache, report);
+        let mut w = Search::new(self.program, self.config, self.cache.handle(), report);
         w.meter = Meter::new(Progress::Off);
         w.arena.below = self.below;
         w.bound = self.bound;
@@ -146,7 +146,7 @@ impl<'w, P: Program> Fork<'w, P> {
     }
 }
 
-impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
+impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, SharedHandle<'a>> {
     /// The main search of a parallel run, on `cache`.
     pub(in crate::search) fn on_shared_cache(
         program: &'a P,
@@ -154,7 +154,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
         cache: &'a SharedCache,
         report: Report,
     ) -> Self {
-        Search::new(program, config, cache, report)
+        Search::new(program, config, cache.handle(), report)
     }
 
     /// What the workers of the current stratum start from.
@@ -162,7 +162,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, &'a SharedCache> {
         Fork {
             program: self.program,
             config: self.config,
-            cache: self.cache,
+            cache: self.cache.cache(),
             strategy: &self.report.strategy,
             below: &self.arena.nodes,
             bound: self.bound,
