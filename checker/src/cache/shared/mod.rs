@@ -177,7 +177,7 @@ impl Table {
                 if matches!(probe, Probe::New) {
                     *pending += 1;
                     if *pending >= batch {
-                        len.fetch_add(std::mem::take(pending) as usize, Relaxed);
+                        add_pending(len, pending);
                     }
                 }
                 probe
@@ -521,7 +521,7 @@ impl SharedCache {
                 // not find the shard below its limit and send the insert
                 // back).
                 Probe::AtLimit if !slack => {
-                    len.fetch_add(std::mem::take(pending) as usize, Relaxed);
+                    add_pending(len, pending);
                     match shard.grow(t, len.load(Relaxed), &self.units.0, &self.compact) {
                         Grown::Retry => {}
                         Grown::Full => return Insert::Full,
@@ -621,6 +621,15 @@ impl SharedCache {
     }
 }
 
+/// Adds a handle's `pending` new entries to their shard's count `len`
+/// (writing the shared count only if there are any).
+#[inline(always)]
+fn add_pending(len: &AtomicUsize, pending: &mut u32) {
+    if *pending > 0 {
+        len.fetch_add(std::mem::take(pending) as usize, Relaxed);
+    }
+}
+
 /// A search worker's handle on a [`SharedCache`]: its inserts count a new
 /// entry of a compact shard in a count of its own, added to the shard's
 /// shared one every 64 entries and when the handle is dropped. A
@@ -677,7 +686,7 @@ impl<'a> Handle<'a> {
 impl Drop for Handle<'_> {
     fn drop(&mut self) {
         for (len, pending) in self.cache.lens.iter().zip(&mut self.pending) {
-            len.0.fetch_add(std::mem::take(pending) as usize, Relaxed);
+            add_pending(&len.0, pending);
         }
     }
 }

@@ -115,9 +115,9 @@ fn a_shard_turns_compact_past_its_largest_plain_table() {
 /// them to the shard's count every [`BATCH`] and when dropped, yet its
 /// shard grows at the very entry where counting each at once grows it:
 /// shard 0 of two caches takes the same 360,000 fingerprints, directly
-/// and (all but ten) through a handle, turning compact past 49,152 entries and
-/// doubling at 7/8 of 2^15 buckets of 12 fields (344,064) or when the
-/// stash fills, whichever comes first.
+/// and (all but ten) through a handle, turning compact past 49,152
+/// entries and doubling at 7/8 of 2^15 buckets of 12 fields (344,064) or
+/// when the stash fills, whichever comes first.
 #[test]
 fn a_handle_counts_in_batches_and_grows_where_direct_inserts_do() {
     let n = 360_000;
