@@ -58,6 +58,17 @@ impl<T: Zeroable> Region<T> {
         self.len = len;
     }
 
+    /// The value at `i` modulo the length, which is a power of two where
+    /// it is used (a table's slots or buckets): `i & (len - 1)`, always in
+    /// bounds, so the look-ups in the caches' inner loops check no bound.
+    #[inline(always)]
+    pub(super) fn wrap(&self, i: usize) -> &T {
+        debug_assert!(self.len.is_power_of_two());
+        // SAFETY: `len >= 1`, so `i & (len - 1) <= len - 1`, and `ptr`
+        // holds `len` initialized values.
+        unsafe { &*self.ptr.as_ptr().add(i & (self.len - 1)) }
+    }
+
     fn bytes_of(len: usize) -> usize {
         assert!(len > 0, "an empty region");
         len.checked_mul(size_of::<T>()).expect("a region's size overflows")
@@ -263,6 +274,17 @@ mod tests {
             small.grow(len);
             assert_eq!(small[..3], [7, 8, 9]);
             assert!(small[3..].iter().all(|&v| v == 0));
+        }
+    }
+
+    #[test]
+    fn wrap_takes_the_index_modulo_the_length() {
+        let mut r = Region::<u64>::zeroed(8);
+        for (i, v) in r.iter_mut().enumerate() {
+            *v = 10 + i as u64;
+        }
+        for i in [0, 5, 7, 8, 13, usize::MAX] {
+            assert_eq!(*r.wrap(i), 10 + (i % 8) as u64, "index {i}");
         }
     }
 }

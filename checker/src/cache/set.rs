@@ -344,10 +344,10 @@ impl FingerprintSet {
     }
 
     /// Hints the CPU to fetch the home slot of `fp`, ahead of an insert or
-    /// look-up of it.
+    /// look-up of it. `fp` as it is: it differs from what is stored only
+    /// for 0, whose hint may go to another line.
     #[inline(always)]
     pub fn prefetch(&self, fp: u64) {
-        let fp = nonzero(fp);
         if let Some(c) = &self.compact {
             return c.prefetch(fp);
         }

@@ -190,13 +190,13 @@ impl Compact {
     #[inline(always)]
     pub(super) fn prefetch(&self, fp: u64) {
         let b = (fp >> self.bucket_shift) as usize;
-        prefetch_ptr(self.buckets[b].0.as_ptr() as *const u64);
+        prefetch_ptr(self.buckets.wrap(b).0.as_ptr() as *const u64);
     }
 
     #[inline(always)]
     pub(super) fn contains(&self, fp: u64) -> bool {
         let (b, f) = self.place_fp(fp);
-        let bucket = &self.buckets[b];
+        let bucket = self.buckets.wrap(b);
         bucket.holds(f) || (bucket.0[OVERFLOWED] != 0 && self.stash_contains(self.kept(fp)))
     }
 
@@ -205,7 +205,7 @@ impl Compact {
     #[inline(always)]
     pub(super) fn insert(&mut self, fp: u64) -> Insert {
         let (b, f) = self.place_fp(fp);
-        let bucket = &self.buckets[b];
+        let bucket = self.buckets.wrap(b);
         if bucket.holds(f) {
             return Insert::Present;
         }

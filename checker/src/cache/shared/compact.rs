@@ -223,7 +223,7 @@ impl Compact {
     fn place(&self, fp: u64) -> (&Bucket, u64, u64) {
         let (b, f, v) = split(fp, self.bucket_shift, self.field_mask);
         debug_assert_eq!(b as u64, v >> (KEPT - self.a));
-        (&self.buckets[b], f, v)
+        (self.buckets.wrap(b), f, v)
     }
 
     /// The address of the bucket of `fp`, to prefetch.
@@ -232,12 +232,13 @@ impl Compact {
         self.place(fp).0 .0.as_ptr().cast()
     }
 
-    /// Inserts `fp` (see the module's protocol) into a shard of `len`
-    /// entries as the caller sees them, who counts a [`Probe::New`]; with
+    /// Inserts `fp` (see the module's protocol) into a shard of `len()`
+    /// entries as the caller sees them (asked only of an absent value), who
+    /// counts a [`Probe::New`]; with
     /// `slack` (another thread is growing the shard) up to the hard
     /// limits.
     #[inline(always)]
-    pub(super) fn insert(&self, fp: u64, len: usize, slack: bool) -> Probe {
+    pub(super) fn insert(&self, fp: u64, len: impl Fn() -> usize, slack: bool) -> Probe {
         let (bucket, f, v) = self.place(fp);
         let mut w1 = bucket.0[1].load(Acquire);
         loop {
@@ -258,7 +259,7 @@ impl Compact {
                 w1 = bucket.0[1].load(Acquire);
                 continue;
             }
-            if len >= if slack { self.hard } else { self.limit } {
+            if len() >= if slack { self.hard } else { self.limit } {
                 return Probe::AtLimit;
             }
             let i = count(w1);
@@ -363,7 +364,7 @@ mod tests {
                         let m = fps.len();
                         (0..m)
                             .map(|i| fps[(i * (2 * k + 1) + k * 977) % m])
-                            .filter(|&fp| matches!(t.insert(fp, 0, false), Probe::New))
+                            .filter(|&fp| matches!(t.insert(fp, || 0, false), Probe::New))
                             .collect::<Vec<_>>()
                     })
                 })
@@ -388,9 +389,9 @@ mod tests {
         let mut entries = Vec::new();
         t.freeze(|e| entries.push(e));
         let absent = fingerprint(&3_000_000u64);
-        assert!(matches!(t.insert(absent, 0, false), Probe::Moved));
+        assert!(matches!(t.insert(absent, || 0, false), Probe::Moved));
         assert_eq!(t.contains(absent), None);
-        assert!(matches!(t.insert(fps[0], 0, false), Probe::Present));
+        assert!(matches!(t.insert(fps[0], || 0, false), Probe::Present));
         assert_eq!(t.contains(fps[0]), Some(true));
         let kept = |fp: u64| fp >> (64 - KEPT) << (64 - KEPT);
         let mut want: Vec<u64> = fps.iter().map(|&fp| kept(fp)).collect();
@@ -401,7 +402,7 @@ mod tests {
         assert!(fps.iter().all(|&fp| grown.contains(fp) == Some(true)));
         // Only the top KEPT bits are kept: a fingerprint that differs
         // below them is the same entry.
-        assert!(matches!(grown.insert(fps[0] ^ 1, 0, false), Probe::Present));
+        assert!(matches!(grown.insert(fps[0] ^ 1, || 0, false), Probe::Present));
     }
 
     /// Word 1 keeps tags 8 to 11 below the count, and the flags above it.
@@ -410,7 +411,7 @@ mod tests {
         let t = Compact::with_entries(A_MIN, true, &[]);
         // Thirteen values of bucket 0: fields 0 to 11, then the stash.
         let fps: Vec<u64> = (1..=13u64).map(|i| (i * 0x01_0101_0101) << (64 - KEPT)).collect();
-        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, 0, false), Probe::New)));
+        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, || 0, false), Probe::New)));
         let w1 = t.buckets[0].0[1].load(Relaxed);
         assert_eq!(count(w1), FIELDS);
         assert_eq!(w1 & (LOCKED | MOVED), 0);
@@ -418,7 +419,9 @@ mod tests {
         // Field 8 (value 9) has its tag in word 1's low byte.
         assert_eq!(w1 & 0xff, (9 * 0x01_0101_0101_u64) & 0xff);
         assert_eq!(t.stash_len.load(Relaxed), 1);
-        assert!(fps.iter().all(|&fp| matches!(t.insert(fp, 0, false), Probe::Present)));
+        assert!(fps
+            .iter()
+            .all(|&fp| matches!(t.insert(fp, || 0, false), Probe::Present)));
         assert_eq!(t.units(), (8 << A_MIN) + (1 << A_MIN));
     }
 }

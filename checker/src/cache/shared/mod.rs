@@ -173,7 +173,7 @@ impl Table {
         match self {
             Table::Plain(t) => t.insert(fp, len, slack),
             Table::Compact(t) => {
-                let probe = t.insert(fp, len.load(Relaxed) + *pending as usize, slack);
+                let probe = t.insert(fp, || len.load(Relaxed) + *pending as usize, slack);
                 if matches!(probe, Probe::New) {
                     *pending += 1;
                     if *pending >= batch {
@@ -197,7 +197,7 @@ impl Table {
     #[inline(always)]
     fn line(&self, fp: u64) -> *const u64 {
         match self {
-            Table::Plain(t) => t.slots[t.home(fp)].as_ptr(),
+            Table::Plain(t) => t.slots.wrap(t.home(fp)).as_ptr(),
             Table::Compact(t) => t.line(fp),
         }
     }
@@ -255,6 +255,9 @@ struct Shard {
     tables: Mutex<Vec<Owned>>,
     /// The fingerprints inserted while a growth builds the next table.
     side: Mutex<Side>,
+    /// The entry count, on a cache line of its own, so that a thread
+    /// adding to it does not evict the table pointer the others read.
+    len: Padded<AtomicUsize>,
 }
 
 /// A shard's side set: while a growth builds the table that replaces a
@@ -285,6 +288,7 @@ impl Shard {
                 room: 0,
                 set: FixedHashSet::with_hasher(FIXED_HASHER),
             }),
+            len: Padded::default(),
         };
         let slots = INITIAL_SLOTS.min(max_slots_within(max_units * SLOT_BYTES));
         if slots > 0 {
@@ -443,9 +447,9 @@ impl Shard {
 /// [`COMPACT_BITS`] of each fingerprint, as the single-threaded set does.
 #[derive(Debug)]
 pub struct SharedCache {
-    shards: Box<[Shard; SHARDS]>,
-    /// Each shard's entry count, one cache line each.
-    lens: Box<[Padded<AtomicUsize>; SHARDS]>,
+    /// In place (no pointer to follow): a look-up finds its shard at a
+    /// fixed offset from the cache.
+    shards: [Shard; SHARDS],
     /// The bytes of all tables alive, replaced ones included, in 8-byte
     /// units, kept as they change so that [`bytes`](Self::bytes), which
     /// the budgets read every few thousand transitions, takes no lock
@@ -468,12 +472,11 @@ impl SharedCache {
             Some(b) => b / SHARDS / SLOT_BYTES,
             None => 1usize << (usize::BITS - 5 - SHARDS.trailing_zeros()),
         };
-        // Arrays, so that a shard's index (masked) needs no bounds check.
-        let shards: Box<[Shard; SHARDS]> = Box::new(std::array::from_fn(|_| Shard::new(max_units)));
+        // An array, so that a shard's index (masked) needs no bounds check.
+        let shards: [Shard; SHARDS] = std::array::from_fn(|_| Shard::new(max_units));
         let units = shards.iter().map(Shard::units).sum();
         SharedCache {
             shards,
-            lens: Box::new(std::array::from_fn(|_| Padded::default())),
             units: Padded(AtomicUsize::new(units)),
             compact: AtomicBool::new(false),
         }
@@ -507,7 +510,8 @@ impl SharedCache {
     fn insert_counted(&self, fp: u64, pending: &mut [u32; SHARDS], batch: u32) -> Insert {
         let fp = key(fp);
         let k = Self::index(fp);
-        let (shard, len, pending) = (&self.shards[k], &self.lens[k].0, &mut pending[k]);
+        let (shard, pending) = (&self.shards[k], &mut pending[k]);
+        let len = &shard.len.0;
         let mut slack = false;
         loop {
             let Some(t) = shard.current() else {
@@ -566,10 +570,11 @@ impl SharedCache {
     }
 
     /// Hints the CPU to fetch the slot or bucket of `fp` (a load of the
-    /// shard's table pointer, no lock).
+    /// shard's table pointer, no lock). `fp` as it is, not its [`key`]:
+    /// the two differ only for 0 and `u64::MAX`, whose hint may go to
+    /// another line.
     #[inline(always)]
     pub fn prefetch(&self, fp: u64) {
-        let fp = key(fp);
         if let Some(t) = self.shards[Self::index(fp)].current() {
             prefetch_ptr(t.line(fp));
         }
@@ -579,7 +584,7 @@ impl SharedCache {
     /// [`Handle`] counted once it has added them: when it is dropped at
     /// the latest).
     pub fn len(&self) -> usize {
-        self.lens.iter().map(|l| l.0.load(Relaxed)).sum()
+        self.shards.iter().map(|s| s.len.0.load(Relaxed)).sum()
     }
 
     /// Whether the cache is empty.
@@ -685,8 +690,8 @@ impl<'a> Handle<'a> {
 
 impl Drop for Handle<'_> {
     fn drop(&mut self) {
-        for (len, pending) in self.cache.lens.iter().zip(&mut self.pending) {
-            add_pending(&len.0, pending);
+        for (shard, pending) in self.cache.shards.iter().zip(&mut self.pending) {
+            add_pending(&shard.len.0, pending);
         }
     }
 }

@@ -48,10 +48,10 @@ impl Plain {
     #[inline(always)]
     pub(super) fn insert(&self, fp: u64, len: &AtomicUsize, slack: bool) -> Probe {
         let limit = if slack { self.hard } else { self.limit };
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(fp);
-        for _ in 0..self.slots.len() {
-            let mut s = self.slots[i].load(Acquire);
+        let home = self.home(fp);
+        for i in home..home + self.slots.len() {
+            let slot = self.slots.wrap(i);
+            let mut s = slot.load(Acquire);
             loop {
                 if s == fp {
                     return Probe::Present;
@@ -65,7 +65,7 @@ impl Plain {
                 if len.load(Relaxed) >= limit {
                     return Probe::AtLimit;
                 }
-                match self.slots[i].compare_exchange(0, fp, AcqRel, Acquire) {
+                match slot.compare_exchange(0, fp, AcqRel, Acquire) {
                     Ok(_) => {
                         len.fetch_add(1, Relaxed);
                         return Probe::New;
@@ -73,7 +73,6 @@ impl Plain {
                     Err(now) => s = now,
                 }
             }
-            i = (i + 1) & mask;
         }
         // Every slot is taken: only a table at its limit gets here.
         Probe::AtLimit
@@ -83,14 +82,13 @@ impl Plain {
     /// probe went).
     #[inline]
     pub(super) fn contains(&self, fp: u64) -> Option<bool> {
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(fp);
-        for _ in 0..self.slots.len() {
-            match self.slots[i].load(Acquire) {
+        let home = self.home(fp);
+        for i in home..home + self.slots.len() {
+            match self.slots.wrap(i).load(Acquire) {
                 s if s == fp => return Some(true),
                 0 => return Some(false),
                 MOVED => return None,
-                _ => i = (i + 1) & mask,
+                _ => {}
             }
         }
         Some(false)
