@@ -233,10 +233,9 @@ impl Compact {
     }
 
     /// Inserts `fp` (see the module's protocol) into a shard of `len()`
-    /// entries as the caller sees them (asked only of an absent value), who
-    /// counts a [`Probe::New`]; with
-    /// `slack` (another thread is growing the shard) up to the hard
-    /// limits.
+    /// entries as the caller sees them (asked only for an absent value);
+    /// the caller counts a [`Probe::New`]. With `slack` (another thread is
+    /// growing the shard) up to the hard limits.
     #[inline(always)]
     pub(super) fn insert(&self, fp: u64, len: impl Fn() -> usize, slack: bool) -> Probe {
         let (bucket, f, v) = self.place(fp);
