@@ -88,6 +88,11 @@ pub(super) fn build<P: Program>(program: &P, config: &Config, started: Instant) 
     g.offsets.push(0);
     let mut queue = VecDeque::from([s0]);
     let (mut en, mut events) = (Vec::<Enabled>::new(), Vec::new());
+    // Each successor is made in `t`, a copy of its parent by `clone_from`,
+    // which keeps the memory of a state that owns some (a machine model's
+    // queues); only a new state is cloned, into the queue
+    // (ARCHITECTURE.md §9, "Successors in a scratch state").
+    let mut t = program.initial();
     let mut expanded = 0u64;
     while let Some(s) = queue.pop_front() {
         let me = g.offsets.len() as u32 - 1;
@@ -105,7 +110,7 @@ pub(super) fn build<P: Program>(program: &P, config: &Config, started: Instant) 
         let mut choice = 0u32;
         for e in &en {
             for alt in 0..e.alternatives {
-                let mut t = s.clone();
+                t.clone_from(&s);
                 events.clear();
                 let to = match program.execute(&mut t, ActorId(e.actor.0), alt, &mut events) {
                     Err(_) => NONE,
@@ -120,7 +125,7 @@ pub(super) fn build<P: Program>(program: &P, config: &Config, started: Instant) 
                             g.hot.push(program.hot(&t).is_some());
                             g.parent.push(me);
                             g.via.push(choice);
-                            queue.push_back(t);
+                            queue.push_back(t.clone());
                         }
                         to
                     }
