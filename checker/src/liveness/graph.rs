@@ -86,13 +86,13 @@ pub(super) fn build<P: Program>(program: &P, config: &Config, started: Instant) 
     g.parent.push(NONE);
     g.via.push(0);
     g.offsets.push(0);
-    let mut queue = VecDeque::from([s0]);
-    let (mut en, mut events) = (Vec::<Enabled>::new(), Vec::new());
     // Each successor is made in `t`, a copy of its parent by `clone_from`,
     // which keeps the memory of a state that owns some (a machine model's
     // queues); only a new state is cloned, into the queue
     // (ARCHITECTURE.md §9, "Successors in a scratch state").
-    let mut t = program.initial();
+    let mut t = s0.clone();
+    let mut queue = VecDeque::from([s0]);
+    let (mut en, mut events) = (Vec::<Enabled>::new(), Vec::new());
     let mut expanded = 0u64;
     while let Some(s) = queue.pop_front() {
         let me = g.offsets.len() as u32 - 1;
