@@ -37,7 +37,7 @@
 
 use super::error::SearchError;
 use super::order::ChoiceOrder;
-use super::stratified::{cache_budget, Entry, Remap, Search, SearchResult, Shared, Stop};
+use super::stratified::{cache_budget, Entry, Remap, Search, SearchResult, Shared, Spares, Stop};
 use super::threads::run_indexed;
 use crate::cache::{SharedCache, SharedHandle};
 use crate::config::Config;
@@ -67,9 +67,7 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     let cache = SharedCache::new(cache_budget(config));
     let shared = Shared::new(config.progress.clone());
     let mut main = Search::on_shared_cache(program, config, &cache, report);
-    // Emptied work lists and worker frontiers, reused from one stratum to
-    // the next so that their pages stay mapped.
-    let mut spares = Vec::new();
+    let mut spares = Spares::default();
     let stop = main.explore(root, |main, work| {
         if spread.is_some_and(|n| work.len() as u64 + main.frontier_len() >= n as u64) {
             main.lift_bound();
@@ -81,12 +79,12 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
 }
 
 /// Runs one stratum's work items (`work`, then the lists the last merge
-/// kept) on `threads` threads and merges the chunks into `main` in chunk
-/// order.
+/// kept) on `threads` threads, with buffers from `spares`, and merges the
+/// chunks into `main` in chunk order.
 fn stratum<'a, P: Program, O: ChoiceOrder>(
     main: &mut Search<'a, P, O, SharedHandle<'a>>,
     work: &mut Vec<Entry<P::State, O>>,
-    spares: &mut Vec<Vec<Entry<P::State, O>>>,
+    spares: &mut Spares<P::State, O>,
     cache: &SharedCache,
     shared: &Shared,
     threads: usize,
@@ -95,8 +93,15 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     let total: usize = lists.iter().map(|(list, _)| list.len()).sum();
     let pieces = total.min(threads * CHUNKS_PER_THREAD).max(1);
     main.share_totals(shared, total);
-    let chunks: Vec<_> = split(lists, pieces, spares).into_iter().map(Mutex::new).collect();
-    let frontiers = Mutex::new(std::mem::take(spares));
+    let chunks: Vec<_> = split(lists, pieces, &mut spares.lists)
+        .into_iter()
+        .map(Mutex::new)
+        .collect();
+    // The largest buffers go first (taken from the end): a frontier that
+    // outgrows its buffer faults in fresh pages.
+    spares.lists.sort_unstable_by_key(Vec::capacity);
+    let frontiers = Mutex::new(std::mem::take(&mut spares.lists));
+    let nodes = Mutex::new(std::mem::take(&mut spares.nodes));
     let fork = main.fork();
     let outs = run_indexed(
         threads,
@@ -108,7 +113,8 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
                 (Vec::new(), Remap::NONE),
             );
             let frontier = frontiers.lock().unwrap_or_else(|e| e.into_inner()).pop();
-            let out = fork.run(shared, items, frontier.unwrap_or_default());
+            let path = nodes.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let out = fork.run(shared, items, (frontier.unwrap_or_default(), path.unwrap_or_default()));
             if !out.as_ref().is_ok_and(|c| c.lets_others_go_on()) {
                 shared.halt();
             }
@@ -118,7 +124,8 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     // SAFETY: the workers are joined and this thread is not inside a
     // method of the cache: nobody probes a table growth replaced.
     unsafe { cache.reclaim() };
-    *spares = frontiers.into_inner().unwrap_or_else(|e| e.into_inner());
+    spares.lists = frontiers.into_inner().unwrap_or_else(|e| e.into_inner());
+    spares.nodes = nodes.into_inner().unwrap_or_else(|e| e.into_inner());
     let chunks = outs.into_iter().collect::<Result<Vec<_>, _>>()?;
     let stop = main.merge(chunks, spares)?;
     if stop.is_none() && shared.is_halted() {

@@ -37,6 +37,23 @@ impl<P> Clone for Fork<'_, P> {
 }
 impl<P> Copy for Fork<'_, P> {}
 
+/// The parallel driver's emptied buffers, reused from one stratum to the
+/// next so that their pages stay mapped (ARCHITECTURE.md §3): work lists
+/// and worker frontiers, and workers' path nodes.
+pub(in crate::search) struct Spares<S, O> {
+    pub(in crate::search) lists: Vec<Vec<Entry<S, O>>>,
+    pub(in crate::search) nodes: Vec<Vec<PathNode>>,
+}
+
+impl<S, O> Default for Spares<S, O> {
+    fn default() -> Self {
+        Spares {
+            lists: Vec::new(),
+            nodes: Vec::new(),
+        }
+    }
+}
+
 /// What one chunk of a stratum produced: how it stopped, and (unless it
 /// found the search halted before it started) the worker's frontier, path
 /// nodes and counts.
@@ -91,13 +108,13 @@ impl<'w, P: Program> Fork<'w, P> {
     /// Runs `items` (a chunk of the stratum's work items, in order, whose
     /// path nodes `remap` renumbers first) as a worker search that shares
     /// `shared`'s counters and halt flag, and keeps its frontier in
-    /// `frontier` (an empty buffer, reused so that its pages stay mapped
-    /// from one stratum to the next).
+    /// `frontier` and its path nodes in `nodes` (empty buffers from
+    /// [`Spares`]).
     pub(in crate::search) fn run<O: ChoiceOrder>(
         self,
         shared: &'w Shared,
         (mut items, remap): WorkList<P::State, O>,
-        frontier: Vec<Entry<P::State, O>>,
+        (frontier, nodes): (Vec<Entry<P::State, O>>, Vec<PathNode>),
     ) -> Result<Chunk<P::State, O>, SearchError> {
         let early = if shared.is_halted() {
             Some(Stop::Halted)
@@ -125,6 +142,7 @@ impl<'w, P: Program> Fork<'w, P> {
         w.started = self.started;
         w.shared = Some(shared);
         w.frontier = frontier;
+        w.arena.nodes = nodes;
         let stop = w.run_work(&mut items)?;
         // A stopped chunk leaves items it did not resume.
         items.clear();
@@ -202,7 +220,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, SharedHandle<'a>> {
     pub(in crate::search) fn merge(
         &mut self,
         chunks: Vec<Chunk<P::State, O>>,
-        spares: &mut Vec<Vec<Entry<P::State, O>>>,
+        spares: &mut Spares<P::State, O>,
     ) -> Result<Option<Stop>, SearchError> {
         let base = self.arena.nodes.len();
         let mut stop: Option<Stop> = None;
@@ -211,16 +229,19 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, SharedHandle<'a>> {
             if let Some(w) = chunk.worker {
                 self.merge_counts(&w);
                 let remap = self.arena.append(&w.nodes, base)?;
+                let mut nodes = w.nodes;
+                nodes.clear();
+                spares.nodes.push(nodes);
                 // Kept as it is, after the frontiers before it: the next
                 // stratum's workers renumber its nodes.
                 if w.frontier.is_empty() {
-                    spares.push(w.frontier);
+                    spares.lists.push(w.frontier);
                 } else {
                     self.pending.push((w.frontier, remap));
                 }
                 violation = w.violation;
             }
-            spares.push(chunk.spare);
+            spares.lists.push(chunk.spare);
             match chunk.stop {
                 Some(Stop::Violation) if stop != Some(Stop::Violation) => {
                     stop = Some(Stop::Violation);

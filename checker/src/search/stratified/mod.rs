@@ -42,6 +42,7 @@ mod step;
 
 pub(super) use arena::{PathNode, Remap};
 pub(super) use budget::Shared;
+pub(super) use chunk::Spares;
 pub(super) use handoff::{run_to_roots, Root};
 
 use super::error::SearchError;
