@@ -100,8 +100,7 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     // The largest buffers go first (taken from the end): a frontier that
     // outgrows its buffer faults in fresh pages.
     spares.lists.sort_unstable_by_key(Vec::capacity);
-    let frontiers = Mutex::new(std::mem::take(&mut spares.lists));
-    let nodes = Mutex::new(std::mem::take(&mut spares.nodes));
+    let pool = Mutex::new(std::mem::take(spares));
     let fork = main.fork();
     let outs = run_indexed(
         threads,
@@ -112,9 +111,14 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
                 &mut *chunks[i].lock().unwrap_or_else(|e| e.into_inner()),
                 (Vec::new(), Remap::NONE),
             );
-            let frontier = frontiers.lock().unwrap_or_else(|e| e.into_inner()).pop();
-            let path = nodes.lock().unwrap_or_else(|e| e.into_inner()).pop();
-            let out = fork.run(shared, items, (frontier.unwrap_or_default(), path.unwrap_or_default()));
+            let buffers = {
+                let mut pool = pool.lock().unwrap_or_else(|e| e.into_inner());
+                (
+                    pool.lists.pop().unwrap_or_default(),
+                    pool.nodes.pop().unwrap_or_default(),
+                )
+            };
+            let out = fork.run(shared, items, buffers);
             if !out.as_ref().is_ok_and(|c| c.lets_others_go_on()) {
                 shared.halt();
             }
@@ -124,8 +128,7 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     // SAFETY: the workers are joined and this thread is not inside a
     // method of the cache: nobody probes a table growth replaced.
     unsafe { cache.reclaim() };
-    spares.lists = frontiers.into_inner().unwrap_or_else(|e| e.into_inner());
-    spares.nodes = nodes.into_inner().unwrap_or_else(|e| e.into_inner());
+    *spares = pool.into_inner().unwrap_or_else(|e| e.into_inner());
     let chunks = outs.into_iter().collect::<Result<Vec<_>, _>>()?;
     let stop = main.merge(chunks, spares)?;
     if stop.is_none() && shared.is_halted() {
