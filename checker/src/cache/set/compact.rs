@@ -8,8 +8,10 @@
 //! them) and the other `W - a <= 40` bits are the stored field. A bucket is
 //! one 64-byte cache line ([`bucket`](crate::cache::bucket)'s layout): 12
 //! fields of 40 bits (their low bytes together, then their other 32 bits),
-//! a count and an "overflowed" flag. A fingerprint whose bucket is full
-//! goes to the stash (a plain table of the same `W` bits, top-aligned);
+//! a count, an "overflowed" flag and the next victim. A fingerprint whose
+//! bucket is full takes the place of the bucket's oldest field, which goes
+//! to the stash (a plain table of the same `W` bits, top-aligned), so that
+//! the recent states, which the search looks up most, stay in the buckets;
 //! the stash is looked at only for a full bucket. The table doubles in place
 //! ([`Region::grow`]): bucket `b` splits into `2b` and `2b + 1` by the top
 //! bit of each field, which moves from the field to the index, so nothing
@@ -22,6 +24,9 @@ use crate::cache::Insert;
 
 /// Where a bucket's "overflowed into the stash" flag is.
 const OVERFLOWED: usize = COUNT + 1;
+/// Where a full bucket's next victim is: the field an absent value takes
+/// the place of (moving it to the stash), its oldest.
+const VICTIM: usize = COUNT + 2;
 
 /// One cache line of fields ([`bucket`](crate::cache::bucket)'s layout).
 #[derive(Clone, Copy, Debug)]
@@ -59,13 +64,31 @@ impl Bucket {
         holds(head, self.count(), f, |i| self.rest(i))
     }
 
+    /// Writes `f` as field `i` (less than [`FIELDS`]).
+    #[inline(always)]
+    fn set(&mut self, i: usize, f: u64) {
+        self.0[i] = tag(f);
+        self.0[RESTS + 4 * i..RESTS + 4 * i + 4].copy_from_slice(&rest(f).to_le_bytes());
+    }
+
     /// Appends `f` (the bucket has room).
     #[inline(always)]
     fn push(&mut self, f: u64) {
-        let i = self.count();
-        self.0[i] = tag(f);
-        self.0[RESTS + 4 * i..RESTS + 4 * i + 4].copy_from_slice(&rest(f).to_le_bytes());
+        self.set(self.count(), f);
         self.0[COUNT] += 1;
+    }
+
+    /// Stores `f` in a full bucket in place of its oldest field, which it
+    /// returns: the victims go round the fields, which were appended in
+    /// order.
+    #[inline(always)]
+    fn replace_oldest(&mut self, f: u64) -> u64 {
+        let i = usize::from(self.0[VICTIM]);
+        let old = self.field(i);
+        self.set(i, f);
+        self.0[VICTIM] = ((i + 1) % FIELDS) as u8;
+        self.0[OVERFLOWED] = 1;
+        old
     }
 }
 
@@ -224,18 +247,28 @@ impl Compact {
         r
     }
 
-    /// Stores the kept bits `v`, known to be absent.
+    /// Stores the kept bits `v`, known to be absent. In a full bucket `v`
+    /// takes the place of the oldest field, which goes to the stash: the
+    /// search looks up recent states far more often than old ones, so
+    /// that the stash, a second cache miss, is rarely looked at for a
+    /// state that is there (ARCHITECTURE.md §9). `Full` (and nothing
+    /// changed) when the stash cannot take it.
     #[inline(always)]
     fn put(&mut self, v: u64) -> Insert {
         let (b, f) = self.place(v);
+        let low = self.w - self.a;
         let bucket = &mut self.buckets[b];
         if bucket.count() < FIELDS {
             bucket.push(f);
-            Insert::New
-        } else {
-            bucket.0[OVERFLOWED] = 1;
-            self.stash_insert(v)
+            return Insert::New;
         }
+        let mut moved = *bucket;
+        let old = moved.replace_oldest(f);
+        let r = self.stash_insert((b as u64) << low | old);
+        if r == Insert::New {
+            self.buckets[b] = moved;
+        }
+        r
     }
 
     // The stash is a `FingerprintSet`, whose look-ups inline this type's:
@@ -271,8 +304,11 @@ impl Compact {
         for b in (0..old).rev() {
             let bucket = self.buckets[b];
             let mut halves = [Bucket::EMPTY; 2];
-            for i in 0..bucket.count() {
-                let f = bucket.field(i);
+            // Oldest first (the victim is, once the bucket is full), so
+            // that the halves' victims are their oldest too.
+            let (n, first) = (bucket.count(), usize::from(bucket.0[VICTIM]));
+            for k in 0..n {
+                let f = bucket.field((first + k) % n);
                 halves[usize::from(f & top != 0)].push(f & (top - 1));
             }
             self.buckets[2 * b..2 * b + 2].copy_from_slice(&halves);
@@ -353,6 +389,34 @@ mod tests {
         assert_eq!(c.len(), inserted.len());
         let kept = (0..200_000u64).filter(|&i| c.contains(fingerprint(&i))).count();
         assert_eq!(kept, c.len());
+    }
+
+    #[test]
+    fn a_full_bucket_keeps_its_newest_fields_and_stashes_the_oldest() {
+        let mut c = Compact::new(4, None);
+        // Twenty fingerprints of bucket 5, field i + 1 with its top bit
+        // alternating: the first eight go to the stash as the last eight
+        // arrive.
+        let w = c.bits();
+        let field = |i: u64| (i % 2) << (w - 4 - 1) | (i + 1);
+        let fp = |i: u64| 5 << (64 - 4) | field(i) << (64 - w);
+        let fps: Vec<u64> = (0..20).map(fp).collect();
+        assert!(fps.iter().all(|&f| c.insert(f) == Insert::New));
+        assert_eq!((c.len(), c.stash.len()), (20, 8));
+        let bucket = c.buckets[5];
+        let mut held: Vec<u64> = (0..FIELDS).map(|i| bucket.field(i)).collect();
+        held.sort_unstable();
+        let mut newest: Vec<u64> = (8..20).map(field).collect();
+        newest.sort_unstable();
+        assert_eq!(held, newest);
+        assert_eq!(bucket.0[VICTIM], 8);
+        assert!(fps.iter().all(|&f| c.contains(f) && c.insert(f) == Insert::Present));
+        assert!(!c.contains(fp(20)));
+        // A doubling splits the bucket by the top bit and stores the
+        // stash again: ten each fit in the two halves.
+        c.grow();
+        assert_eq!((c.len(), c.stash.len()), (20, 0));
+        assert!(fps.iter().all(|&f| c.contains(f)));
     }
 
     #[test]

@@ -7,21 +7,25 @@
 //! 4 more, its low bits). In a table of `2^a` buckets the top `a` of them
 //! are the bucket's index and the other `KEPT - a <= 40` bits the stored
 //! field. A bucket is eight atomic words: word 0 holds tags 0 to 7, word 1
-//! tags 8 to 11, the count (its byte 4) and the flags (its byte 5: locked,
-//! moved, overflowed), words 2 to 7 the rests, two per word.
+//! tags 8 to 11, the count (its byte 4), the flags (its byte 5: locked,
+//! moved, overflowed) and the count of fields replaced (its bytes 6 and 7),
+//! words 2 to 7 the rests, two per word.
 //!
 //! * A look-up loads word 1 (acquire), then the tags and the rests of the
-//!   first `count` fields: fields are only ever appended, and a writer
-//!   publishes its field by the release store of the count, so what a
-//!   reader sees below the count is complete.
+//!   first `count` fields, then word 1 again (after an acquire fence): a
+//!   writer changes word 1 before it writes a field and publishes the field
+//!   by its release store of word 1, so a look-up that reads word 1 twice
+//!   the same, unlocked or locked by an append (which writes past the
+//!   count), read whole fields; else it looks again (a sequence lock).
 //! * An insert of an absent field locks the bucket by a compare-and-swap of
-//!   word 1 from the exact value its look-up read (so no field was added
+//!   word 1 from the exact value its look-up read (so nothing changed
 //!   since), writes the tag and the rest, and stores word 1 with the count
-//!   one higher and the lock off. A full bucket is marked overflowed (a
-//!   compare-and-swap) and the value goes to the stash, an 8-byte
-//!   [`Plain`] table whose claiming compare-and-swap decides among racing
-//!   inserts; the stash is looked at only for an overflowed bucket, which
-//!   stays full.
+//!   one higher and the lock off. In a full bucket the field takes the
+//!   place of the oldest (the replaced count, modulo 12, says which), which
+//!   goes first to the stash, an 8-byte [`Plain`] table, and the bucket is
+//!   marked overflowed: as in the single-threaded table, recent states,
+//!   which the search looks up most, stay in the buckets. The stash is
+//!   looked at only for an overflowed bucket, which stays full.
 //! * A growth freezes every bucket (sets "moved" once it is unlocked) and
 //!   the stash's empty slots, and copies the entries into a table twice
 //!   the size. A frozen bucket still answers for the fields it holds; a
@@ -34,7 +38,7 @@ use crate::cache::bucket::{field, grow_limit, holds, rest, tag, BUCKET_BYTES, FI
 use crate::cache::region::{Region, Zeroable};
 use std::hint::spin_loop;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::{fence, AtomicU64, AtomicUsize};
 
 /// log2 of the buckets of a shard's first compact table: 2^15 of 64 bytes
 /// (2 MiB, the smallest table on huge pages; the 8-byte table it replaces
@@ -50,6 +54,8 @@ const COUNT_SHIFT: u32 = 32;
 const LOCKED: u64 = 1 << 40;
 const MOVED: u64 = 1 << 41;
 const OVERFLOWED: u64 = 1 << 42;
+/// Where the count of replaced fields is in word 1: its top 16 bits.
+const REPLACED_SHIFT: u32 = 48;
 
 /// One cache line of eight atomic words.
 #[repr(C, align(64))]
@@ -83,6 +89,36 @@ impl Bucket {
         holds(&self.head(w1), count(w1), f, |i| self.rest(i))
     }
 
+    /// Whether word 1 is still `w1`, after the loads of a look-up that
+    /// read `w1` (the sequence lock's check).
+    #[inline(always)]
+    fn unchanged(&self, w1: u64) -> bool {
+        fence(Acquire);
+        self.0[1].load(Relaxed) == w1
+    }
+
+    /// Field `i` of a bucket the caller holds, whose word 1 is `w1`.
+    fn field_at(&self, i: usize, w1: u64) -> u64 {
+        field(self.head(w1)[i], self.rest(i))
+    }
+
+    /// Writes `f` over the oldest field of a full bucket the caller holds,
+    /// whose word 1 is `w1`; returns word 1 with one more field replaced
+    /// and the tag if it lives there.
+    fn replace_oldest(&self, f: u64, w1: u64) -> u64 {
+        let i = oldest(w1);
+        let t = u64::from(tag(f));
+        let mut w1 = w1.wrapping_add(1 << REPLACED_SHIFT);
+        if i < 8 {
+            set_bits(&self.0[0], 0xff << (8 * i), t << (8 * i));
+        } else {
+            w1 = w1 & !(0xff << (8 * (i - 8))) | t << (8 * (i - 8));
+        }
+        let shift = 32 * (i % 2);
+        set_bits(&self.0[2 + i / 2], 0xffff_ffff << shift, u64::from(rest(f)) << shift);
+        w1
+    }
+
     /// Appends field `f` to a bucket no other thread sees yet; if it is
     /// full, marks it overflowed and answers false (the value goes to the
     /// stash).
@@ -113,6 +149,19 @@ impl Bucket {
         or(&self.0[2 + i / 2], u64::from(rest(f)) << (32 * (i % 2)));
         w1
     }
+}
+
+/// The oldest field of a full bucket whose word 1 is `w1`: the fields
+/// were appended in order, and are replaced in turn.
+#[inline(always)]
+fn oldest(w1: u64) -> usize {
+    (w1 >> REPLACED_SHIFT) as usize % FIELDS
+}
+
+/// Replaces the bits of `mask` in `word` by `bits`, as [`or`] does.
+#[inline(always)]
+fn set_bits(word: &AtomicU64, mask: u64, bits: u64) {
+    word.store(word.load(Relaxed) & !mask | bits, Relaxed);
 }
 
 /// Sets `bits` in `word`, which only the bucket's holder writes: a load
@@ -244,11 +293,27 @@ impl Compact {
             // A frozen bucket's fields are complete, and so is what
             // overflowed from it: a value is absent (`Moved`) only if
             // neither holds it.
-            if bucket.holds(w1, f) {
+            if w1 & LOCKED != 0 && count(w1) == FIELDS {
+                // A field is being replaced.
+                spin_loop();
+                w1 = bucket.0[1].load(Acquire);
+                continue;
+            }
+            let held = bucket.holds(w1, f);
+            if !bucket.unchanged(w1) {
+                w1 = bucket.0[1].load(Acquire);
+                continue;
+            }
+            if held {
                 return Probe::Present;
             }
             if w1 & OVERFLOWED != 0 {
-                return self.stash.insert(stash_key(v), &self.stash_len, slack);
+                match self.stash.contains(stash_key(v)) {
+                    Some(true) => return Probe::Present,
+                    Some(false) => {}
+                    // A growth froze the stash after the bucket.
+                    None => return Probe::Moved,
+                }
             }
             if w1 & MOVED != 0 {
                 return Probe::Moved;
@@ -262,16 +327,39 @@ impl Compact {
                 return Probe::AtLimit;
             }
             let i = count(w1);
-            let flag = if i < FIELDS { LOCKED } else { OVERFLOWED };
-            match bucket.0[1].compare_exchange(w1, w1 | flag, AcqRel, Acquire) {
-                // Full: marked, and the loop goes to the stash.
-                Ok(_) if i == FIELDS => w1 |= OVERFLOWED,
-                Ok(_) => {
-                    // Held, with the fields looked at: none is `f`.
+            match bucket.0[1].compare_exchange(w1, w1 | LOCKED, AcqRel, Acquire) {
+                // Held, with the fields looked at: none is `f`.
+                Ok(_) if i < FIELDS => {
                     bucket.0[1].store(bucket.write(i, f, w1), Release);
                     return Probe::New;
                 }
+                Ok(_) => return self.replace_oldest(bucket, f, v, w1, slack),
                 Err(now) => w1 = now,
+            }
+        }
+    }
+
+    /// Stores the absent field `f` (of kept bits `v`) in the full `bucket`,
+    /// which the caller holds (its word 1 was `w1`), in place of the
+    /// oldest field, which goes to the stash first; if the stash cannot
+    /// take it, nothing changes and its answer is the insert's.
+    #[cold]
+    #[inline(never)]
+    fn replace_oldest(&self, bucket: &Bucket, f: u64, v: u64, w1: u64, slack: bool) -> Probe {
+        // The replacement's writes come after the lock (the sequence
+        // lock's writer side).
+        fence(Release);
+        let low = KEPT - self.a;
+        let old = (v >> low) << low | bucket.field_at(oldest(w1), w1);
+        match self.stash.insert(stash_key(old), &self.stash_len, slack) {
+            Probe::New | Probe::Present => {
+                let w = bucket.replace_oldest(f, w1 | OVERFLOWED);
+                bucket.0[1].store(w, Release);
+                Probe::New
+            }
+            other => {
+                bucket.0[1].store(w1, Release);
+                other
             }
         }
     }
@@ -280,15 +368,25 @@ impl Compact {
     #[inline(always)]
     pub(super) fn contains(&self, fp: u64) -> Option<bool> {
         let (bucket, f, v) = self.place(fp);
-        let w1 = bucket.0[1].load(Acquire);
-        if bucket.holds(w1, f) {
-            Some(true)
-        } else if w1 & OVERFLOWED != 0 {
-            self.stash.contains(stash_key(v))
-        } else if w1 & MOVED != 0 {
-            None
-        } else {
-            Some(false)
+        loop {
+            let w1 = bucket.0[1].load(Acquire);
+            if w1 & LOCKED != 0 && count(w1) == FIELDS {
+                spin_loop();
+                continue;
+            }
+            let held = bucket.holds(w1, f);
+            if !bucket.unchanged(w1) {
+                continue;
+            }
+            return if held {
+                Some(true)
+            } else if w1 & OVERFLOWED != 0 {
+                self.stash.contains(stash_key(v))
+            } else if w1 & MOVED != 0 {
+                None
+            } else {
+                Some(false)
+            };
         }
     }
 
@@ -417,7 +515,12 @@ mod tests {
         assert_ne!(w1 & OVERFLOWED, 0);
         // Field 8 (value 9) has its tag in word 1's low byte.
         assert_eq!(w1 & 0xff, (9 * 0x01_0101_0101_u64) & 0xff);
+        // The thirteenth took the place of the first, the oldest, which
+        // went to the stash; the next to go is the second.
+        assert_eq!(t.buckets[0].field_at(0, w1), 13 * 0x01_0101_0101);
+        assert_eq!((w1 >> REPLACED_SHIFT, oldest(w1)), (1, 1));
         assert_eq!(t.stash_len.load(Relaxed), 1);
+        assert_eq!(t.stash.contains(stash_key(0x01_0101_0101)), Some(true));
         assert!(fps
             .iter()
             .all(|&fp| matches!(t.insert(fp, || 0, false), Probe::Present)));
