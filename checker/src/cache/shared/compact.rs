@@ -502,6 +502,43 @@ mod tests {
         assert!(matches!(grown.insert(fps[0] ^ 1, || 0, false), Probe::Present));
     }
 
+    /// One thread inserts 4,000 values of one bucket (3,988 replacements
+    /// of its oldest field, each moved to the stash first) while another
+    /// looks up, again and again, the last 24 values the first has
+    /// finished inserting (those in the bucket and those just moved out):
+    /// each is found every time, by `contains` and by `insert`.
+    #[test]
+    fn look_ups_racing_with_replacements_find_every_value_inserted_before() {
+        let t = Compact::with_entries(A_MIN, true, &[]);
+        let n = 4_000;
+        let fps: Vec<u64> = (0..n as u64)
+            .map(|i| 0x5A5 << (64 - A_MIN) | fingerprint(&i) >> A_MIN)
+            .collect();
+        let done = AtomicUsize::new(0);
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                for (k, &fp) in fps.iter().enumerate() {
+                    assert!(matches!(t.insert(fp, || 0, false), Probe::New));
+                    done.store(k + 1, Release);
+                }
+            });
+            sc.spawn(|| loop {
+                let k = done.load(Acquire);
+                for &fp in &fps[k.saturating_sub(24)..k] {
+                    assert_eq!(t.contains(fp), Some(true));
+                    assert!(matches!(t.insert(fp, || 0, false), Probe::Present));
+                }
+                if k == n {
+                    break;
+                }
+            });
+        });
+        assert!(fps.iter().all(|&fp| t.contains(fp) == Some(true)));
+        assert_eq!(t.stash_len.load(Relaxed), n - FIELDS);
+        let w1 = t.buckets[0x5A5].0[1].load(Relaxed);
+        assert_eq!(w1 >> REPLACED_SHIFT, (n - FIELDS) as u64);
+    }
+
     /// Word 1 keeps tags 8 to 11 below the count, and the flags above it.
     #[test]
     fn a_bucket_keeps_its_fields_in_its_words() {
