@@ -256,7 +256,6 @@ impl Compact {
     #[inline(always)]
     fn put(&mut self, v: u64) -> Insert {
         let (b, f) = self.place(v);
-        let low = self.w - self.a;
         let bucket = &mut self.buckets[b];
         if bucket.count() < FIELDS {
             bucket.push(f);
@@ -264,7 +263,7 @@ impl Compact {
         }
         let mut moved = *bucket;
         let old = moved.replace_oldest(f);
-        let r = self.stash_insert((b as u64) << low | old);
+        let r = self.stash_insert((b as u64) << (self.w - self.a) | old);
         if r == Insert::New {
             self.buckets[b] = moved;
         }

@@ -89,12 +89,25 @@ impl Bucket {
         holds(&self.head(w1), count(w1), f, |i| self.rest(i))
     }
 
-    /// Whether word 1 is still `w1`, after the loads of a look-up that
-    /// read `w1` (the sequence lock's check).
+    /// A consistent look at the bucket for field `f`, starting from word
+    /// 1 as `w1` (loaded with acquire ordering): word 1 as it was
+    /// throughout the look, and whether `f` is among its fields. The
+    /// sequence lock's reader: it waits while a full bucket is being
+    /// rewritten, and looks again if word 1 changed meanwhile.
     #[inline(always)]
-    fn unchanged(&self, w1: u64) -> bool {
-        fence(Acquire);
-        self.0[1].load(Relaxed) == w1
+    fn look(&self, f: u64, mut w1: u64) -> (u64, bool) {
+        loop {
+            if w1 & LOCKED == 0 || count(w1) < FIELDS {
+                let held = self.holds(w1, f);
+                fence(Acquire);
+                let now = self.0[1].load(Relaxed);
+                if now == w1 {
+                    return (w1, held);
+                }
+            }
+            spin_loop();
+            w1 = self.0[1].load(Acquire);
+        }
     }
 
     /// Field `i` of a bucket the caller holds, whose word 1 is `w1`.
@@ -142,11 +155,11 @@ impl Bucket {
         let t = u64::from(tag(f));
         let mut w1 = w1 + (1 << COUNT_SHIFT);
         if i < 8 {
-            or(&self.0[0], t << (8 * i));
+            set_bits(&self.0[0], 0, t << (8 * i));
         } else {
             w1 |= t << (8 * (i - 8));
         }
-        or(&self.0[2 + i / 2], u64::from(rest(f)) << (32 * (i % 2)));
+        set_bits(&self.0[2 + i / 2], 0, u64::from(rest(f)) << (32 * (i % 2)));
         w1
     }
 }
@@ -158,19 +171,13 @@ fn oldest(w1: u64) -> usize {
     (w1 >> REPLACED_SHIFT) as usize % FIELDS
 }
 
-/// Replaces the bits of `mask` in `word` by `bits`, as [`or`] does.
+/// Replaces the bits of `mask` in `word` by `bits` (0: sets `bits`); only
+/// the bucket's holder writes the word: a load and a store rather than a
+/// locked read-modify-write, since no other thread writes the word
+/// meanwhile (readers take what the release store of word 1 publishes).
 #[inline(always)]
 fn set_bits(word: &AtomicU64, mask: u64, bits: u64) {
     word.store(word.load(Relaxed) & !mask | bits, Relaxed);
-}
-
-/// Sets `bits` in `word`, which only the bucket's holder writes: a load
-/// and a store rather than a locked read-modify-write, since no other
-/// thread writes the word meanwhile (readers take what the count's
-/// release store publishes).
-#[inline(always)]
-fn or(word: &AtomicU64, bits: u64) {
-    word.store(word.load(Relaxed) | bits, Relaxed);
 }
 
 /// The stash's value for the kept bits `v`: top-aligned, with the low bit
@@ -293,17 +300,8 @@ impl Compact {
             // A frozen bucket's fields are complete, and so is what
             // overflowed from it: a value is absent (`Moved`) only if
             // neither holds it.
-            if w1 & LOCKED != 0 && count(w1) == FIELDS {
-                // A field is being replaced.
-                spin_loop();
-                w1 = bucket.0[1].load(Acquire);
-                continue;
-            }
-            let held = bucket.holds(w1, f);
-            if !bucket.unchanged(w1) {
-                w1 = bucket.0[1].load(Acquire);
-                continue;
-            }
+            let (now, held) = bucket.look(f, w1);
+            w1 = now;
             if held {
                 return Probe::Present;
             }
@@ -333,7 +331,7 @@ impl Compact {
                     bucket.0[1].store(bucket.write(i, f, w1), Release);
                     return Probe::New;
                 }
-                Ok(_) => return self.replace_oldest(bucket, f, v, w1, slack),
+                Ok(_) => return self.insert_full(bucket, f, v, w1, slack),
                 Err(now) => w1 = now,
             }
         }
@@ -345,7 +343,7 @@ impl Compact {
     /// take it, nothing changes and its answer is the insert's.
     #[cold]
     #[inline(never)]
-    fn replace_oldest(&self, bucket: &Bucket, f: u64, v: u64, w1: u64, slack: bool) -> Probe {
+    fn insert_full(&self, bucket: &Bucket, f: u64, v: u64, w1: u64, slack: bool) -> Probe {
         // The replacement's writes come after the lock (the sequence
         // lock's writer side).
         fence(Release);
@@ -368,25 +366,15 @@ impl Compact {
     #[inline(always)]
     pub(super) fn contains(&self, fp: u64) -> Option<bool> {
         let (bucket, f, v) = self.place(fp);
-        loop {
-            let w1 = bucket.0[1].load(Acquire);
-            if w1 & LOCKED != 0 && count(w1) == FIELDS {
-                spin_loop();
-                continue;
-            }
-            let held = bucket.holds(w1, f);
-            if !bucket.unchanged(w1) {
-                continue;
-            }
-            return if held {
-                Some(true)
-            } else if w1 & OVERFLOWED != 0 {
-                self.stash.contains(stash_key(v))
-            } else if w1 & MOVED != 0 {
-                None
-            } else {
-                Some(false)
-            };
+        let (w1, held) = bucket.look(f, bucket.0[1].load(Acquire));
+        if held {
+            Some(true)
+        } else if w1 & OVERFLOWED != 0 {
+            self.stash.contains(stash_key(v))
+        } else if w1 & MOVED != 0 {
+            None
+        } else {
+            Some(false)
         }
     }
 
