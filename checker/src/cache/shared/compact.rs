@@ -8,15 +8,16 @@
 //! are the bucket's index and the other `KEPT - a <= 40` bits the stored
 //! field. A bucket is eight atomic words: word 0 holds tags 0 to 7, word 1
 //! tags 8 to 11, the count (its byte 4), the flags (its byte 5: locked,
-//! moved, overflowed) and the count of fields replaced (its bytes 6 and 7),
-//! words 2 to 7 the rests, two per word.
+//! moved, overflowed, rewriting) and the count of fields replaced (its
+//! bytes 6 and 7), words 2 to 7 the rests, two per word.
 //!
 //! * A look-up loads word 1 (acquire), then the tags and the rests of the
 //!   first `count` fields, then word 1 again (after an acquire fence): a
 //!   writer changes word 1 before it writes a field and publishes the field
 //!   by its release store of word 1, so a look-up that reads word 1 twice
-//!   the same, unlocked or locked by an append (which writes past the
-//!   count), read whole fields; else it looks again (a sequence lock).
+//!   the same, not rewriting, read whole fields (an append writes past the
+//!   count; a replacement marks word 1 "rewriting", then fences, then
+//!   overwrites); else it looks again (a sequence lock).
 //! * An insert of an absent field locks the bucket by a compare-and-swap of
 //!   word 1 from the exact value its look-up read (so nothing changed
 //!   since), writes the tag and the rest, and stores word 1 with the count
@@ -54,6 +55,9 @@ const COUNT_SHIFT: u32 = 32;
 const LOCKED: u64 = 1 << 40;
 const MOVED: u64 = 1 << 41;
 const OVERFLOWED: u64 = 1 << 42;
+/// Word 1's flag that the holder of a full bucket is rewriting a field
+/// (with [`LOCKED`]): the sequence lock's "write in progress".
+const REWRITING: u64 = 1 << 43;
 /// Where the count of replaced fields is in word 1: its top 16 bits.
 const REPLACED_SHIFT: u32 = 48;
 
@@ -79,7 +83,9 @@ impl Bucket {
 
     #[inline(always)]
     fn rest(&self, i: usize) -> u32 {
-        (self.0[2 + i / 2].load(Relaxed) >> (32 * (i % 2))) as u32
+        // `& 7`: in bounds for any `i` (a field's index is below 12), so
+        // that the look-up needs no bounds check.
+        (self.0[(2 + i / 2) & 7].load(Relaxed) >> (32 * (i % 2))) as u32
     }
 
     /// Whether field `f` is among the fields counted in `w1`, which was
@@ -92,12 +98,12 @@ impl Bucket {
     /// A consistent look at the bucket for field `f`, starting from word
     /// 1 as `w1` (loaded with acquire ordering): word 1 as it was
     /// throughout the look, and whether `f` is among its fields. The
-    /// sequence lock's reader: it waits while a full bucket is being
-    /// rewritten, and looks again if word 1 changed meanwhile.
+    /// sequence lock's reader: it waits while a field is being rewritten
+    /// ([`REWRITING`]), and looks again if word 1 changed meanwhile.
     #[inline(always)]
     fn look(&self, f: u64, mut w1: u64) -> (u64, bool) {
         loop {
-            if w1 & LOCKED == 0 || count(w1) < FIELDS {
+            if w1 & REWRITING == 0 {
                 let held = self.holds(w1, f);
                 fence(Acquire);
                 let now = self.0[1].load(Relaxed);
@@ -344,8 +350,9 @@ impl Compact {
     #[cold]
     #[inline(never)]
     fn insert_full(&self, bucket: &Bucket, f: u64, v: u64, w1: u64, slack: bool) -> Probe {
-        // The replacement's writes come after the lock (the sequence
+        // The replacement's writes come after the mark (the sequence
         // lock's writer side).
+        bucket.0[1].store(w1 | LOCKED | REWRITING, Relaxed);
         fence(Release);
         let low = KEPT - self.a;
         let old = (v >> low) << low | bucket.field_at(oldest(w1), w1);
