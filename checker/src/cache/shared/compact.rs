@@ -81,11 +81,18 @@ impl Bucket {
         (u128::from(w0) | u128::from(w1) << 64).to_le_bytes()
     }
 
+    /// The word holding field `i`'s rest, and the rest's shift in it.
+    /// `& 7`: in bounds for any `i` (a field's index is below 12), so that
+    /// the look-up needs no bounds check.
+    #[inline(always)]
+    fn rest_word(&self, i: usize) -> (&AtomicU64, u32) {
+        (&self.0[(2 + i / 2) & 7], 32 * (i % 2) as u32)
+    }
+
     #[inline(always)]
     fn rest(&self, i: usize) -> u32 {
-        // `& 7`: in bounds for any `i` (a field's index is below 12), so
-        // that the look-up needs no bounds check.
-        (self.0[(2 + i / 2) & 7].load(Relaxed) >> (32 * (i % 2))) as u32
+        let (word, shift) = self.rest_word(i);
+        (word.load(Relaxed) >> shift) as u32
     }
 
     /// Whether field `f` is among the fields counted in `w1`, which was
@@ -133,8 +140,8 @@ impl Bucket {
         } else {
             w1 = w1 & !(0xff << (8 * (i - 8))) | t << (8 * (i - 8));
         }
-        let shift = 32 * (i % 2);
-        set_bits(&self.0[2 + i / 2], 0xffff_ffff << shift, u64::from(rest(f)) << shift);
+        let (word, shift) = self.rest_word(i);
+        set_bits(word, 0xffff_ffff << shift, u64::from(rest(f)) << shift);
         w1
     }
 
@@ -165,7 +172,8 @@ impl Bucket {
         } else {
             w1 |= t << (8 * (i - 8));
         }
-        set_bits(&self.0[2 + i / 2], 0, u64::from(rest(f)) << (32 * (i % 2)));
+        let (word, shift) = self.rest_word(i);
+        set_bits(word, 0, u64::from(rest(f)) << shift);
         w1
     }
 }
