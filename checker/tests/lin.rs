@@ -561,3 +561,50 @@ fn pending_operations_multiply_configurations_up_to_the_bound() {
     t.respond(0, LogRet::Entries(vec![42])).unwrap();
     assert!(t.overflowed());
 }
+
+/// The tracker's history: what was recorded, in order; a copy keeps the
+/// events before it and records its own apart from the original's; a
+/// history of many events is freed without recursing through them.
+#[test]
+fn a_trackers_copies_share_their_past_and_keep_their_own_events() {
+    let mut t = Tracker::<Register>::default();
+    t.record(&Entry::Invoke {
+        process: 0,
+        op: RegOp::Write(1),
+    })
+    .expect("well formed");
+    let mut u = t.clone();
+    t.record(&Entry::Return {
+        process: 0,
+        ret: RegRet::Ok,
+    })
+    .expect("linearizable");
+    u.record(&Entry::Fail { process: 0 }).expect("linearizable");
+    let written = reg(&[inv(0, RegOp::Write(1)), ret(0, RegRet::Ok)]);
+    assert_eq!(t.history(), written);
+    let mut failed = History::<Register>::new();
+    failed.invoke(0, RegOp::Write(1));
+    failed.fail(0);
+    assert_eq!(u.history(), failed);
+    assert_eq!(u.history().entries().len(), 2);
+    // 400,000 events (the recursion a derived drop would take overflows a
+    // thread's stack long before).
+    let mut long = Tracker::<Register>::default();
+    for _ in 0..200_000 {
+        long.record(&Entry::Invoke {
+            process: 0,
+            op: RegOp::Read,
+        })
+        .expect("well formed");
+        long.record(&Entry::Return {
+            process: 0,
+            ret: RegRet::Value(0),
+        })
+        .expect("linearizable");
+    }
+    assert_eq!(long.history().len(), 400_000);
+    let copy = long.clone();
+    drop(long);
+    assert_eq!(copy.history().len(), 400_000);
+    drop(copy);
+}

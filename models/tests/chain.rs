@@ -165,3 +165,76 @@ fn the_model_offers_its_explorer() {
     assert!(Chain.explorer("rr").is_none());
     mcheck_checker::explorer::check_contract(|_| Chain.explorer("chain-custom").unwrap(), 3, 200).unwrap();
 }
+
+/// A machine's `clone_from` makes the source's copy, whatever the two
+/// machines' kinds, and a server, the master and the injector keep their
+/// vectors' memory when the source's fit (the `MachineModel` contract: the
+/// search makes successors in one scratch state).
+#[test]
+fn a_machines_clone_from_copies_it_and_keeps_the_vectors() {
+    use mcheck_checker::machine::MachineId;
+    use mcheck_models::chain::{Client, Injector, Machine, Master, Server, Upd};
+    let upd = |seq| Upd {
+        seq,
+        key: 0,
+        val: 1,
+        client: 9,
+        op: 0,
+    };
+    let server = |n: u8| Server {
+        pred: Some(MachineId(1)),
+        succ: (n > 1).then_some(MachineId(2)),
+        linked: n.is_multiple_of(2),
+        hist: (1..=n).map(upd).collect(),
+        sent: (1..n).map(upd).collect(),
+        store: vec![n; 2],
+        counter: n,
+    };
+    let master = |n: u32| Master {
+        chain: (0..n).map(MachineId).collect(),
+        crashed: 1,
+        removed: 0,
+        probing: n > 2,
+        beats: 3,
+        ponged: vec![MachineId(0)],
+        clients: (7..7 + n).map(MachineId).collect(),
+    };
+    let machines = vec![
+        Machine::Server(server(4)),
+        Machine::Server(server(1)),
+        Machine::Master(master(3)),
+        Machine::Master(master(1)),
+        Machine::Timer,
+        Machine::Injector(Injector {
+            left: 2,
+            crashed: vec![MachineId(1), MachineId(2)],
+        }),
+        Machine::Injector(Injector {
+            left: 0,
+            crashed: Vec::new(),
+        }),
+        Machine::Client(Client {
+            val: 1,
+            head: MachineId(0),
+            tail: MachineId(2),
+            op: 3,
+        }),
+    ];
+    for a in &machines {
+        for b in &machines {
+            let mut x = a.clone();
+            assert_eq!(&x, a);
+            x.clone_from(b);
+            assert_eq!(&x, b);
+        }
+    }
+    // The larger machine's vectors take the smaller one's copy in place.
+    let (mut big, small) = (server(4), server(1));
+    let hist = big.hist.as_ptr();
+    big.clone_from(&small);
+    assert_eq!((big.hist.as_ptr(), &big), (hist, &small));
+    let (mut big, small) = (master(3), master(1));
+    let chain = big.chain.as_ptr();
+    big.clone_from(&small);
+    assert_eq!((big.chain.as_ptr(), &big), (chain, &small));
+}

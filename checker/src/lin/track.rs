@@ -46,8 +46,8 @@ impl std::error::Error for TrackError {}
 /// every configuration's past), so two executions that reach the same
 /// program state and the same tracker have the same violating futures:
 /// the state caches of SES, DFS and PB stay sound. The history itself is
-/// kept for the message only, outside the hash (it is shared between
-/// copies of the state until one of them records an event).
+/// kept for the message only, outside the hash (copies of a state share
+/// its events, and each records its own as one node).
 ///
 /// **The check**: an invocation adds an open operation. A response closes
 /// the configurations under linearizing open operations, keeps those where
@@ -68,8 +68,34 @@ impl std::error::Error for TrackError {}
 pub struct Tracker<S: SequentialSpec> {
     open: Vec<(u32, S::Op)>,
     configs: Vec<Config<S>>,
-    history: Arc<History<S>>,
+    /// The last event recorded (`None`: none yet), and how many there are.
+    last: Option<Arc<Node<S>>>,
+    len: usize,
     overflowed: bool,
+}
+
+/// A recorded event and the ones before it. The copies of a state share
+/// their history's prefix, and each records an event as one node: a
+/// history kept whole (a vector behind an `Arc`) was copied by every
+/// successor that recorded an event (ARCHITECTURE.md §9, "Paxos and
+/// chain").
+struct Node<S: SequentialSpec> {
+    entry: Entry<S>,
+    prev: Option<Arc<Node<S>>>,
+}
+
+impl<S: SequentialSpec> Drop for Node<S> {
+    /// Frees the nodes no other history shares one by one: dropped
+    /// recursively, a long history would overflow the stack.
+    fn drop(&mut self) {
+        let mut prev = self.prev.take();
+        while let Some(node) = prev {
+            prev = match Arc::try_unwrap(node) {
+                Ok(mut n) => n.prev.take(),
+                Err(_) => None,
+            };
+        }
+    }
 }
 
 /// The most configurations a [`Tracker`] keeps before it overflows.
@@ -80,7 +106,8 @@ impl<S: SequentialSpec> Default for Tracker<S> {
         Tracker {
             open: Vec::new(),
             configs: vec![(S::default().init(), Vec::new())],
-            history: Arc::new(History::new()),
+            last: None,
+            len: 0,
             overflowed: false,
         }
     }
@@ -91,7 +118,8 @@ impl<S: SequentialSpec> Clone for Tracker<S> {
         Tracker {
             open: self.open.clone(),
             configs: self.configs.clone(),
-            history: Arc::clone(&self.history),
+            last: self.last.clone(),
+            len: self.len,
             overflowed: self.overflowed,
         }
     }
@@ -118,15 +146,36 @@ impl<S: SequentialSpec> fmt::Debug for Tracker<S> {
         f.debug_struct("Tracker")
             .field("open", &self.open)
             .field("configs", &self.configs)
-            .field("events", &self.history.len())
+            .field("events", &self.len)
             .finish()
     }
 }
 
 impl<S: SequentialSpec> Tracker<S> {
     /// The history recorded so far.
-    pub fn history(&self) -> &History<S> {
-        &self.history
+    pub fn history(&self) -> History<S> {
+        let mut entries = Vec::with_capacity(self.len);
+        let mut node = self.last.as_deref();
+        while let Some(n) = node {
+            entries.push(&n.entry);
+            node = n.prev.as_deref();
+        }
+        let mut history = History::new();
+        for e in entries.into_iter().rev() {
+            match e {
+                Entry::Invoke { process, op } => history.invoke(*process, op.clone()),
+                Entry::Return { process, ret } => history.respond(*process, ret.clone()),
+                Entry::Fail { process } => history.fail(*process),
+            }
+        }
+        history
+    }
+
+    /// Appends `entry` to the history.
+    fn push(&mut self, entry: Entry<S>) {
+        let prev = self.last.take();
+        self.last = Some(Arc::new(Node { entry, prev }));
+        self.len += 1;
     }
 
     /// How many configurations the history can be in (0 never: recording
@@ -146,7 +195,8 @@ impl<S: SequentialSpec> Tracker<S> {
         self.overflowed = true;
         self.open.clear();
         self.configs.clear();
-        self.history = Arc::new(History::new());
+        self.last = None;
+        self.len = 0;
     }
 
     /// Record `entry` (an invocation or a response); nothing once
@@ -164,11 +214,14 @@ impl<S: SequentialSpec> Tracker<S> {
         if self.overflowed {
             return Ok(());
         }
-        let at = self.history.len();
+        let at = self.len;
         let Err(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
             return Err(TrackError::Malformed(HistoryError::Overlapping { process, at }));
         };
-        Arc::make_mut(&mut self.history).invoke(process, op.clone());
+        self.push(Entry::Invoke {
+            process,
+            op: op.clone(),
+        });
         self.open.insert(k, (process, op));
         Ok(())
     }
@@ -178,11 +231,14 @@ impl<S: SequentialSpec> Tracker<S> {
         if self.overflowed {
             return Ok(());
         }
-        let at = self.history.len();
+        let at = self.len;
         let Ok(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
             return Err(TrackError::Malformed(HistoryError::Unmatched { process, at }));
         };
-        Arc::make_mut(&mut self.history).respond(process, ret.clone());
+        self.push(Entry::Return {
+            process,
+            ret: ret.clone(),
+        });
         let spec = S::default();
         let mut closed: BTreeSet<Config<S>> = self.configs.drain(..).collect();
         let mut work: Vec<Config<S>> = closed.iter().cloned().collect();
@@ -231,11 +287,11 @@ impl<S: SequentialSpec> Tracker<S> {
         if self.overflowed {
             return Ok(());
         }
-        let at = self.history.len();
+        let at = self.len;
         let Ok(k) = self.open.binary_search_by_key(&process, |(p, _)| *p) else {
             return Err(TrackError::Malformed(HistoryError::Unmatched { process, at }));
         };
-        Arc::make_mut(&mut self.history).fail(process);
+        self.push(Entry::Fail { process });
         self.open.remove(k);
         self.configs
             .retain(|(_, done)| done.binary_search_by_key(&process, |(q, _)| *q).is_err());
@@ -246,12 +302,12 @@ impl<S: SequentialSpec> Tracker<S> {
     }
 
     fn explain(&self, spec: &S) -> String {
-        match check(spec, &self.history) {
-            Ok(Err(failure)) => explain(&self.history, &failure),
-            Ok(Ok(())) => format!(
-                "mcheck bug: the incremental check and Wing and Gong's search disagree on {:?}",
-                self.history
-            ),
+        let history = self.history();
+        match check(spec, &history) {
+            Ok(Err(failure)) => explain(&history, &failure),
+            Ok(Ok(())) => {
+                format!("mcheck bug: the incremental check and Wing and Gong's search disagree on {history:?}")
+            }
             Err(e) => format!("ill-formed history: {e}"),
         }
     }

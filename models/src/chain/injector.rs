@@ -5,12 +5,28 @@ use mcheck_checker::machine::{Ctx, MachineId};
 
 /// The fault injector: `failures` times, it chooses a server to crash, or
 /// none.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Injector {
     /// Attempts left.
     pub left: u8,
     /// Servers it has crashed.
     pub crashed: Vec<MachineId>,
+}
+
+/// Not derived: `clone_from` keeps the vector's memory ([`super::Machine`]).
+impl Clone for Injector {
+    fn clone(&self) -> Self {
+        Injector {
+            left: self.left,
+            crashed: self.crashed.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        let Injector { left, crashed } = source;
+        self.left = *left;
+        self.crashed.clone_from(crashed);
+    }
 }
 
 impl Injector {

@@ -6,7 +6,7 @@ use mcheck_checker::machine::{Ctx, MachineId};
 /// The master (see the module docs of [`super`]): it knows the chain, runs
 /// ping rounds and repairs the chain around the servers that did not
 /// answer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Master {
     /// The chain, head first.
     pub chain: Vec<MachineId>,
@@ -22,6 +22,42 @@ pub struct Master {
     pub ponged: Vec<MachineId>,
     /// The clients to notify.
     pub clients: Vec<MachineId>,
+}
+
+/// Not derived: `clone_from` keeps the vectors' memory ([`super::Machine`]).
+impl Clone for Master {
+    fn clone(&self) -> Self {
+        let mut m = Master {
+            chain: Vec::new(),
+            crashed: 0,
+            removed: 0,
+            probing: false,
+            beats: 0,
+            ponged: Vec::new(),
+            clients: Vec::new(),
+        };
+        m.clone_from(self);
+        m
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        let Master {
+            chain,
+            crashed,
+            removed,
+            probing,
+            beats,
+            ponged,
+            clients,
+        } = source;
+        self.chain.clone_from(chain);
+        self.crashed = *crashed;
+        self.removed = *removed;
+        self.probing = *probing;
+        self.beats = *beats;
+        self.ponged.clone_from(ponged);
+        self.clients.clone_from(clients);
+    }
 }
 
 impl Master {

@@ -356,7 +356,7 @@ pub struct Upd {
 }
 
 /// The machines.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub enum Machine {
     /// A chain server.
     Server(Server),
@@ -369,6 +369,31 @@ pub enum Machine {
     Injector(Injector),
     /// A client.
     Client(Client),
+}
+
+/// Not derived: `clone_from` keeps the buffers of a machine of the same
+/// kind, as the `MachineModel` contract asks, so that the successors the
+/// search makes in one scratch state do not allocate them anew
+/// (ARCHITECTURE.md §9, "Successors in a scratch state").
+impl Clone for Machine {
+    fn clone(&self) -> Self {
+        match self {
+            Machine::Server(s) => Machine::Server(s.clone()),
+            Machine::Master(m) => Machine::Master(m.clone()),
+            Machine::Timer => Machine::Timer,
+            Machine::Injector(i) => Machine::Injector(i.clone()),
+            Machine::Client(c) => Machine::Client(c.clone()),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (Machine::Server(a), Machine::Server(b)) => a.clone_from(b),
+            (Machine::Master(a), Machine::Master(b)) => a.clone_from(b),
+            (Machine::Injector(a), Machine::Injector(b)) => a.clone_from(b),
+            (a, b) => *a = b.clone(),
+        }
+    }
 }
 
 /// The messages.

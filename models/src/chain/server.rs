@@ -4,7 +4,7 @@ use super::{Bug, Cfg, Msg, Note, Upd};
 use mcheck_checker::machine::{Ctx, MachineId};
 
 /// A chain server (see the module docs of [`super`] for the protocol).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Server {
     /// Predecessor (`None`: head).
     pub pred: Option<MachineId>,
@@ -20,6 +20,42 @@ pub struct Server {
     pub store: Vec<u8>,
     /// The head's own counter (used only by [`Bug::NewHeadSeq`]).
     pub counter: u8,
+}
+
+/// Not derived: `clone_from` keeps the vectors' memory ([`super::Machine`]).
+impl Clone for Server {
+    fn clone(&self) -> Self {
+        let mut s = Server {
+            pred: None,
+            succ: None,
+            linked: false,
+            hist: Vec::new(),
+            sent: Vec::new(),
+            store: Vec::new(),
+            counter: 0,
+        };
+        s.clone_from(self);
+        s
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        let Server {
+            pred,
+            succ,
+            linked,
+            hist,
+            sent,
+            store,
+            counter,
+        } = source;
+        self.pred = *pred;
+        self.succ = *succ;
+        self.linked = *linked;
+        self.hist.clone_from(hist);
+        self.sent.clone_from(sent);
+        self.store.clone_from(store);
+        self.counter = *counter;
+    }
 }
 
 impl Server {
