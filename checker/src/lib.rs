@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 
+pub mod alloc;
 pub mod cache;
 pub mod check;
 pub mod config;

@@ -5,6 +5,11 @@
 //! small (ARCHITECTURE.md §1). One module's tests: `cargo test --test all
 //! cli::`.
 
+/// The binary's allocator, so that the library's searches here run on it
+/// as the CLI's do.
+#[global_allocator]
+static ALLOC: mcheck::alloc::ThreadCache = mcheck::alloc::ThreadCache;
+
 mod common;
 
 mod browser;
