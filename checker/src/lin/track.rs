@@ -160,15 +160,7 @@ impl<S: SequentialSpec> Tracker<S> {
             entries.push(&n.entry);
             node = n.prev.as_deref();
         }
-        let mut history = History::new();
-        for e in entries.into_iter().rev() {
-            match e {
-                Entry::Invoke { process, op } => history.invoke(*process, op.clone()),
-                Entry::Return { process, ret } => history.respond(*process, ret.clone()),
-                Entry::Fail { process } => history.fail(*process),
-            }
-        }
-        history
+        entries.into_iter().rev().cloned().collect()
     }
 
     /// Appends `entry` to the history.
