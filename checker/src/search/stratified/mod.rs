@@ -207,14 +207,16 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     /// Successor fingerprints of a retirement check, and its choices.
     retire_fps: Vec<u64>,
     retire_choices: Vec<(ActorId, u32)>,
-    /// The next work items (`run_work`), their retirement checks prepared
-    /// ahead, and those checks' successor fingerprints and choices.
-    batch: Vec<Entry<P::State, O>>,
+    /// The retirement checks of the next work items (`run_work`),
+    /// prepared ahead, and their successor fingerprints and choices.
     ahead: Vec<Ahead>,
     ahead_fps: Vec<u64>,
     ahead_choices: Vec<(ActorId, u32)>,
-    /// Retirements by checks prepared ahead (for the tests).
+    /// Retirements by checks prepared ahead, and deferrals of entries
+    /// whose prepared check failed that took their next successor's
+    /// fingerprint from it (for the tests).
     retired_ahead: u64,
+    checked_fps: u64,
     /// Whether entries may retire (always, but for the test that compares).
     retire_on: bool,
     /// Successors explored again because the cache was full (not counted
@@ -319,11 +321,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             retire_stats: (0, 0, 0),
             retire_fps: Vec::new(),
             retire_choices: Vec::new(),
-            batch: Vec::new(),
             ahead: Vec::new(),
             ahead_fps: Vec::new(),
             ahead_choices: Vec::new(),
             retired_ahead: 0,
+            checked_fps: 0,
             retire_on: true,
             revisits: 0,
             deferred: FixedHashSet::with_hasher(FIXED_HASHER),

@@ -62,6 +62,9 @@ pub(super) struct Ahead {
     fps: (u32, u32),
     /// Its choices in `ahead_choices` (start, length), its first first.
     choices: (u32, u32),
+    /// Its enabled set, left loaded for its turn (below the stack's sets,
+    /// freed with the batch's) and its count of choices.
+    pub(super) en: Option<(Span, u32)>,
 }
 
 impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
@@ -129,14 +132,31 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
                     sound,
                     fps: (f0 as u32, (fps.len() - f0) as u32),
                     choices: (c0 as u32, (choices.len() - c0) as u32),
+                    en: Some((en, total)),
                 };
                 self.ahead_fps = fps;
                 self.ahead_choices = choices;
+                return ahead;
             }
         }
         self.en.truncate(en.start as usize);
         self.ids.truncate(en.start as usize);
         ahead
+    }
+
+    /// The fingerprint of the successor of `choice` that the check `a`
+    /// computed, if it did (a kept entry's next choice: not computed
+    /// again for its deferral).
+    #[inline]
+    pub(super) fn checked_fp(&self, a: Ahead, choice: (ActorId, u32)) -> Option<u64> {
+        if !a.prepared {
+            return None;
+        }
+        let (c0, m) = (a.choices.0 as usize, a.choices.1 as usize);
+        let (f0, n) = (a.fps.0 as usize, a.fps.1 as usize);
+        // The successors are those of the choices after the first.
+        let i = self.ahead_choices[c0 + 1..c0 + m].iter().position(|&c| c == choice)?;
+        (i < n).then(|| self.ahead_fps[f0 + i])
     }
 
     /// At its turn, retires the work item of `state` whose check `a` was

@@ -23,13 +23,16 @@ enum Held<S, O> {
     /// In the stack frame at this index.
     Frame(usize),
     /// A resumed entry, not on the stack: its state and order (moved out
-    /// when used), path node, offered actors and enabled set's start.
+    /// when used), path node, offered actors, enabled set's start (`None`:
+    /// the set its retirement check loaded, freed with its batch's) and
+    /// that check if it was made and failed.
     Entry {
         state: Option<S>,
         order: Option<O>,
         node: u32,
         offered: u64,
-        en_start: usize,
+        en_start: Option<usize>,
+        checked: Ahead,
     },
 }
 
@@ -72,25 +75,28 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         self.work_len = work.len() as u64;
         let mut stop = None;
         let mut entries = work.drain(..);
-        let mut batch = std::mem::take(&mut self.batch);
         'work: loop {
-            batch.clear();
-            batch.extend(entries.by_ref().take(PREFETCH_AHEAD));
-            if batch.is_empty() {
+            // The batch: the next items, checked where they lie.
+            let batch = entries.as_slice().len().min(PREFETCH_AHEAD);
+            if batch == 0 {
                 break;
             }
-            for next in entries.as_slice().iter().take(PREFETCH_AHEAD) {
+            for next in entries.as_slice()[batch..].iter().take(PREFETCH_AHEAD) {
                 self.cache.prefetch(next.fp);
             }
             self.ahead.clear();
             self.ahead_fps.clear();
             self.ahead_choices.clear();
-            for entry in &batch {
+            // The checks' enabled sets go from here on; the stack is empty.
+            let en_base = self.en.len();
+            for entry in &entries.as_slice()[..batch] {
                 let ahead = self.prepare_retire(entry);
                 self.ahead.push(ahead);
             }
-            let mut items = batch.drain(..).enumerate();
-            while let Some((j, entry)) = items.next() {
+            for j in 0..batch {
+                let Some(entry) = entries.next() else {
+                    break;
+                };
                 self.work_len -= 1;
                 stop = self.resume(entry, self.ahead[j])?;
                 if stop.is_none() {
@@ -98,15 +104,14 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 }
                 if stop.is_some() {
                     if self.keep_rest {
-                        self.rest.extend(items.map(|(_, e)| e));
                         self.rest.extend(entries);
                     }
                     break 'work;
                 }
             }
+            self.en.truncate(en_base);
+            self.ids.truncate(en_base);
         }
-        batch.clear();
-        self.batch = batch;
         self.work_len = 0;
         Ok(stop)
     }
@@ -176,10 +181,19 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         if ahead.prepared && self.retire_prepared(&e.state, ahead) {
             return Ok(self.retired_now());
         }
-        let (en, total) = self.load_enabled(&e.state);
+        // A failed check's enabled set is still loaded, below the stack's.
+        let (en, total) = match ahead.en {
+            Some(loaded) => loaded,
+            None => self.load_enabled(&e.state),
+        };
         let index = e.next;
         let (last, step_cost, defer) = self.resumed_move(&e, en, total);
         if !self.fast_resume || total <= index || !(last || defer) {
+            // The frame frees its set when it is popped: its own.
+            let (en, total) = match ahead.en {
+                Some(_) => self.load_enabled(&e.state),
+                None => (en, total),
+            };
             let resume = Resumed {
                 next: e.next,
                 offered: e.offered,
@@ -213,7 +227,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             order: Some(e.order),
             node: e.node,
             offered,
-            en_start: en.start as usize,
+            en_start: ahead.en.is_none().then_some(en.start as usize),
+            checked: ahead,
         };
         let choice = Choice {
             cur,
@@ -224,7 +239,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             cost: e.cost,
             depth: e.depth,
             peeked: e.fp,
-            found: None,
+            // A failed check found this choice's successor cached.
+            found: ahead.prepared.then_some(Insert::Present),
             en,
         };
         self.step(&mut held, choice)
@@ -371,10 +387,16 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         let set = self.set(c.en);
         order.advance_from(c.cur, &set);
         let next_choice = order.current(&set);
-        let fp = self.first_fp(&state, next_choice, &order);
-        let offered = match held {
-            Held::Frame(k) => self.stack[*k].offered,
-            Held::Entry { offered, .. } => *offered,
+        let (offered, checked) = match held {
+            Held::Frame(k) => (self.stack[*k].offered, Ahead::default()),
+            Held::Entry { offered, checked, .. } => (*offered, *checked),
+        };
+        let fp = match self.checked_fp(checked, next_choice) {
+            Some(fp) => {
+                self.checked_fps += 1;
+                fp
+            }
+            None => self.first_fp(&state, next_choice, &order),
         };
         self.report.deferrals += 1;
         self.stratum.deferrals += 1;
@@ -411,7 +433,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// frame's goes when it is popped).
     #[inline]
     fn release(&mut self, held: &Held<P::State, O>) {
-        if let Held::Entry { en_start, .. } = held {
+        if let Held::Entry {
+            en_start: Some(en_start),
+            ..
+        } = held
+        {
             self.en.truncate(*en_start);
             self.ids.truncate(*en_start);
         }

@@ -39,14 +39,15 @@ impl Explorer for TrustedCausal {
 }
 
 /// What the search found with explorer `E`, with its shortcuts set as
-/// given, how many entries retired, and how many of them by a check
-/// prepared ahead.
+/// given, how many entries retired, how many of them by a check prepared
+/// ahead, and how many deferrals took a fingerprint from a prepared check
+/// that failed.
 fn search<E: Explorer + Default>(
     program: &RandomProgram,
     retire: bool,
     fast_resume: bool,
     exact_bound: bool,
-) -> (SearchResult, (u64, u64)) {
+) -> (SearchResult, (u64, u64, u64)) {
     let config = Config {
         exact_bound,
         ..Config::default()
@@ -60,7 +61,7 @@ fn search<E: Explorer + Default>(
     let stop = s
         .explore(Composed::new(explorer), |s, work| s.run_work(work))
         .expect("a sound explorer");
-    let retired = (s.retire_stats.1, s.retired_ahead);
+    let retired = (s.retire_stats.1, s.retired_ahead, s.checked_fps);
     (s.finish(stop), retired)
 }
 
@@ -115,7 +116,7 @@ fn assert_same(a: &SearchResult, b: &SearchResult, seed: u64) {
 fn retiring_entries_keeps_every_count() {
     let (mut systems_with_retirements, mut retirements) = (0, 0);
     for exact in [false, true] {
-        let (mut systems, mut count, mut ahead) = (0, 0, 0);
+        let (mut systems, mut count, mut ahead, mut reused) = (0, 0, 0, 0);
         for seed in 0..400u64 {
             let program = RandomProgram::generate(seed, false, seed % 2 == 0);
             let (kept, _) = search::<Causal>(&program, false, true, exact);
@@ -125,11 +126,12 @@ fn retiring_entries_keeps_every_count() {
             assert_same(&kept, &trusted, seed);
             // The same entries retire, a trusted order's mostly by checks
             // prepared ahead (never with `exact_bound`), a walked one's at
-            // their turn.
-            assert_eq!((retired.0, retired.1), (by_set.0, 0), "seed {seed}");
+            // their turn; only a prepared check's fingerprints are reused.
+            assert_eq!((retired.0, retired.1, retired.2), (by_set.0, 0, 0), "seed {seed}");
             systems += u64::from(retired.0 > 0);
             count += retired.0;
             ahead += by_set.1;
+            reused += by_set.2;
         }
         // Not vacuous with either key.
         assert!(
@@ -139,6 +141,12 @@ fn retiring_entries_keeps_every_count() {
         assert!(
             if exact { ahead == 0 } else { ahead * 4 > count * 3 },
             "exact {exact}: {ahead} of {count} retirements prepared ahead"
+        );
+        // Not vacuous: entries whose prepared check failed were kept, with
+        // their check's enabled set and next fingerprint.
+        assert!(
+            if exact { reused == 0 } else { reused > 5_000 },
+            "exact {exact}: {reused} fingerprints reused"
         );
         systems_with_retirements += systems;
         retirements += count;
