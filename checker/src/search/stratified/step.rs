@@ -239,7 +239,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             cost: e.cost,
             depth: e.depth,
             peeked: e.fp,
-            // A failed check found this choice's successor cached.
+            // A check is prepared only when this choice's successor is
+            // cached (and the cache only grows): no second look-up.
             found: ahead.prepared.then_some(Insert::Present),
             en,
         };
