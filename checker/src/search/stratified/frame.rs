@@ -49,6 +49,14 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         (span, total)
     }
 
+    /// Frees the enabled sets loaded from `start` on (the last ones
+    /// [`load_enabled`](Self::load_enabled) appended).
+    #[inline(always)]
+    pub(super) fn free_enabled(&mut self, start: usize) {
+        self.en.truncate(start);
+        self.ids.truncate(start);
+    }
+
     /// The enabled set at `span`.
     #[inline(always)]
     pub(super) fn set(&self, span: Span) -> EnabledSet<'_> {

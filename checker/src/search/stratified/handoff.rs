@@ -96,8 +96,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     ) -> Root<P::State, O> {
         let left = left.unwrap_or_else(|| {
             let (en, total) = self.load_enabled(&state);
-            self.en.truncate(en.start as usize);
-            self.ids.truncate(en.start as usize);
+            self.free_enabled(en.start as usize);
             total.saturating_sub(taken)
         });
         let mut advances = self.arena.expand(node);

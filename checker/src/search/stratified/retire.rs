@@ -139,8 +139,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
                 return ahead;
             }
         }
-        self.en.truncate(en.start as usize);
-        self.ids.truncate(en.start as usize);
+        self.free_enabled(en.start as usize);
         ahead
     }
 

@@ -24,8 +24,9 @@ enum Held<S, O> {
     Frame(usize),
     /// A resumed entry, not on the stack: its state and order (moved out
     /// when used), path node, offered actors, enabled set's start (`None`:
-    /// the set its retirement check loaded, freed with its batch's) and
-    /// that check if it was made and failed.
+    /// the set its prepared retirement check loaded, freed with its
+    /// batch; a flag of its own, which the release tests more cheaply
+    /// than `checked.en`: 0.7% of SES rtc's instructions) and that check.
     Entry {
         state: Option<S>,
         order: Option<O>,
@@ -109,8 +110,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                     break 'work;
                 }
             }
-            self.en.truncate(en_base);
-            self.ids.truncate(en_base);
+            self.free_enabled(en_base);
         }
         self.work_len = 0;
         Ok(stop)
@@ -122,10 +122,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         while let Some(k) = self.stack.len().checked_sub(1) {
             let top = &self.stack[k];
             if top.state.is_none() {
-                let start = top.en.start as usize;
-                self.en.truncate(start);
-                self.ids.truncate(start);
-                self.peek.truncate(top.peek_start as usize);
+                let (start, peek_start) = (top.en.start as usize, top.peek_start as usize);
+                self.free_enabled(start);
+                self.peek.truncate(peek_start);
                 self.stack.pop();
                 continue;
             }
@@ -217,8 +216,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             // is too, the entry retires here.
             let retire = (e.depth, total - index, en);
             if self.try_retire(&e.state, &e.order, cur, e.offered, retire) {
-                self.en.truncate(en.start as usize);
-                self.ids.truncate(en.start as usize);
+                self.free_enabled(en.start as usize);
                 return Ok(self.retired_now());
             }
         }
@@ -431,7 +429,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     }
 
     /// Frees a resumed entry's enabled set once its step is done (a
-    /// frame's goes when it is popped).
+    /// frame's goes when it is popped, a prepared check's with its batch).
     #[inline]
     fn release(&mut self, held: &Held<P::State, O>) {
         if let Held::Entry {
@@ -439,8 +437,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             ..
         } = held
         {
-            self.en.truncate(*en_start);
-            self.ids.truncate(*en_start);
+            self.free_enabled(*en_start);
         }
     }
 
