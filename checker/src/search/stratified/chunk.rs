@@ -3,7 +3,7 @@
 //! into the main search.
 
 use super::budget::interrupted_or_late;
-use super::retire::Retired;
+use super::retire::Owed;
 use super::{Entry, PathNode, RawViolation, Remap, Search, Shared, Stop, WorkList, UNBOUNDED};
 use crate::cache::{SharedCache, SharedHandle};
 use crate::config::{Config, Progress};
@@ -73,7 +73,7 @@ struct Worker<S, O> {
     violation: Option<RawViolation>,
     cut: bool,
     peak_bytes: u64,
-    retired: Vec<Retired>,
+    retired: Owed,
     revisits: u64,
 }
 
@@ -193,13 +193,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, SharedHandle<'a>> {
     /// strata is owed to this one, the last of `retired` (which
     /// `close_stratum` reads for a stratum at [`UNBOUNDED`]).
     pub(in crate::search) fn lift_bound(&mut self) {
-        let b = self.bound as usize;
-        let mut owed = Retired::default();
-        for r in self.retired.get(b..).unwrap_or_default() {
-            owed.add(r);
-        }
-        self.retired.resize(b, Retired::default());
-        self.retired.push(owed);
+        self.retired.lift(self.bound as usize);
         self.bound = UNBOUNDED;
     }
 
@@ -282,11 +276,6 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, SharedHandle<'a>> {
         self.cut |= w.cut;
         self.revisits += w.revisits;
         self.peak_bytes = self.peak_bytes.max(w.peak_bytes);
-        if self.retired.len() < w.retired.len() {
-            self.retired.resize(w.retired.len(), Retired::default());
-        }
-        for (m, r) in self.retired.iter_mut().zip(&w.retired) {
-            m.add(r);
-        }
+        self.retired.add(&w.retired);
     }
 }

@@ -53,7 +53,7 @@ use crate::config::{peak_rss, Config};
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 use arena::Arena;
-use retire::{Ahead, Retired};
+use retire::{Ahead, Owed};
 use std::time::Instant;
 
 /// No path node yet: derive it from the frame below.
@@ -201,7 +201,7 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     /// The states and transitions already added to `shared`.
     synced: (u64, u64),
     /// What retired entries owe each stratum, by bound.
-    retired: Vec<Retired>,
+    retired: Owed,
     /// Retiring: tries, successes and chances skipped.
     retire_stats: (u64, u64, u64),
     /// Successor fingerprints of a retirement check, and its choices.
@@ -317,7 +317,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             work_len: 0,
             shared: None,
             synced: (0, 0),
-            retired: Vec::new(),
+            retired: Owed::default(),
             retire_stats: (0, 0, 0),
             retire_fps: Vec::new(),
             retire_choices: Vec::new(),
@@ -399,7 +399,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
 
     /// Whether retired entries owe counts to a stratum after this one.
     fn owed_later(&self) -> bool {
-        self.retired.len() > self.bound as usize + 1
+        self.retired.after(self.bound as usize)
     }
 
     /// Records the stratum just run; a `complete` one gets what retired
@@ -409,12 +409,12 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         s.bound = self.bound;
         s.frontier = self.frontier_len();
         // An unbounded stratum is owed what `lift_bound` put last.
-        let owed = if self.bound == UNBOUNDED {
-            self.retired.last()
-        } else {
-            self.retired.get(self.bound as usize)
-        };
-        if let Some(r) = owed.filter(|_| complete) {
+        if complete {
+            let r = if self.bound == UNBOUNDED {
+                self.retired.last()
+            } else {
+                self.retired.at(self.bound as usize)
+            };
             s.transitions += r.transitions;
             s.deferrals += r.deferrals;
             s.frontier += r.frontier;

@@ -100,7 +100,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
                 };
                 self.work_len -= 1;
                 stop = self.resume(entry, self.ahead[j])?;
-                if stop.is_none() {
+                // Most items push no frame (a call that finds the stack
+                // empty cost 1% of SES rr's instructions).
+                if stop.is_none() && !self.stack.is_empty() {
                     stop = self.run_stack()?;
                 }
                 if stop.is_some() {
