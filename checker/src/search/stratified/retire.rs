@@ -95,11 +95,17 @@ impl Owed {
     /// Moves what the strata from `b` on are owed to stratum `b`, the
     /// last (a stratum run without a bound takes it all).
     pub(super) fn lift(&mut self, b: usize) {
-        let mut owed = Retired::default();
-        for k in b..self.diffs.len() {
-            owed.add(&self.at(k));
+        // One pass: `sum` is what stratum k is owed; `owed` adds it up
+        // from `b` on, as the difference from what stratum `b - 1` is owed.
+        let (mut sum, mut below, mut owed) = (Retired::default(), Retired::default(), Retired::default());
+        for (k, d) in self.diffs.iter().enumerate() {
+            sum.add(d);
+            if k < b {
+                below = sum;
+            } else {
+                owed.add(&sum);
+            }
         }
-        let below = if b == 0 { Retired::default() } else { self.at(b - 1) };
         owed.sub(&below);
         self.diffs.resize(b, Retired::default());
         self.diffs.push(owed);
