@@ -39,6 +39,7 @@ mod handoff;
 mod peek;
 mod retire;
 mod step;
+mod throttle;
 
 pub(super) use arena::{PathNode, Remap};
 pub(super) use budget::Shared;
@@ -55,6 +56,7 @@ use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 use arena::Arena;
 use retire::{Ahead, Owed};
 use std::time::Instant;
+use throttle::Throttle;
 
 /// No path node yet: derive it from the frame below.
 const NONE: u32 = u32::MAX;
@@ -125,6 +127,11 @@ pub(super) struct Entry<S, O> {
     state: S,
     order: O,
     next: u32,
+    /// The cost of reaching choice `next`: the stratum that resumes the
+    /// entry ([`due`](Self::due)). An entry due after the bound passes
+    /// through the stratum: its choice there was found cached when it was
+    /// deferred (`retire.rs`, [`pass_cached`](Search::pass_cached)); such
+    /// an entry has the [`PASSED`] bit set, for the throttle.
     cost: u32,
     depth: u32,
     node: u32,
@@ -132,6 +139,18 @@ pub(super) struct Entry<S, O> {
     /// The fingerprint of the successor that resuming this entry reaches
     /// first (0: unknown), prefetched a few entries ahead (ARCHITECTURE.md §9).
     fp: u64,
+}
+
+/// The bit of [`Entry::cost`] that says the entry passed strata through
+/// (above [`UNBOUNDED`], every cost).
+pub(super) const PASSED: u32 = 1 << 31;
+
+impl<S, O> Entry<S, O> {
+    /// The stratum that resumes it: its cost.
+    #[inline(always)]
+    fn due(&self) -> u32 {
+        self.cost & !PASSED
+    }
 }
 
 /// Work items in order, with the renumbering of their path nodes still to
@@ -202,8 +221,10 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     synced: (u64, u64),
     /// What retired entries owe each stratum, by bound.
     retired: Owed,
-    /// Retiring: tries, successes and chances skipped.
-    retire_stats: (u64, u64, u64),
+    /// The throttles of retiring entries and of passing kept entries
+    /// through strata.
+    retiring: Throttle,
+    passing: Throttle,
     /// Successor fingerprints of a retirement check, and its choices.
     retire_fps: Vec<u64>,
     retire_choices: Vec<(ActorId, u32)>,
@@ -217,6 +238,8 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     /// fingerprint from it (for the tests).
     retired_ahead: u64,
     checked_fps: u64,
+    /// Strata that kept entries passed through (for the tests).
+    passed: u64,
     /// Whether entries may retire (always, but for the test that compares).
     retire_on: bool,
     /// Successors explored again because the cache was full (not counted
@@ -318,7 +341,8 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             shared: None,
             synced: (0, 0),
             retired: Owed::default(),
-            retire_stats: (0, 0, 0),
+            retiring: Throttle::default(),
+            passing: Throttle::default(),
             retire_fps: Vec::new(),
             retire_choices: Vec::new(),
             ahead: Vec::new(),
@@ -326,6 +350,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             ahead_choices: Vec::new(),
             retired_ahead: 0,
             checked_fps: 0,
+            passed: 0,
             retire_on: true,
             revisits: 0,
             deferred: FixedHashSet::with_hasher(FIXED_HASHER),
@@ -423,6 +448,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         }
         s.elapsed_s = started.elapsed().as_secs_f64();
         self.report.strata.push(s);
+        self.passing.decay();
         self.report.bound_reached = self.bound;
     }
 

@@ -1,10 +1,12 @@
-//! Retiring frontier entries whose remaining work is only look-ups.
+//! Retiring frontier entries whose remaining work is only look-ups, and
+//! passing kept entries through the strata whose choice is a look-up.
 
 use super::frame::{offer, offer_at};
 use super::peek::successor_fp;
-use super::{enabled_set, Entry, Search, Span};
+use super::{enabled_set, Entry, Search, Span, PASSED};
 use crate::cache::StateCache;
 use crate::program::{ActorId, Program};
+use crate::search::error::SearchError;
 use crate::search::order::{ChoiceOrder, EnabledSet};
 
 /// What retired entries still owe one stratum's statistics (in an
@@ -122,12 +124,6 @@ impl Owed {
     }
 }
 
-/// Retiring is tried while at least 1 in `RETIRE_HIT_RATE` tries succeeds
-/// (each failed try computed successors for nothing), and after that on
-/// every `RETIRE_PROBE`th chance, to notice when it pays again.
-const RETIRE_HIT_RATE: u64 = 2;
-const RETIRE_PROBE: u64 = 16;
-
 /// A resumed entry's retirement check, prepared a few entries before its
 /// turn ([`run_work`](Search::run_work)): the successors of its choices
 /// after its first computed and their look-ups prefetched, so that their
@@ -150,30 +146,6 @@ pub(super) struct Ahead {
 }
 
 impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
-    /// Whether tries fail too often: the throttle is on.
-    fn throttling(&self) -> bool {
-        let (tries, hits, _) = self.retire_stats;
-        tries >= 64 && hits * RETIRE_HIT_RATE < tries
-    }
-
-    /// Whether the throttle skips the next chance to try.
-    fn skips_next(&self) -> bool {
-        self.throttling() && !(self.retire_stats.2 + 1).is_multiple_of(RETIRE_PROBE)
-    }
-
-    /// Whether the throttle lets a try be made now; counts the chance.
-    fn retire_due(&mut self) -> bool {
-        if self.throttling() {
-            let skip = self.skips_next();
-            self.retire_stats.2 += 1;
-            if skip {
-                return false;
-            }
-        }
-        self.retire_stats.0 += 1;
-        true
-    }
-
     /// Prepares the retirement check of the work item `e` (see [`Ahead`]),
     /// for a trusted order without `exact_bound` whose item will take the
     /// resume's fast path, defer, and whose choice of this stratum is
@@ -181,14 +153,16 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// turn makes instead when it is not prepared).
     pub(super) fn prepare_retire(&mut self, e: &Entry<P::State, O>) -> Ahead {
         let none = Ahead::default();
-        if !O::TRUSTED
+        // An entry that passes through this stratum is not resumed.
+        if e.due() > self.bound
+            || !O::TRUSTED
             || self.config.exact_bound
             || !self.retire_on
             || !self.fast_resume
             || e.fp == 0
             || self.report.cache_full
             || e.depth as usize + 1 >= self.config.max_steps
-            || self.skips_next()
+            || self.retiring.skips_next()
             || !self.cache.contains(e.fp)
         {
             return none;
@@ -247,7 +221,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     pub(super) fn retire_prepared(&mut self, state: &P::State, a: Ahead) -> bool {
         // As `try_retire`'s: a try counted for the throttle, then its
         // doubts.
-        if self.report.cache_full || !self.retire_due() || !a.sound {
+        if self.report.cache_full || !self.retiring.due() || !a.sound {
             return false;
         }
         let (f0, n) = (a.fps.0 as usize, a.fps.1 as usize);
@@ -261,6 +235,75 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         self.owe_retired(n as u32);
         self.retired_ahead += 1;
         true
+    }
+
+    /// Passes the kept entry `e` (its prepared check `checked` failed),
+    /// being deferred at its next choice, on through the strata whose one
+    /// choice reaches a successor that is cached now: each of them would
+    /// resume it, find that successor cached (the cache only grows) and
+    /// defer it again, one cost-1 move on. It is deferred at its first
+    /// choice whose successor is not cached (or its last) instead, with
+    /// that choice's cost and the [`PASSED`] bit, and each stratum it
+    /// passes through is owed the transition and the deferral (its entry
+    /// still goes through that stratum's frontier, where it keeps its
+    /// place: [`resume`](Self::resume) moves an entry due after the bound
+    /// to the next frontier as it is). So every stratum's counts and
+    /// frontier, the states, their order and every counterexample are the
+    /// plain search's. Only for a sound check (its successors all
+    /// computed, none violating); the caller asks the throttle first
+    /// (an entry that retires at its next check was carried through the
+    /// strata for nothing: ARCHITECTURE.md §3, "Passing through").
+    #[inline(never)]
+    pub(super) fn pass_cached(&mut self, e: &mut Entry<P::State, O>, checked: Ahead) -> Result<(), SearchError> {
+        let Some((en, total)) = checked.en else {
+            return Ok(());
+        };
+        if !checked.sound || self.report.cache_full {
+            return Ok(());
+        }
+        let set = enabled_set(&self.en, &self.ids, en);
+        let mut cur = e.order.current(&set);
+        let (mut passed, mut computed) = (0, true);
+        while e.next + 1 < total && e.order.advance_cost(&set) == 1 && self.cache.contains(e.fp) {
+            // Stratum `e.cost` takes `cur` (counted now, as a retirement's
+            // choices are) and defers the entry again.
+            e.offered = offer_at(e.offered, cur, &set, &e.order)?;
+            self.program.count_transition(&e.state, cur.0, cur.1);
+            e.order.advance_from(cur, &set);
+            cur = e.order.current(&set);
+            e.next += 1;
+            e.cost += 1;
+            passed += 1;
+            match self.checked_fp(checked, cur) {
+                Some(fp) => e.fp = fp,
+                None => {
+                    computed = false;
+                    break;
+                }
+            }
+        }
+        if !computed {
+            e.fp = self.first_fp(&e.state, cur, &e.order);
+        }
+        if passed > 0 {
+            e.cost |= PASSED;
+            self.owe_passed(passed);
+        }
+        Ok(())
+    }
+
+    /// Records `k` strata passed through by a kept entry deferred now:
+    /// each of the next `k` is owed a transition and a deferral.
+    fn owe_passed(&mut self, k: u32) {
+        self.passed += u64::from(k);
+        let b = self.bound as usize;
+        let k = k as usize;
+        let owed = &mut self.retired;
+        if owed.diffs.len() < b + k + 2 {
+            owed.diffs.resize(b + k + 2, Retired::default());
+        }
+        owed.run(b + 1, b + k + 1, |o| &mut o.transitions);
+        owed.run(b + 1, b + k + 1, |o| &mut o.deferrals);
     }
 
     /// Retires a resumed entry (see [`Retired`]) whose choice of this
@@ -283,7 +326,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         offered: u64,
         (depth, remaining, span): (u32, u32, Span),
     ) -> bool {
-        if !self.retire_on || depth as usize + 1 >= self.config.max_steps || !self.retire_due() {
+        if !self.retire_on || depth as usize + 1 >= self.config.max_steps || !self.retiring.due() {
             return false;
         }
         let mut fps = std::mem::take(&mut self.retire_fps);
@@ -385,7 +428,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// taken now (the first of them in this stratum, by the caller),
     /// owes the later strata.
     fn owe_retired(&mut self, remaining: u32) {
-        self.retire_stats.1 += 1;
+        self.retiring.hit();
         // It would be in this stratum's frontier, then taken once in each
         // of the next `remaining - 1` strata, and deferred again in all
         // but the last.

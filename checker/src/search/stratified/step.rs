@@ -11,7 +11,7 @@
 
 use super::frame::{offer_at, Resumed};
 use super::peek::PREFETCH_AHEAD;
-use super::{enabled_set, Ahead, Entry, Frame, RawViolation, Search, Span, Stop, NONE};
+use super::{enabled_set, Ahead, Entry, Frame, RawViolation, Search, Span, Stop, NONE, PASSED};
 use crate::cache::{Insert, StateCache};
 use crate::program::{ActorId, Program, Violation};
 use crate::report::Found;
@@ -178,8 +178,22 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// stratum (always in SES, where every frame's cost is the bound), is
     /// the fast path: the [`step`](Self::step) without a stack frame. Every
     /// other case pushes the entry's frame for [`run_stack`](Self::run_stack).
-    fn resume(&mut self, e: Entry<P::State, O>, ahead: Ahead) -> Result<Option<Stop>, SearchError> {
-        if ahead.prepared && self.retire_prepared(&e.state, ahead) {
+    fn resume(&mut self, mut e: Entry<P::State, O>, ahead: Ahead) -> Result<Option<Stop>, SearchError> {
+        if e.due() > self.bound {
+            // It passes through: its choice of this stratum was found
+            // cached, and counted, when it was deferred (`pass_cached`).
+            self.frontier.push(e);
+            return Ok(None);
+        }
+        let passed = e.cost & PASSED != 0;
+        e.cost &= !PASSED;
+        let retired = ahead.prepared && self.retire_prepared(&e.state, ahead);
+        if passed {
+            // Unless it retires now, each stratum it passed through would
+            // have checked it in vain: the pass paid.
+            self.passing.tried(!retired);
+        }
+        if retired {
             return Ok(self.retired_now());
         }
         // A failed check's enabled set is still loaded, below the stack's.
@@ -254,7 +268,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     pub(super) fn resumed_move(&self, e: &Entry<P::State, O>, en: Span, total: u32) -> (bool, u32, bool) {
         let last = e.next + 1 == total;
         let step_cost = if last { 0 } else { e.order.advance_cost(&self.set(en)) };
-        (last, step_cost, !last && e.cost + step_cost > self.bound)
+        (last, step_cost, !last && e.due() + step_cost > self.bound)
     }
 
     /// Counts a retired entry's step of this stratum as taken (its
@@ -408,7 +422,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             return Ok(());
         }
         let node = self.node_of(held)?;
-        self.frontier.push(Entry {
+        let mut e = Entry {
             state,
             order,
             next: c.index + 1,
@@ -417,7 +431,11 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
             node,
             offered,
             fp,
-        });
+        };
+        if checked.prepared && c.step_cost == 1 && !self.keep_rest && self.passing.allows() {
+            self.pass_cached(&mut e, checked)?;
+        }
+        self.frontier.push(e);
         Ok(())
     }
 

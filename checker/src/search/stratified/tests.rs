@@ -40,14 +40,14 @@ impl Explorer for TrustedCausal {
 
 /// What the search found with explorer `E`, with its shortcuts set as
 /// given, how many entries retired, how many of them by a check prepared
-/// ahead, and how many deferrals took a fingerprint from a prepared check
-/// that failed.
+/// ahead, how many deferrals took a fingerprint from a prepared check
+/// that failed, and how many strata such entries passed through.
 fn search<E: Explorer + Default>(
     program: &RandomProgram,
     retire: bool,
     fast_resume: bool,
     exact_bound: bool,
-) -> (SearchResult, (u64, u64, u64)) {
+) -> (SearchResult, (u64, u64, u64, u64)) {
     let config = Config {
         exact_bound,
         ..Config::default()
@@ -61,7 +61,7 @@ fn search<E: Explorer + Default>(
     let stop = s
         .explore(Composed::new(explorer), |s, work| s.run_work(work))
         .expect("a sound explorer");
-    let retired = (s.retire_stats.1, s.retired_ahead, s.checked_fps);
+    let retired = (s.retiring.hits(), s.retired_ahead, s.checked_fps, s.passed);
     (s.finish(stop), retired)
 }
 
@@ -116,7 +116,7 @@ fn assert_same(a: &SearchResult, b: &SearchResult, seed: u64) {
 fn retiring_entries_keeps_every_count() {
     let (mut systems_with_retirements, mut retirements) = (0, 0);
     for exact in [false, true] {
-        let (mut systems, mut count, mut ahead, mut reused) = (0, 0, 0, 0);
+        let (mut systems, mut count, mut ahead, mut reused, mut passed) = (0, 0, 0, 0, 0);
         for seed in 0..400u64 {
             let program = RandomProgram::generate(seed, false, seed % 2 == 0);
             let (kept, _) = search::<Causal>(&program, false, true, exact);
@@ -124,14 +124,20 @@ fn retiring_entries_keeps_every_count() {
             assert_same(&kept, &retiring, seed);
             let (trusted, by_set) = search::<TrustedCausal>(&program, true, true, exact);
             assert_same(&kept, &trusted, seed);
-            // The same entries retire, a trusted order's mostly by checks
-            // prepared ahead (never with `exact_bound`), a walked one's at
-            // their turn; only a prepared check's fingerprints are reused.
-            assert_eq!((retired.0, retired.1, retired.2), (by_set.0, 0, 0), "seed {seed}");
+            // A walked order's entries retire at their turn, a trusted
+            // one's mostly by checks prepared ahead (never with
+            // `exact_bound`); only a prepared check's fingerprints are
+            // reused, and only an entry whose prepared check failed passes
+            // strata through. Where none did, the same entries retire.
+            assert_eq!((retired.1, retired.2, retired.3), (0, 0, 0), "seed {seed}");
+            if by_set.3 == 0 {
+                assert_eq!(retired.0, by_set.0, "seed {seed}");
+            }
             systems += u64::from(retired.0 > 0);
             count += retired.0;
             ahead += by_set.1;
             reused += by_set.2;
+            passed += by_set.3;
         }
         // Not vacuous with either key.
         assert!(
@@ -147,6 +153,11 @@ fn retiring_entries_keeps_every_count() {
         assert!(
             if exact { reused == 0 } else { reused > 5_000 },
             "exact {exact}: {reused} fingerprints reused"
+        );
+        // Not vacuous: kept entries passed strata through.
+        assert!(
+            if exact { passed == 0 } else { passed > 1_000 },
+            "exact {exact}: {passed} strata passed through"
         );
         systems_with_retirements += systems;
         retirements += count;
