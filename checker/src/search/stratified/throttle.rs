@@ -126,4 +126,24 @@ mod tests {
         main.merge(&u, &t);
         assert_eq!(main, u);
     }
+
+    /// Passing's use: the chance is asked for first, the outcome counted
+    /// later, and the counts halved at each stratum's end.
+    #[test]
+    fn outcomes_counted_later_and_halved() {
+        let mut t = Throttle::default();
+        // 64 outcomes, one in four paying: throttled.
+        for i in 0..64 {
+            assert!(t.allows());
+            t.tried(i % 4 == 0);
+        }
+        assert_eq!((t.tries, t.hits, t.chances), (64, 16, 0));
+        let allowed = (0..32).filter(|_| t.allows()).count();
+        assert_eq!((allowed, t.chances), (2, 32));
+        // Halved below the 64 tries it judges from: free again.
+        t.decay();
+        assert_eq!((t.tries, t.hits), (32, 8));
+        assert!(!t.skips_next() && t.allows());
+        assert_eq!(t.chances, 32);
+    }
 }
