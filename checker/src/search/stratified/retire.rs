@@ -62,9 +62,12 @@ pub(super) struct Owed {
 
 impl Owed {
     /// Owes each stratum of `from..to` one of `count` (none if `to ==
-    /// from`).
+    /// from`), growing the differences to stratum `to` as needed.
     #[inline(always)]
     fn run(&mut self, from: usize, to: usize, count: fn(&mut Retired) -> &mut u64) {
+        if self.diffs.len() <= to {
+            self.diffs.resize(to + 1, Retired::default());
+        }
         let d = count(&mut self.diffs[from]);
         *d = d.wrapping_add(1);
         let d = count(&mut self.diffs[to]);
@@ -299,9 +302,6 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         let b = self.bound as usize;
         let k = k as usize;
         let owed = &mut self.retired;
-        if owed.diffs.len() < b + k + 2 {
-            owed.diffs.resize(b + k + 2, Retired::default());
-        }
         owed.run(b + 1, b + k + 1, |o| &mut o.transitions);
         owed.run(b + 1, b + k + 1, |o| &mut o.deferrals);
     }
@@ -435,9 +435,6 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         let b = self.bound as usize;
         let r = remaining as usize - 1;
         let owed = &mut self.retired;
-        if owed.diffs.len() < b + r + 2 {
-            owed.diffs.resize(b + r + 2, Retired::default());
-        }
         // Its frontier slot from this stratum to the last but one it is
         // taken in, its transition in each after this one, its deferral in
         // each but the last.
