@@ -11,8 +11,8 @@ use crate::search::order::ChoiceOrder;
 use crate::search::progress::{human, rate, Meter};
 use std::mem::size_of;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Transitions between two checks of the budgets (the memory only every
 /// `MEMORY_EVERY`): often enough that the time limit holds within a small
@@ -22,8 +22,13 @@ const CHECK_EVERY: u64 = 1024;
 /// may share a core with many others (`-j` above the core count), so it
 /// checks the clock more often.
 const WORKER_CHECK_EVERY: u64 = 256;
-/// Transitions between two checks of the memory (which reads /proc).
+/// Transitions between two checks of the memory.
 const MEMORY_EVERY: u64 = 4096;
+/// The least time between two reads of the resident memory from /proc
+/// (a file opened, read and closed: about ten microseconds of system
+/// time). A memory check in between judges by the last reading and the
+/// search's own count of its bytes, read at every check.
+const RSS_EVERY: Duration = Duration::from_millis(5);
 
 /// The budgets every check looks at first: the stop flag and the time
 /// limit of a search that started at `started`.
@@ -171,7 +176,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         }
         let bytes = self.search_bytes() + extra_bytes;
         self.peak_bytes = self.peak_bytes.max(bytes);
-        let rss = current_rss().unwrap_or(0) as u64;
+        let rss = current_rss();
         if bytes.max(rss) > c.max_memory as u64 {
             self.report.notes.push(format!(
                 "stopped at the memory budget of {} MiB: resident {} MiB, cache {} MiB, frontier {} entries ({} MiB), path arena {} MiB",
@@ -208,9 +213,101 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     }
 }
 
-/// This process's current resident memory in bytes, if known.
-fn current_rss() -> Option<usize> {
+/// This process's resident memory in bytes (0 if unknown), read from /proc
+/// at most once every [`RSS_EVERY`] whatever the number of searches and
+/// workers that ask; a call in between gets the last reading. (Read at
+/// every memory check, it was 30,000 reads and a tenth of a DFS's time on
+/// TwoPhase with 9 RMs: ARCHITECTURE.md §9.)
+fn current_rss() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    static PROBE: Probe = Probe::new();
+    let now = START.get_or_init(Instant::now).elapsed();
+    PROBE.get(now.as_nanos() as u64, read_rss)
+}
+
+/// A reading taken at most once per [`RSS_EVERY`], shared by its callers.
+struct Probe {
+    /// When the last reading was taken, in nanoseconds (`u64::MAX`: never).
+    read_at: AtomicU64,
+    /// What it read.
+    value: AtomicU64,
+}
+
+impl Probe {
+    const fn new() -> Self {
+        Probe {
+            read_at: AtomicU64::new(u64::MAX),
+            value: AtomicU64::new(0),
+        }
+    }
+
+    /// The reading at time `now` (nanoseconds): `read`'s (0 for `None`) if
+    /// the last was taken [`RSS_EVERY`] or more before, else the last.
+    /// Of callers racing for a new reading one takes it, and the others
+    /// answer with the last.
+    fn get(&self, now: u64, read: impl FnOnce() -> Option<u64>) -> u64 {
+        let at = self.read_at.load(Ordering::Relaxed);
+        let fresh = at != u64::MAX && now.saturating_sub(at) < RSS_EVERY.as_nanos() as u64;
+        if fresh
+            || self
+                .read_at
+                .compare_exchange(at, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return self.value.load(Ordering::Relaxed);
+        }
+        let value = read().unwrap_or(0);
+        self.value.store(value, Ordering::Relaxed);
+        value
+    }
+}
+
+/// This process's current resident memory in bytes, if /proc tells it.
+fn read_rss() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: usize = text.split_whitespace().nth(1)?.parse().ok()?;
+    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * 4096)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Probe, RSS_EVERY};
+    use std::cell::Cell;
+
+    /// The first call reads; a call less than [`RSS_EVERY`] after the last
+    /// reading gets it without reading; one at [`RSS_EVERY`] or later reads
+    /// again; a failed read counts as 0 and is kept as a reading.
+    #[test]
+    fn the_resident_memory_is_read_once_per_interval() {
+        let every = RSS_EVERY.as_nanos() as u64;
+        let probe = Probe::new();
+        let reads = Cell::new(0);
+        let read = |v: Option<u64>| {
+            reads.set(reads.get() + 1);
+            v
+        };
+        // Never read yet: even at time 0.
+        assert_eq!(probe.get(0, || read(Some(100))), 100);
+        assert_eq!(probe.get(every - 1, || read(Some(200))), 100);
+        assert_eq!(reads.get(), 1);
+        assert_eq!(probe.get(every, || read(Some(300))), 300);
+        assert_eq!(probe.get(2 * every - 1, || read(Some(400))), 300);
+        assert_eq!(probe.get(3 * every, || read(None)), 0);
+        assert_eq!(probe.get(3 * every + 1, || read(Some(500))), 0);
+        assert_eq!(reads.get(), 3);
+        // A clock read before the last reading (another thread's) is
+        // within the interval.
+        assert_eq!(probe.get(every, || read(Some(600))), 0);
+        assert_eq!(reads.get(), 3);
+    }
+
+    /// The probe in use reads the process's resident memory (Linux has
+    /// /proc).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_process_rss_is_read_from_proc() {
+        let rss = super::read_rss().expect("/proc/self/statm");
+        assert!(rss > 0);
+        assert!(super::current_rss() > 0);
+    }
 }
