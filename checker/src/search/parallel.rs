@@ -93,13 +93,13 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     let total: usize = lists.iter().map(|(list, _)| list.len()).sum();
     let pieces = total.min(threads * CHUNKS_PER_THREAD).max(1);
     main.share_totals(shared, total);
+    // Sorted by capacity, for `take_fitting`.
+    spares.lists.sort_unstable_by_key(Vec::capacity);
     let chunks: Vec<_> = split(lists, pieces, &mut spares.lists)
         .into_iter()
         .map(Mutex::new)
         .collect();
-    // The largest buffers go first (taken from the end): a frontier that
-    // outgrows its buffer faults in fresh pages.
-    spares.lists.sort_unstable_by_key(Vec::capacity);
+    let last = spares.last;
     let pool = Mutex::new(std::mem::take(spares));
     let fork = main.fork();
     let outs = run_indexed(
@@ -113,8 +113,9 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
             );
             let buffers = {
                 let mut pool = pool.lock().unwrap_or_else(|e| e.into_inner());
+                let need = expected_frontier(items.0.len(), last);
                 (
-                    pool.lists.pop().unwrap_or_default(),
+                    take_fitting(&mut pool.lists, need),
                     pool.nodes.pop().unwrap_or_default(),
                 )
             };
@@ -131,6 +132,7 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     *spares = pool.into_inner().unwrap_or_else(|e| e.into_inner());
     let chunks = outs.into_iter().collect::<Result<Vec<_>, _>>()?;
     let stop = main.merge(chunks, spares)?;
+    spares.last = (main.frontier_len() as usize, total);
     if stop.is_none() && shared.is_halted() {
         return Err(SearchError::Internal(
             "a parallel worker halted the search without a reason".into(),
@@ -139,14 +141,38 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
     Ok(stop)
 }
 
+/// The spare buffer for `need` entries from `spares`, sorted by capacity
+/// (and left sorted): the smallest that holds them, else the largest
+/// (which then grows), else a new one. Handed out largest first, every
+/// buffer grew in turn to the largest that any chunk had needed, into
+/// fresh pages (ARCHITECTURE.md §9, "Frontier buffers that fit").
+fn take_fitting<T>(spares: &mut Vec<Vec<T>>, need: usize) -> Vec<T> {
+    let fit = spares.partition_point(|list| list.capacity() < need);
+    if fit < spares.len() {
+        spares.remove(fit)
+    } else {
+        spares.pop().unwrap_or_default()
+    }
+}
+
+/// The entries that a chunk of `items` work items is expected to defer:
+/// as many per item as in the last stratum (`last`: its frontier and its
+/// work items), within a quarter and four times as many, and a tenth more.
+fn expected_frontier(items: usize, (frontier, work): (usize, usize)) -> usize {
+    let per_item = (items as u128 * frontier as u128 / work.max(1) as u128) as usize;
+    let expected = per_item.clamp(items / 4, items.saturating_mul(4));
+    expected.saturating_add(expected / 10)
+}
+
 /// Cuts `lists` (in order, each with the renumbering of its path nodes)
 /// into about `pieces` pieces of about equal length, in order: a list of
 /// at most twice the target length is one piece as it is (not copied);
 /// a longer one is cut, its later parts moved into buffers taken from
-/// `spares` where it has them. Entries are copied only out of lists much
-/// longer than the others (a parallel stratum's lists are the chunks'
-/// frontiers, of similar lengths; copying all of them into one list and
-/// out again was 10% of a parallel SES's time on TwoPhase).
+/// `spares` (sorted by capacity: [`take_fitting`]) where it has them.
+/// Entries are copied only out of lists much longer than the others (a
+/// parallel stratum's lists are the chunks' frontiers, of similar
+/// lengths; copying all of them into one list and out again was 10% of a
+/// parallel SES's time on TwoPhase).
 fn split<T>(lists: Vec<(Vec<T>, Remap)>, pieces: usize, spares: &mut Vec<Vec<T>>) -> Vec<(Vec<T>, Remap)> {
     let total: usize = lists.iter().map(|(list, _)| list.len()).sum();
     let target = total.div_ceil(pieces.max(1)).max(1);
@@ -159,8 +185,9 @@ fn split<T>(lists: Vec<(Vec<T>, Remap)>, pieces: usize, spares: &mut Vec<Vec<T>>
         let parts = list.len().div_ceil(target);
         let mut tails = Vec::with_capacity(parts - 1);
         for k in (1..parts).rev() {
-            let mut piece = spares.pop().unwrap_or_default();
-            piece.extend(list.drain(list.len() * k / (k + 1)..));
+            let from = list.len() * k / (k + 1);
+            let mut piece = take_fitting(spares, list.len() - from);
+            piece.extend(list.drain(from..));
             tails.push((piece, remap));
         }
         out.push((list, remap));
@@ -168,18 +195,46 @@ fn split<T>(lists: Vec<(Vec<T>, Remap)>, pieces: usize, spares: &mut Vec<Vec<T>>
     }
     if out.is_empty() {
         // A stratum without work items (only retired entries' counts).
-        out.push((spares.pop().unwrap_or_default(), Remap::NONE));
+        out.push((take_fitting(spares, 0), Remap::NONE));
     }
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{split, Remap};
+    use super::{expected_frontier, split, take_fitting, Remap};
 
     /// The lists as plain vectors, to compare.
     fn plain(parts: &[(Vec<u32>, Remap)]) -> Vec<Vec<u32>> {
         parts.iter().map(|(p, _)| p.clone()).collect()
+    }
+
+    /// The smallest buffer that holds the need, else the largest, else a
+    /// new one; the rest stay sorted.
+    #[test]
+    fn a_chunk_gets_the_smallest_buffer_that_fits() {
+        let mut spares: Vec<Vec<u64>> = [10, 20, 40].into_iter().map(Vec::with_capacity).collect();
+        let caps: Vec<usize> = spares.iter().map(Vec::capacity).collect();
+        assert!(caps[0] < caps[1] && caps[1] < caps[2]);
+        assert_eq!(take_fitting(&mut spares, caps[0] + 1).capacity(), caps[1]);
+        assert_eq!(spares.iter().map(Vec::capacity).collect::<Vec<_>>(), [caps[0], caps[2]]);
+        assert_eq!(take_fitting(&mut spares, caps[2] + 1).capacity(), caps[2]);
+        assert_eq!(take_fitting(&mut spares, caps[0]).capacity(), caps[0]);
+        assert!(spares.is_empty());
+        assert_eq!(take_fitting(&mut spares, 5).capacity(), 0);
+    }
+
+    /// As many entries per work item as the last stratum deferred, within
+    /// a quarter and four times the items, and a tenth more.
+    #[test]
+    fn a_chunk_is_expected_to_defer_as_the_last_stratum_did() {
+        assert_eq!(expected_frontier(100, (150, 100)), 165);
+        assert_eq!(expected_frontier(100, (1000, 10)), 440);
+        assert_eq!(expected_frontier(100, (0, 50)), 27);
+        assert_eq!(expected_frontier(0, (150, 100)), 0);
+        // Before any stratum (and an empty one): one per item.
+        assert_eq!(expected_frontier(100, (1, 1)), 110);
+        assert_eq!(expected_frontier(100, (0, 0)), 27);
     }
 
     #[test]

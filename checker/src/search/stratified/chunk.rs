@@ -48,6 +48,9 @@ impl<P> Copy for Fork<'_, P> {}
 pub(in crate::search) struct Spares<S, O> {
     pub(in crate::search) lists: Vec<Vec<Entry<S, O>>>,
     pub(in crate::search) nodes: Vec<Vec<PathNode>>,
+    /// The last stratum's frontier and work items, which size the next
+    /// stratum's worker frontiers.
+    pub(in crate::search) last: (usize, usize),
 }
 
 impl<S, O> Default for Spares<S, O> {
@@ -55,6 +58,7 @@ impl<S, O> Default for Spares<S, O> {
         Spares {
             lists: Vec::new(),
             nodes: Vec::new(),
+            last: (1, 1),
         }
     }
 }
