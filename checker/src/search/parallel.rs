@@ -232,8 +232,9 @@ mod tests {
         assert_eq!(expected_frontier(100, (1000, 10)), 440);
         assert_eq!(expected_frontier(100, (0, 50)), 27);
         assert_eq!(expected_frontier(0, (150, 100)), 0);
-        // Before any stratum (and an empty one): one per item.
+        // Before any stratum: one per item.
         assert_eq!(expected_frontier(100, (1, 1)), 110);
+        // After a stratum with no work items: the least, a quarter.
         assert_eq!(expected_frontier(100, (0, 0)), 27);
     }
 
