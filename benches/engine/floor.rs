@@ -22,7 +22,7 @@ pub struct Floor {
 
 /// The most successors a state has: `TMRcvPrepared` per RM, `TMCommit`,
 /// `TMAbort`, and at most three actions per RM.
-const MAX_SUCCESSORS: usize = 4 * MAX_RMS as usize + 2;
+pub(super) const MAX_SUCCESSORS: usize = 4 * MAX_RMS as usize + 2;
 /// The most RMs: the fields fit in 64 bits.
 const MAX_RMS: u32 = 15;
 
@@ -51,46 +51,61 @@ impl Floor {
     }
 
     /// Writes the successors of `s` into `out`, one per enabled action
-    /// (an action that leaves the state as it is counts, as in TLC).
+    /// (an action that leaves the state as it is counts, as in TLC): the
+    /// TM's, then each RM's.
     #[inline(always)]
     fn successors(&self, s: u64, out: &mut [u64; MAX_SUCCESSORS]) -> usize {
+        let mut k = 0;
+        for actor in 0..self.actors() {
+            k += self.actor_successors(s, actor, &mut out[k..]);
+        }
+        k
+    }
+
+    /// The successors of `s` by `actor`'s alternatives, in the engine's
+    /// order of them (`models/src/twophase`'s module docs): actor 0 is the
+    /// TM, actor `r + 1` is RM `r`. The SES floor's choices.
+    #[inline(always)]
+    pub(super) fn actor_successors(&self, s: u64, actor: u32, out: &mut [u64]) -> usize {
         let mut k = 0;
         let mut put = |t: u64| {
             out[k] = t;
             k += 1;
         };
         let tm = self.tm_state();
-        if (s >> tm) & 3 == 0 {
-            // TMRcvPrepared(r) for each Prepared(r) message.
-            let mut msgs = (s >> self.msg_prepared()) & self.all;
-            while msgs != 0 {
-                let r = msgs.trailing_zeros();
-                put(s | 1 << (self.tm_prepared() + r));
-                msgs &= msgs - 1;
+        if actor == 0 {
+            if (s >> tm) & 3 == 0 {
+                let mut msgs = (s >> self.msg_prepared()) & self.all;
+                while msgs != 0 {
+                    let r = msgs.trailing_zeros();
+                    put(s | 1 << (self.tm_prepared() + r));
+                    msgs &= msgs - 1;
+                }
+                if (s >> self.tm_prepared()) & self.all == self.all {
+                    put(s | 1 << tm | 1 << (tm + 2));
+                }
+                put(s | 2 << tm | 1 << (tm + 3));
             }
-            if (s >> self.tm_prepared()) & self.all == self.all {
-                // TMCommit: tmState committed, the Commit message sent.
-                put(s | 1 << tm | 1 << (tm + 2));
-            }
-            // TMAbort.
-            put(s | 2 << tm | 1 << (tm + 3));
+            return k;
         }
-        let (commit, abort) = ((s >> (tm + 2)) & 1 != 0, (s >> (tm + 3)) & 1 != 0);
-        for r in 0..self.n {
-            let field = 3u64 << (2 * r);
-            if s & field == 0 {
-                // RMPrepare (and its Prepared(r) message), RMChooseToAbort.
-                put(s | 1 << (2 * r) | 1 << (self.msg_prepared() + r));
-                put(s | field);
-            }
-            if commit {
-                put((s & !field) | 2 << (2 * r));
-            }
-            if abort {
-                put(s | field);
-            }
+        let r = actor - 1;
+        let field = 3u64 << (2 * r);
+        if s & field == 0 {
+            put(s | 1 << (2 * r) | 1 << (self.msg_prepared() + r));
+            put(s | field);
+        }
+        if (s >> (tm + 2)) & 1 != 0 {
+            put((s & !field) | 2 << (2 * r));
+        }
+        if (s >> (tm + 3)) & 1 != 0 {
+            put(s | field);
         }
         k
+    }
+
+    /// The number of actors: the TM and the RMs.
+    pub(super) fn actors(&self) -> u32 {
+        self.n + 1
     }
 
     /// Searches every reachable state depth first; returns the counts
@@ -142,7 +157,7 @@ impl Floor {
 /// states, distinct fingerprints) but that the state mixed to 0, which
 /// marks an empty slot, becomes 1.
 #[inline(always)]
-fn hash(s: u64) -> u64 {
+pub(super) fn hash(s: u64) -> u64 {
     let mut h = s ^ 0x9E37_79B9_7F4A_7C15;
     h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -152,14 +167,14 @@ fn hash(s: u64) -> u64 {
 
 /// Open addressing over fingerprints, linear probing, doubled at 3/4
 /// full; a fingerprint's home slot is its top bits.
-struct Table {
+pub(super) struct Table {
     slots: Vec<u64>,
     shift: u32,
     len: usize,
 }
 
 impl Table {
-    fn new(slots: usize) -> Table {
+    pub(super) fn new(slots: usize) -> Table {
         Table {
             slots: zeroed_on_huge_pages(slots),
             shift: 64 - slots.trailing_zeros(),
@@ -168,7 +183,7 @@ impl Table {
     }
 
     #[inline(always)]
-    fn prefetch(&self, fp: u64) {
+    pub(super) fn prefetch(&self, fp: u64) {
         let home = (fp >> self.shift) as usize;
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch reads nothing; `home` is in the table.
@@ -182,7 +197,7 @@ impl Table {
 
     /// Inserts `fp`; whether it was new.
     #[inline(always)]
-    fn insert(&mut self, fp: u64) -> bool {
+    pub(super) fn insert(&mut self, fp: u64) -> bool {
         let mask = self.slots.len() - 1;
         let mut i = (fp >> self.shift) as usize;
         loop {
@@ -198,6 +213,20 @@ impl Table {
             self.grow();
         }
         true
+    }
+
+    /// Whether `fp` is in the table.
+    #[inline(always)]
+    pub(super) fn contains(&self, fp: u64) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut i = (fp >> self.shift) as usize;
+        loop {
+            match self.slots[i] {
+                0 => return false,
+                x if x == fp => return true,
+                _ => i = (i + 1) & mask,
+            }
+        }
     }
 
     #[cold]

@@ -5,13 +5,16 @@
 //! is timed; then DFS and SES (RR, RTC) on two threads. Beside them the
 //! floor ([`floor`]), a search written for TwoPhase alone, at 7 and at 9
 //! resource managers (10,340,352 states, where the tables leave the CPU
-//! caches): the engine's DFS against it, side by side. SES runs on each
+//! caches): the engine's DFS against it, side by side; and the SES floor
+//! ([`floor_ses`], round robin), the engine's SES with round robin
+//! against it. SES runs on each
 //! explorer's own type, as `mcheck run` does. Last, the parallel search's
 //! shared cache alone: distinct fingerprints inserted on one and on two
 //! threads. Run with `cargo bench --bench engine` (`-- rms9` for the
 //! large group only).
 
 mod floor;
+mod floor_ses;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
@@ -51,7 +54,8 @@ fn engine(c: &mut Criterion) {
     describe_dfs("dfs", &dfs);
     g.bench_function("dfs", |b| b.iter(|| search::dfs(&p, &config).unwrap()));
     bench_floor(&mut g, 7, &dfs);
-    bench_ses(&mut g, &p, RoundRobin::new(), &config);
+    let rr = bench_ses(&mut g, &p, RoundRobin::new(), &config);
+    bench_ses_floor(&mut g, 7, &rr);
     bench_ses(&mut g, &p, RunToCompletion::new(), &config);
     bench_ses(&mut g, &p, ProbabilisticRoundRobin::new(0), &config);
     // Both cores: parallel DFS and SES on the shared cache.
@@ -76,17 +80,22 @@ fn engine(c: &mut Criterion) {
     g.throughput(Throughput::Elements(dfs.states));
     g.bench_function("dfs", |b| b.iter(|| search::dfs(&p, &config).unwrap()));
     bench_floor(&mut g, 9, &dfs);
+    let rr = search::ses(&p, RoundRobin::new(), &config).unwrap();
+    g.bench_function("ses-rr", |b| {
+        b.iter(|| search::ses(&p, RoundRobin::new(), &config).unwrap())
+    });
+    bench_ses_floor(&mut g, 9, &rr);
     g.finish();
 }
 
 /// SES with `explorer` (on its own type) on `p`, TwoPhase with 7 RMs:
-/// its counts printed once, then timed.
+/// its counts printed once, then timed; returns the report.
 fn bench_ses<E: Explorer + Clone>(
     g: &mut BenchmarkGroup<'_, WallTime>,
     p: &<TwoPhase as Model>::Program,
     explorer: E,
     config: &Config,
-) {
+) -> Report {
     let e = explorer.name().to_string();
     let r = search::ses(p, explorer.clone(), config).unwrap();
     println!(
@@ -101,6 +110,7 @@ fn bench_ses<E: Explorer + Clone>(
     g.bench_function(format!("ses-{e}"), |b| {
         b.iter(|| search::ses(p, explorer.clone(), config).unwrap())
     });
+    r
 }
 
 /// The parallel search's shared cache alone: 4 million distinct
@@ -151,6 +161,28 @@ fn bench_floor(g: &mut BenchmarkGroup<'_, WallTime>, rms: u32, dfs: &Report) {
     assert_eq!(floor.search(false), counts, "the floor's two loops disagree");
     g.bench_function("floor", |b| b.iter(|| floor.search(true)));
     g.bench_function("floor-unpipelined", |b| b.iter(|| floor.search(false)));
+}
+
+/// The SES floor at `rms` resource managers, once its counts in every
+/// stratum are checked against those of the engine's SES with round robin
+/// (`rr`).
+fn bench_ses_floor(g: &mut BenchmarkGroup<'_, WallTime>, rms: u32, rr: &Report) {
+    let floor = floor_ses::SesFloor::new(rms);
+    let strata: Vec<_> = floor
+        .search(true)
+        .iter()
+        .map(|s| (s.states, s.transitions, s.deferrals))
+        .collect();
+    let engine: Vec<_> = rr
+        .strata
+        .iter()
+        .map(|s| (s.new_states, s.transitions, s.deferrals))
+        .collect();
+    assert_eq!(
+        strata, engine,
+        "the SES floor and the engine disagree on TwoPhase with {rms} RMs"
+    );
+    g.bench_function("ses-floor", |b| b.iter(|| floor.search(true)));
 }
 
 criterion_group!(benches, engine, shared_cache);

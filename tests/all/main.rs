@@ -28,4 +28,5 @@ mod parallel;
 mod races;
 mod replay_expectation;
 mod scaling;
+mod ses_floor;
 mod symmetry;

@@ -6,11 +6,12 @@
 //! ```text
 //! DelayBoundedDFS(s, d, i, n):         # i: choices of s taken; n: cost so far
 //!   while i < |choices(s)|:
-//!     s' = T(current(d), s); i += 1
-//!     if s' not in cache: cache.add(s'); DelayBoundedDFS(s', child(d), 0, n)
-//!     if i < |choices(s)|:
-//!       if n + cost(d) > bound: frontier.push(s, d, i, path); break
-//!       n += cost(d); d = advance(d)
+//!     s' = T(current(d), s); c = child(d); i += 1
+//!     defer = i < |choices(s)| and n + cost(d) > bound
+//!     if defer: frontier.push(s, advance(d), i, n + cost(d), path)
+//!     if s' not in cache: cache.add(s'); DelayBoundedDFS(s', c, 0, n)
+//!     if defer or i == |choices(s)|: break
+//!     n += cost(d); d = advance(d)
 //! ```
 //!
 //! Invariants of the explicit stack: a frame's child is the frame right
