@@ -75,6 +75,7 @@ impl Floor {
         let tm = self.tm_state();
         if actor == 0 {
             if (s >> tm) & 3 == 0 {
+                // TMRcvPrepared(r) for each Prepared(r) message.
                 let mut msgs = (s >> self.msg_prepared()) & self.all;
                 while msgs != 0 {
                     let r = msgs.trailing_zeros();
@@ -82,8 +83,10 @@ impl Floor {
                     msgs &= msgs - 1;
                 }
                 if (s >> self.tm_prepared()) & self.all == self.all {
+                    // TMCommit: tmState committed, the Commit message sent.
                     put(s | 1 << tm | 1 << (tm + 2));
                 }
+                // TMAbort.
                 put(s | 2 << tm | 1 << (tm + 3));
             }
             return k;
@@ -91,9 +94,11 @@ impl Floor {
         let r = actor - 1;
         let field = 3u64 << (2 * r);
         if s & field == 0 {
+            // RMPrepare (and its Prepared(r) message), RMChooseToAbort.
             put(s | 1 << (2 * r) | 1 << (self.msg_prepared() + r));
             put(s | field);
         }
+        // RMRcvCommitMsg, RMRcvAbortMsg.
         if (s >> (tm + 2)) & 1 != 0 {
             put((s & !field) | 2 << (2 * r));
         }
@@ -198,15 +203,9 @@ impl Table {
     /// Inserts `fp`; whether it was new.
     #[inline(always)]
     pub(super) fn insert(&mut self, fp: u64) -> bool {
-        let mask = self.slots.len() - 1;
-        let mut i = (fp >> self.shift) as usize;
-        loop {
-            match self.slots[i] {
-                0 => break,
-                x if x == fp => return false,
-                _ => i = (i + 1) & mask,
-            }
-        }
+        let Err(i) = self.probe(fp) else {
+            return false;
+        };
         self.slots[i] = fp;
         self.len += 1;
         if self.len * 4 >= self.slots.len() * 3 {
@@ -218,12 +217,18 @@ impl Table {
     /// Whether `fp` is in the table.
     #[inline(always)]
     pub(super) fn contains(&self, fp: u64) -> bool {
+        self.probe(fp).is_ok()
+    }
+
+    /// The slot holding `fp` (`Ok`), or the empty slot where it would go.
+    #[inline(always)]
+    fn probe(&self, fp: u64) -> Result<usize, usize> {
         let mask = self.slots.len() - 1;
         let mut i = (fp >> self.shift) as usize;
         loop {
             match self.slots[i] {
-                0 => return false,
-                x if x == fp => return true,
+                0 => return Err(i),
+                x if x == fp => return Ok(i),
                 _ => i = (i + 1) & mask,
             }
         }

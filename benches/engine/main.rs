@@ -7,10 +7,9 @@
 //! resource managers (10,340,352 states, where the tables leave the CPU
 //! caches): the engine's DFS against it, side by side; and the SES floor
 //! ([`floor_ses`], round robin), the engine's SES with round robin
-//! against it. SES runs on each
-//! explorer's own type, as `mcheck run` does. Last, the parallel search's
-//! shared cache alone: distinct fingerprints inserted on one and on two
-//! threads. Run with `cargo bench --bench engine` (`-- rms9` for the
+//! against it. SES runs on each explorer's own type, as `mcheck run`
+//! does. Last, the parallel search's shared cache alone: distinct
+//! fingerprints inserted on one and on two threads. Run with `cargo bench --bench engine` (`-- rms9` for the
 //! large group only).
 
 mod floor;
