@@ -3,10 +3,10 @@
 //! expected violation, model digest, trail of choice points, checksum), so
 //! that a library user gets the same counterexamples as `mcheck run --save`.
 //!
-//! `tests/library.rs` of the `mcheck` crate shows them in use.
+//! `tests/all/library.rs` of the `mcheck` crate shows them in use.
 
 use crate::config::Config;
-use crate::coverage::{reached_property, Counted, CountedOver, Coverage, Property, Reach, Status};
+use crate::coverage::{reached_property, CountedOver, Coverage, Covered, Property, Status};
 use crate::explorer::Explorer;
 use crate::model::{Model, ModelInfo, ParamError, Params};
 use crate::program::Program;
@@ -37,7 +37,9 @@ pub fn check_model<M: Model, E: Explorer>(
     config: &Config,
 ) -> Result<Report, SearchError> {
     let (params, program) = build_program(model, params, bug)?;
-    check_program(&model.info(), &params, bug, &program, strategy, explorer, config)
+    let mut report = search::run(&program, explorer.clone(), strategy, config)?;
+    complete_report(&model.info(), &params, bug, &program, explorer, config, &mut report)?;
+    Ok(report)
 }
 
 /// [`check_model`] with [`Strategy::Ses`], for a caller that holds the
@@ -63,18 +65,19 @@ pub fn check_model_ses<M: Model, E: Explorer>(
     Ok(Some(report))
 }
 
-/// [`check_model`] on `program`, built by the model `info` describes from
-/// `params` and `bug` (or a wrapper of it).
-fn check_program<P: Program, E: Explorer>(
+/// [`check_model`]'s search on a coverage wrapper of the program that
+/// the model `info` describes builds from `params` and `bug`
+/// ([`search::run_covered`]), its counterexample completed.
+fn check_covered<P: Program, E: Explorer>(
     info: &ModelInfo,
     params: &Params,
     bug: Option<u32>,
-    program: &P,
+    program: &Covered<'_, P>,
     strategy: &Strategy,
     explorer: E,
     config: &Config,
 ) -> Result<Report, SearchError> {
-    let mut report = search::run(program, explorer.clone(), strategy, config)?;
+    let mut report = search::run_covered(program, explorer.clone(), strategy, config)?;
     complete_report(info, params, bug, program, explorer, config, &mut report)?;
     Ok(report)
 }
@@ -141,8 +144,8 @@ pub fn check_coverage<M: Model, E: Explorer>(
     } else {
         CountedOver::Executions
     };
-    let counted = Counted::new(&program, over);
-    let mut report = check_program(&info, &params, bug, &counted, strategy, explorer.clone(), config)?;
+    let counted = Covered::new(&program, over);
+    let mut report = check_covered(&info, &params, bug, &counted, strategy, explorer.clone(), config)?;
     let mut properties = Vec::new();
     if report.outcome != Outcome::Violation {
         let initial = program.initial();
@@ -155,8 +158,8 @@ pub fn check_coverage<M: Model, E: Explorer>(
             };
             if program.holds(&initial, i) {
                 (p.status, p.steps) = (Status::Reached, Some(0));
-            } else if let Some(reach) = Reach::new(&program, i) {
-                let r = check_program(&info, &params, bug, &reach, strategy, explorer.clone(), config)?;
+            } else if let Some(reach) = Covered::reaching(&program, i) {
+                let r = check_covered(&info, &params, bug, &reach, strategy, explorer.clone(), config)?;
                 match (&r.violation, r.schedule) {
                     (Some(found), Some(schedule)) if reached_property(&found.violation) == Some(name) => {
                         (p.status, p.steps, p.schedule) = (Status::Reached, Some(found.step + 1), Some(schedule));
@@ -197,10 +200,8 @@ pub fn replay_model<M: Model, E: Explorer>(
 ) -> Result<Execution, ReplayError> {
     let program = program_for(model, schedule)?;
     // A schedule that a property's search made replays to the property.
-    match Reach::for_expected(&program, schedule.expected.as_ref()) {
-        Some(reach) => replay(&reach, explorer, schedule, traced),
-        None => replay(&program, explorer, schedule, traced),
-    }
+    let program = Covered::reaching_expected(&program, schedule.expected.as_ref()).unwrap_or(Covered::off(&program));
+    replay(&program, explorer, schedule, traced)
 }
 
 /// Shrink `schedule` (see [`shrink`]) on the program that `model` builds

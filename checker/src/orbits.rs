@@ -53,6 +53,9 @@ struct Signature {
 /// the module docs). Everything else is the wrapped program's.
 pub struct OrbitsChecked<'p, P: Program> {
     program: &'p P,
+    /// Whether the declaration is checked; if not, the wrapper only passes
+    /// every call on (so that `search::run` has one program type).
+    checking: bool,
     initial: Option<u64>,
     initial_done: AtomicBool,
     checks: AtomicUsize,
@@ -78,11 +81,17 @@ fn stop() -> Violation {
 }
 
 impl<'p, P: Program> OrbitsChecked<'p, P> {
-    /// Check `program`'s declaration while a search runs on the wrapper.
-    pub fn new(program: &'p P) -> Self {
+    /// `program`, whose declaration is checked while a search runs on the
+    /// wrapper if `checking` (else every call is only passed on).
+    pub fn new(program: &'p P, checking: bool) -> Self {
         OrbitsChecked {
             program,
-            initial: program.canonical_fingerprint(&program.initial()),
+            checking,
+            initial: if checking {
+                program.canonical_fingerprint(&program.initial())
+            } else {
+                None
+            },
             initial_done: AtomicBool::new(false),
             checks: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
@@ -108,7 +117,7 @@ impl<'p, P: Program> OrbitsChecked<'p, P> {
     }
 
     fn check(&self, s: &P::State, canonical: u64) {
-        if self.failed.load(Ordering::Relaxed) {
+        if !self.checking || self.failed.load(Ordering::Relaxed) {
             return;
         }
         if Some(canonical) == self.initial && !self.initial_done.swap(true, Ordering::Relaxed) {
@@ -179,12 +188,14 @@ impl<P: Program> Program for OrbitsChecked<'_, P> {
 
     crate::coverage::forward_program!(without canonical);
 
+    #[inline]
     fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
         let canonical = self.program.canonical_fingerprint(s)?;
         self.check(s, canonical);
         Some(canonical)
     }
 
+    #[inline(always)]
     fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
         if self.failed.load(Ordering::Relaxed) {
             return Err(stop());

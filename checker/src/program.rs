@@ -449,7 +449,7 @@ pub trait Program: Sync {
     /// that ends with its cache holding every state it met tells each
     /// transition of the reachable graph exactly once, however often its
     /// look-aheads and probes execute it. For wrappers that count what a
-    /// search exercised (`coverage::Counted`, ARCHITECTURE.md §6,
+    /// search exercised (`coverage::Covered`, ARCHITECTURE.md §6,
     /// "Coverage and reachability"); it must not change what the program
     /// does. Default: nothing.
     #[inline(always)]

@@ -9,7 +9,7 @@
 //! that needs four chain servers says `servers=4`), and the length is that
 //! of the model's workload there: measured on the correct version (a walk
 //! of the buggy one ends at the violation), 20 walks, pinned in
-//! `models/tests/deep.rs`. TwoPhase never ends on its own, so its walks
+//! `models/tests/all/deep.rs`. TwoPhase never ends on its own, so its walks
 //! always run to `--max-steps`.
 
 /// Per model: its name, its workload parameter, and the deep configuration

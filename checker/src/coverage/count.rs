@@ -1,10 +1,14 @@
-//! Counting coverage during a search: [`Counted`] wraps a program and
-//! counts what the program says each step exercises, at the transitions
-//! an exhaustive search tells it of or at every step a sampling search
-//! executes (ARCHITECTURE.md §6, "Coverage and reachability").
+//! Coverage during a search: [`Covered`] wraps a program and either
+//! counts what the program says each step exercises (at the transitions
+//! an exhaustive search tells it of, or at every step a sampling search
+//! executes), or ends an execution in a state where a reachability
+//! property holds, as a marked violation ([`reached`]). One wrapper type
+//! for both, so that the coverage check instantiates the searches once
+//! per program, not once per wrapper.
 
 use super::forward_program;
 use super::key::{Hit, How};
+use super::reach::{reached, reached_property};
 use super::report::{CountedOver, Entry};
 use crate::program::{ActorId, Event, Program, StepTrace, Violation};
 use hashbrown::HashMap;
@@ -25,7 +29,7 @@ fn map<K, V>() -> Map<K, V> {
 }
 
 /// A hit as a count's key: static names by address (cheap to hash: the
-/// same name at two addresses is merged in [`Counted::entries`]), others
+/// same name at two addresses is merged in [`Covered::entries`]), others
 /// by value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Key {
@@ -50,8 +54,9 @@ struct Tally {
     hits: Vec<Hit>,
 }
 
-/// A program whose steps are counted. A search runs it exactly as the
-/// program; replay (`execute_traced`) is not counted.
+/// A program whose steps are counted, or whose states are checked for a
+/// reachability property. A search runs it exactly as the program;
+/// replay (`execute_traced`) is not counted.
 ///
 /// Exhaustive searches count **distinct transitions**: each transition
 /// the search takes, once ([`Program::count_transition`]: the search
@@ -59,16 +64,20 @@ struct Tally {
 /// probes, the liveness pass), and the monitor states of each state it
 /// counts ([`Program::count_state`]). Sampling searches count **every step
 /// of every execution**, in `execute`, and the monitor states after each.
-pub struct Counted<'p, P: Program> {
+pub struct Covered<'p, P: Program> {
     program: &'p P,
-    over: CountedOver,
+    /// What the counts are over; `None`: nothing is counted.
+    over: Option<CountedOver>,
+    /// The reachability property sought (its index and name), if any.
+    property: Option<(usize, &'static str)>,
     tallies: Vec<Mutex<Tally>>,
 }
 
-impl<P: Program> std::fmt::Debug for Counted<'_, P> {
+impl<P: Program> std::fmt::Debug for Covered<'_, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Counted")
+        f.debug_struct("Covered")
             .field("over", &self.over)
+            .field("property", &self.property.map(|p| p.1))
             .finish_non_exhaustive()
     }
 }
@@ -86,13 +95,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl<'p, P: Program> Counted<'p, P> {
+impl<'p, P: Program> Covered<'p, P> {
     /// Count the steps of `program`, over distinct transitions or over
     /// every step of every execution (`over`).
     pub fn new(program: &'p P, over: CountedOver) -> Self {
-        Counted {
+        Covered {
             program,
-            over,
+            over: Some(over),
+            property: None,
             tallies: (0..SHARDS)
                 .map(|_| {
                     Mutex::new(Tally {
@@ -104,8 +114,85 @@ impl<'p, P: Program> Counted<'p, P> {
         }
     }
 
+    /// `program` as it is: counting nothing and seeking no property. A
+    /// check without coverage runs on this, so that it and a coverage
+    /// check share one instance of every search.
+    pub fn off(program: &'p P) -> Self {
+        Covered {
+            program,
+            over: None,
+            property: None,
+            tallies: Vec::new(),
+        }
+    }
+
+    /// `program`, counting nothing, whose executions end with the violation
+    /// [`reached`] in a state where its reachability property number
+    /// `property` holds: a search of it is a search for the property.
+    /// `None` if the program has no such property.
+    pub fn reaching(program: &'p P, property: usize) -> Option<Self> {
+        let name = *program.sometimes().get(property)?;
+        Some(Covered {
+            program,
+            over: None,
+            property: Some((property, name)),
+            tallies: Vec::new(),
+        })
+    }
+
+    /// [`Covered::reaching`] the property whose violation
+    /// `schedule_expects`, if it is one ([`reached_property`]): the
+    /// program a property's schedule replays on.
+    pub fn reaching_expected(program: &'p P, schedule_expects: Option<&Violation>) -> Option<Self> {
+        let name = reached_property(schedule_expects?)?;
+        let property = program.sometimes().iter().position(|n| *n == name)?;
+        Covered::reaching(program, property)
+    }
+
+    /// `Err` ([`reached`]) when `s`, just reached by a step with `result`,
+    /// satisfies the property sought. Inlined into the search's step; the
+    /// property's test is not, so that a search without one pays a branch.
+    #[inline(always)]
+    fn check(&self, s: &P::State, result: Result<(), Violation>) -> Result<(), Violation> {
+        match self.property {
+            Some(_) if result.is_ok() => self.check_property(s),
+            _ => result,
+        }
+    }
+
+    /// [`Covered::check`] of a state reached without a violation.
+    #[inline(never)]
+    fn check_property(&self, s: &P::State) -> Result<(), Violation> {
+        match self.property {
+            Some((i, name)) if self.program.holds(s, i) => Err(reached(name)),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Program::execute`] counting the step and the state it reaches (a
+    /// sampling search's coverage).
+    #[inline(never)]
+    fn execute_counted(
+        &self,
+        s: &mut P::State,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Violation> {
+        let mut result = Ok(());
+        self.count(|hits| {
+            self.program.cover_step(s, actor, alt, hits);
+            result = self.program.execute(s, actor, alt, events);
+            if result.is_ok() {
+                self.program.cover_state(s, hits);
+            }
+        });
+        self.check(s, result)
+    }
+
     /// Counts what `name` pushes onto a list of hits, on this thread's
     /// counters.
+    #[inline(never)]
     fn count(&self, name: impl FnOnce(&mut Vec<Hit>)) {
         let mut tally = lock(&self.tallies[thread_shard()]);
         let mut hits = std::mem::take(&mut tally.hits);
@@ -150,36 +237,36 @@ impl<'p, P: Program> Counted<'p, P> {
         entries
     }
 
-    /// What the counts are over.
-    pub fn over(&self) -> CountedOver {
+    /// What the counts are over (`None`: nothing is counted).
+    pub fn over(&self) -> Option<CountedOver> {
         self.over
     }
 
-    /// Whether the search tells the transitions to count (else `execute`
-    /// counts every step).
+    /// Whether the search tells the transitions to count.
+    #[inline(always)]
     fn told(&self) -> bool {
-        self.over == CountedOver::DistinctTransitions
+        self.over == Some(CountedOver::DistinctTransitions)
+    }
+
+    /// Whether `execute` counts every step.
+    #[inline(always)]
+    fn every_step(&self) -> bool {
+        self.over == Some(CountedOver::Executions)
     }
 }
 
-impl<P: Program> Program for Counted<'_, P> {
+impl<P: Program> Program for Covered<'_, P> {
     type State = P::State;
 
     forward_program!(without counting);
 
+    #[inline(always)]
     fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
-        if self.told() {
-            return self.program.execute(s, actor, alt, events);
+        if self.every_step() {
+            return self.execute_counted(s, actor, alt, events);
         }
-        let mut result = Ok(());
-        self.count(|hits| {
-            self.program.cover_step(s, actor, alt, hits);
-            result = self.program.execute(s, actor, alt, events);
-            if result.is_ok() {
-                self.program.cover_state(s, hits);
-            }
-        });
-        result
+        let result = self.program.execute(s, actor, alt, events);
+        self.check(s, result)
     }
 
     fn execute_traced(
@@ -190,9 +277,11 @@ impl<P: Program> Program for Counted<'_, P> {
         events: &mut Vec<Event>,
         trace: &mut StepTrace,
     ) -> Result<(), Violation> {
-        self.program.execute_traced(s, actor, alt, events, trace)
+        let result = self.program.execute_traced(s, actor, alt, events, trace);
+        self.check(s, result)
     }
 
+    #[inline(always)]
     fn count_transition(&self, s: &P::State, actor: ActorId, alt: u32) {
         if self.told() {
             self.count(|hits| self.program.cover_step(s, actor, alt, hits));
@@ -200,6 +289,7 @@ impl<P: Program> Program for Counted<'_, P> {
         self.program.count_transition(s, actor, alt)
     }
 
+    #[inline(always)]
     fn count_state(&self, s: &P::State) {
         if self.told() {
             self.count(|hits| self.program.cover_state(s, hits));

@@ -14,6 +14,7 @@ macro_rules! forward_program {
     (without counting) => {
         $crate::coverage::forward_program!(common);
 
+        #[inline]
         fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
             self.program.canonical_fingerprint(s)
         }
@@ -34,30 +35,37 @@ macro_rules! forward_program {
         }
     };
     (common) => {
+        #[inline]
         fn initial(&self) -> P::State {
             self.program.initial()
         }
 
+        #[inline]
         fn actors(&self, s: &P::State) -> Vec<$crate::program::ActorInfo> {
             self.program.actors(s)
         }
 
+        #[inline]
         fn enabled(&self, s: &P::State, out: &mut Vec<$crate::program::Enabled>) {
             self.program.enabled(s, out)
         }
 
+        #[inline]
         fn deadlock(&self, s: &P::State) -> Option<$crate::program::Violation> {
             self.program.deadlock(s)
         }
 
+        #[inline]
         fn actor_name(&self, s: &P::State, actor: $crate::program::ActorId) -> String {
             self.program.actor_name(s, actor)
         }
 
+        #[inline]
         fn view(&self, s: &P::State) -> Option<$crate::program::StateView> {
             self.program.view(s)
         }
 
+        #[inline]
         fn cover_step(
             &self,
             s: &P::State,
@@ -68,34 +76,42 @@ macro_rules! forward_program {
             self.program.cover_step(s, actor, alt, out)
         }
 
+        #[inline]
         fn cover_state(&self, s: &P::State, out: &mut Vec<$crate::coverage::Hit>) {
             self.program.cover_state(s, out)
         }
 
+        #[inline]
         fn coverage_space(&self) -> Vec<$crate::coverage::Hit> {
             self.program.coverage_space()
         }
 
+        #[inline]
         fn sometimes(&self) -> Vec<&'static str> {
             self.program.sometimes()
         }
 
+        #[inline]
         fn holds(&self, s: &P::State, property: usize) -> bool {
             self.program.holds(s, property)
         }
 
+        #[inline]
         fn hot(&self, s: &P::State) -> Option<$crate::program::Hot> {
             self.program.hot(s)
         }
 
+        #[inline]
         fn has_liveness(&self) -> bool {
             self.program.has_liveness()
         }
 
+        #[inline]
         fn check_symmetry(&self, s: &P::State, seed: u64) -> Result<(), $crate::orbits::SymmetryMismatch> {
             self.program.check_symmetry(s, seed)
         }
 
+        #[inline]
         fn symmetry_groups(&self) -> Vec<String> {
             self.program.symmetry_groups()
         }

@@ -2,14 +2,14 @@
 //! reachability"): what a search actually exercised, and conditions that
 //! must hold in at least one reachable state.
 //!
-//! * [`Counted`] wraps a program and counts what each step exercises, as
+//! * [`Covered`] wraps a program and counts what each step exercises, as
 //!   the program names it ([`crate::Program::cover_step`]: the machine
 //!   runtime gives machine kind, message kind and whether the message was
 //!   handled, deferred, ignored, dropped or unhandled; a plain program the
 //!   actor and the alternative), over distinct transitions for exhaustive
-//!   strategies and over every executed step for sampling ones;
-//! * [`Reach`] wraps a program so that reaching a property ends the
-//!   execution as a marked violation ([`reached`]): a search of it is a
+//!   strategies and over every executed step for sampling ones; or, built
+//!   with [`Covered::reaching`], ends the execution that reaches a
+//!   property as a marked violation ([`reached`]): a search of it is a
 //!   search for the property, and its counterexample is a schedule that
 //!   replays to the property's state;
 //! * [`Coverage`] is the report's section; `check::check_coverage` fills it.
@@ -21,8 +21,8 @@ mod reach;
 mod report;
 mod text;
 
-pub use count::Counted;
+pub use count::Covered;
 pub(crate) use forward::forward_program;
 pub use key::{Hit, How};
-pub use reach::{reached, reached_property, Reach, SOMETIMES};
+pub use reach::{reached, reached_property, SOMETIMES};
 pub use report::{CountedOver, Coverage, Entry, Property, Status};

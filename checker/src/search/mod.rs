@@ -318,17 +318,32 @@ pub fn run<P: Program, E: Explorer>(
     strategy: &Strategy,
     config: &Config,
 ) -> Result<Report, SearchError> {
-    if checks_symmetry(program, config) {
-        // A mistaken declaration is an error, never an answer
-        // (ARCHITECTURE.md §3, "Symmetry").
-        let checked = crate::orbits::OrbitsChecked::new(program);
-        let report = run_checked(&checked, explorer, strategy, config);
-        return match checked.mismatch() {
-            Some(m) => Err(SearchError::Symmetry(m)),
-            None => report,
-        };
+    if !checks_symmetry(program, config) {
+        return run_checked(program, explorer, strategy, config);
     }
-    run_checked(program, explorer, strategy, config)
+    run_covered(&crate::coverage::Covered::off(program), explorer, strategy, config)
+}
+
+/// [`run`] on a program under coverage (counting, seeking a property, or
+/// neither: [`Covered::off`](crate::coverage::Covered::off)), always on
+/// the symmetry check's wrapper, which checks the declaration only when
+/// [`run`] would. So a search with the symmetry check and every search of
+/// a coverage check run on one program type: with the program itself,
+/// two instances of each search per program, not one per combination of
+/// wrappers. A mistaken declaration is an error, never an answer
+/// (ARCHITECTURE.md §3, "Symmetry").
+pub fn run_covered<P: Program, E: Explorer>(
+    program: &crate::coverage::Covered<'_, P>,
+    explorer: E,
+    strategy: &Strategy,
+    config: &Config,
+) -> Result<Report, SearchError> {
+    let checked = crate::orbits::OrbitsChecked::new(program, checks_symmetry(program, config));
+    let report = run_checked(&checked, explorer, strategy, config);
+    match checked.mismatch() {
+        Some(m) => Err(SearchError::Symmetry(m)),
+        None => report,
+    }
 }
 
 /// Whether [`run`] checks `program`'s symmetry declaration (asked for, and
@@ -365,7 +380,7 @@ fn run_checked<P: Program, E: Explorer>(
         run_strategy(program, explorer, strategy, config)?
     } else {
         let tempered = crate::liveness::Temperature::new(program, config.max_steps, config.temperature());
-        run_strategy(&tempered, explorer, strategy, config)?
+        run_sampling(&tempered, explorer, strategy, config)?
     };
     crate::liveness::check_into(program, config, &mut report);
     Ok(report)
@@ -382,6 +397,20 @@ fn run_strategy<P: Program, E: Explorer>(
         Strategy::Ses => ses(program, explorer, config),
         Strategy::Dfs => dfs(program, config),
         Strategy::Pb => pb(program, config),
+        sampling => run_sampling(program, explorer, sampling, config),
+    }
+}
+
+/// [`run_strategy`] for the sampling strategies (hybrid among them): the
+/// only ones that run on the [`Temperature`](crate::liveness::Temperature)
+/// wrapper, so that the exhaustive searches are not instantiated for it.
+fn run_sampling<P: Program, E: Explorer>(
+    program: &P,
+    explorer: E,
+    strategy: &Strategy,
+    config: &Config,
+) -> Result<Report, SearchError> {
+    match strategy {
         Strategy::Ss(params) => ss(program, explorer, config, params),
         Strategy::Rs => rs(program, config),
         Strategy::Irs { step } => irs(program, config, *step),
@@ -389,5 +418,9 @@ fn run_strategy<P: Program, E: Explorer>(
         Strategy::Pos => pos(program, config),
         Strategy::Pctcp { depth, steps } => pctcp(program, config, *depth, *steps),
         Strategy::Hybrid(params) => hybrid(program, explorer, config, params),
+        Strategy::Ses | Strategy::Dfs | Strategy::Pb => Err(SearchError::Internal(format!(
+            "{} is an exhaustive strategy, not a sampling one",
+            strategy.name()
+        ))),
     }
 }

@@ -24,7 +24,7 @@
 //! assumes that the scheduler knows, for every pending event, which others
 //! it races with. What mcheck checks instead: on a small program the hit
 //! rate equals the probability computed by enumerating POS's random
-//! choices (`checker/tests/pos_pctcp.rs`).
+//! choices (`checker/tests/all/pos_pctcp.rs`).
 //!
 //! # mcheck's adaptation (what it assumes)
 //!

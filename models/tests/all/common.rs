@@ -17,7 +17,6 @@ pub fn program<M: Model>(model: &M, set: &[(&str, &str)], bug: Option<u32>) -> M
 }
 
 /// Reachable states and transitions by a plain BFS over full states.
-#[allow(dead_code)]
 pub fn bfs<P: Program>(p: &P) -> (u64, u64) {
     let s0 = p.initial();
     let mut seen = HashSet::from([s0.clone()]);
@@ -43,7 +42,6 @@ pub fn bfs<P: Program>(p: &P) -> (u64, u64) {
 
 /// Zero-delay SES with RR and with RTC finds none of `bugs` of `model`:
 /// each needs at least one delay (ARCHITECTURE.md §8).
-#[allow(dead_code)]
 pub fn assert_each_bug_needs_a_delay<M: Model>(model: &M, bugs: impl IntoIterator<Item = u32>) {
     let zero = Config {
         max_delays: Some(0),
@@ -66,7 +64,6 @@ pub fn assert_each_bug_needs_a_delay<M: Model>(model: &M, bugs: impl IntoIterato
 /// The counterexample of `report` (SES with the built-in `explorer` on `p`,
 /// a program of the model named `model`) has `delays` delays and replays
 /// through its text form to the same bug at the same step.
-#[allow(dead_code)]
 pub fn assert_replays<P: Program>(p: &P, model: &str, explorer: &str, report: &Report, delays: u32) {
     let found = report.violation.clone().expect("a violation");
     let mut schedule = report.schedule.clone().expect("a schedule");
@@ -85,7 +82,6 @@ pub fn assert_replays<P: Program>(p: &P, model: &str, explorer: &str, report: &R
 /// explorer named `explorer`, run as the CLI runs it: through the
 /// registry, whose instances of the search are compiled once for the
 /// workspace rather than again for a test binary.
-#[allow(dead_code)]
 pub fn check<M: Model>(
     model: &M,
     params: &Params,
@@ -102,7 +98,6 @@ pub fn check<M: Model>(
 
 /// [`mcheck_checker::replay_model`] of a schedule of the shipped `model`,
 /// with the explorer the schedule names, through the registry.
-#[allow(dead_code)]
 pub fn replay<M: Model>(model: &M, schedule: &Schedule) -> Execution {
     let registry = Registry::builtin();
     registry

@@ -7,7 +7,7 @@
 //! the coverage search are compiled once for the workspace, not again for
 //! this test (seven models, each program wrapped three ways).
 
-mod common;
+use crate::common;
 
 use mcheck_checker::coverage::{reached_property, CountedOver, Coverage, How, Status};
 use mcheck_checker::search::Strategy;

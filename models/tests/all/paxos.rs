@@ -1,7 +1,7 @@
 //! The Paxos model: exact state counts, every seeded bug needs a delay and
 //! replays through the text form.
 
-mod common;
+use crate::common;
 use common::bfs;
 
 use mcheck_checker::search;

@@ -1,7 +1,7 @@
 //! The two-phase commit model: exact state counts, every seeded bug needs a
 //! delay, is found by SES and replays through the text form.
 
-mod common;
+use crate::common;
 use common::bfs;
 
 use mcheck_checker::search;

@@ -3,7 +3,7 @@
 //! verified with liveness checking on. The searches run through the
 //! registry (`common::check`).
 
-mod common;
+use crate::common;
 
 use common::{check, replay};
 use mcheck_checker::{Config, Model, Params, Program, Strategy, ViolationKind};

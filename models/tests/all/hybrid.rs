@@ -5,7 +5,7 @@
 
 // Only `program` of the shared helpers is used here.
 #[allow(dead_code)]
-mod common;
+use crate::common;
 
 use mcheck_checker::search::{self, HybridParams, SsParams};
 use mcheck_checker::{Config, Outcome, PathKind, Schedule};

@@ -6,7 +6,7 @@
 //! model with a declared group still found, its counterexample replaying
 //! without symmetry.
 
-mod common;
+use crate::common;
 
 use common::{bfs, program};
 use mcheck_checker::search::{dfs, ses, HybridParams};

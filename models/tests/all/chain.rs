@@ -2,7 +2,7 @@
 //! every explorer with pinned counts and replayed, none without a delay by
 //! RTC, and the custom explorer first on the double failure.
 
-mod common;
+use crate::common;
 use common::bfs;
 
 use mcheck_checker::search;

@@ -2,7 +2,7 @@
 //! and parameter defaults, every seeded bug found with a delay and
 //! replayed, and each monitor catching a hand-made bad state.
 
-mod common;
+use crate::common;
 use common::bfs;
 
 use mcheck_checker::lin::{Entry as Event, LogOp, LogRet};

@@ -1,7 +1,7 @@
 //! multipaxos: exact state counts of the correct version, and every seeded
 //! bug needs a delay, is found by SES and replays.
 
-mod common;
+use crate::common;
 use common::bfs;
 
 use mcheck_checker::machine::{MachineModel, MonitorError};

@@ -1,7 +1,7 @@
 //! The small end-to-end model: exact state counts, every explorer covers the
 //! same reachable set, and the seeded bug needs a delay and replays.
 
-mod common;
+use crate::common;
 use common::bfs;
 
 use mcheck_checker::search;
