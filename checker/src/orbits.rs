@@ -54,7 +54,7 @@ struct Signature {
 pub struct OrbitsChecked<'p, P: Program> {
     program: &'p P,
     /// Whether the declaration is checked; if not, the wrapper only passes
-    /// every call on (so that `search::run` has one program type).
+    /// every call on (so that `search::run_covered` has one program type).
     checking: bool,
     initial: Option<u64>,
     initial_done: AtomicBool,

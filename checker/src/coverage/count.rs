@@ -115,8 +115,9 @@ impl<'p, P: Program> Covered<'p, P> {
     }
 
     /// `program` as it is: counting nothing and seeking no property. A
-    /// check without coverage runs on this, so that it and a coverage
-    /// check share one instance of every search.
+    /// search with the symmetry check runs on this (`search::run`), and a
+    /// replay of a schedule that reaches no property, so that they share
+    /// the coverage check's instance of every search and of replay.
     pub fn off(program: &'p P) -> Self {
         Covered {
             program,
