@@ -314,6 +314,13 @@ pub(crate) struct RunArgs {
     /// `mcheck list`); the states counted are orbits.
     #[arg(long)]
     pub symmetry: bool,
+    /// ses, dfs and pb: run the plain stratified search, the paper's
+    /// algorithm as it reads, without the optimisation layer (retirement,
+    /// throttles, pass-through, look-ahead, fast resume, path arena): the
+    /// same counts in every stratum, the same outcome and counterexample,
+    /// slower; for a user who suspects the optimisations. One thread only.
+    #[arg(long, conflicts_with_all = ["workers", "processes", "process", "hostfile"])]
+    pub plain: bool,
     /// PCT and PCTCP: the bug depth d (d - 1 priority-change points).
     #[arg(long, value_name = "D", default_value_t = DEFAULT_PCT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=1000))]

@@ -52,6 +52,12 @@ const APPLIES: &[Applies] = &[
         why: "it reduces the state cache of the exhaustive searches; sampling keeps none",
     },
     Applies {
+        id: "plain",
+        flag: "--plain",
+        to: &[Ses, Dfs, Pb],
+        why: "it runs the exhaustive searches without their optimisation layer; the others have none",
+    },
+    Applies {
         id: "max_states",
         flag: "--max-states",
         to: CACHED,
@@ -174,6 +180,7 @@ pub fn run_config(args: &RunArgs) -> Result<Config, String> {
         liveness: args.liveness,
         temperature: args.temperature,
         symmetry: args.symmetry,
+        plain: args.plain,
         progress: progress(args.quiet),
         ..Config::default()
     };

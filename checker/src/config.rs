@@ -105,6 +105,14 @@ pub struct Config {
     /// still execute real states. Needs a program that declares a symmetry
     /// (an error otherwise) and is incompatible with `exact_bound`.
     pub symmetry: bool,
+    /// Run SES, DFS and PB as the plain stratified search (`search/plain.rs`,
+    /// the paper's algorithm as it reads) without the optimisation layer
+    /// (retirement, throttles, pass-through, look-ahead, fast resume, path
+    /// arena): the same counts in every stratum, the same outcome and
+    /// counterexample, slower; for a user who suspects the optimisations
+    /// (ARCHITECTURE.md §3, "The plain search"). One thread only: with
+    /// more worker threads these searches return an input error.
+    pub plain: bool,
 }
 
 impl Default for Config {
@@ -128,6 +136,7 @@ impl Default for Config {
             liveness: false,
             temperature: None,
             symmetry: false,
+            plain: false,
         }
     }
 }

@@ -7,7 +7,9 @@
 //!
 //! all three on the one loop of the (private) `stratified` module,
 //! differing only in their [`order`] (SES and PB on several threads with
-//! `config.threads` > 1, see the `parallel` module); and the sampling
+//! `config.threads` > 1, see the `parallel` module), or with
+//! [`Config::plain`] on the plain search of the `plain` module, its
+//! reference without the optimisation layer; and the sampling
 //! strategies on the one deterministic parallel batch runner (the `batch`
 //! module):
 //!
@@ -33,6 +35,7 @@ pub mod order;
 mod parallel;
 mod pct;
 mod pctcp;
+mod plain;
 mod pos;
 mod progress;
 mod random;
@@ -114,7 +117,8 @@ fn with_delay_schedule(result: SearchResult, name: &str, config: &Config) -> Rep
 pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("dfs", None, config.seed, 1);
     let result = match config.worker_threads() {
-        1 => stratified::run(program, Natural::default(), config, report)?,
+        1 => one_thread(program, Natural::default(), config, report)?,
+        threads if config.plain => return Err(plain_on_threads(threads)),
         threads => {
             let config = Config {
                 max_delays: None,
@@ -187,9 +191,34 @@ fn stratified_on_threads<P: Program, O: ChoiceOrder>(
         )));
     }
     match config.worker_threads() {
-        1 => stratified::run(program, root, config, report),
+        1 => one_thread(program, root, config, report),
+        threads if config.plain => Err(plain_on_threads(threads)),
         threads => parallel::run(program, root, config, report, threads, None),
     }
+}
+
+/// The stratified search on one thread: the optimised one, or with
+/// [`Config::plain`] the plain one.
+fn one_thread<P: Program, O: ChoiceOrder>(
+    program: &P,
+    root: O,
+    config: &Config,
+    report: Report,
+) -> Result<SearchResult, SearchError> {
+    if config.plain {
+        plain::run(program, root, config, report)
+    } else {
+        stratified::run(program, root, config, report)
+    }
+}
+
+/// The error of the plain search asked for on `threads` threads: it runs
+/// on one, and a search that quietly ran on fewer threads than asked
+/// would mislead.
+fn plain_on_threads(threads: usize) -> SearchError {
+    SearchError::Input(format!(
+        "the plain search (--plain) runs on one thread, not {threads}: drop -j, or use -j 1"
+    ))
 }
 
 /// The report of a DFS or PB search, with the choice path of its

@@ -9,6 +9,7 @@ mod lin;
 mod liveness;
 mod machine;
 mod network;
+mod plain;
 mod pos_pctcp;
 mod races;
 mod ss;

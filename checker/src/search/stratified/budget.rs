@@ -17,13 +17,13 @@ use std::time::{Duration, Instant};
 /// Transitions between two checks of the budgets (the memory only every
 /// `MEMORY_EVERY`): often enough that the time limit holds within a small
 /// fraction of a second even on a loaded machine.
-const CHECK_EVERY: u64 = 1024;
+pub(in crate::search) const CHECK_EVERY: u64 = 1024;
 /// Transitions between two checks of a parallel worker's budgets: a worker
 /// may share a core with many others (`-j` above the core count), so it
 /// checks the clock more often.
 const WORKER_CHECK_EVERY: u64 = 256;
 /// Transitions between two checks of the memory.
-const MEMORY_EVERY: u64 = 4096;
+pub(in crate::search) const MEMORY_EVERY: u64 = 4096;
 /// The least time between two reads of the resident memory from /proc
 /// (a file opened, read and closed: about ten microseconds of system
 /// time). A memory check in between judges by the last reading and the
@@ -32,7 +32,7 @@ const RSS_EVERY: Duration = Duration::from_millis(5);
 
 /// The budgets every check looks at first: the stop flag and the time
 /// limit of a search that started at `started`.
-pub(super) fn interrupted_or_late(config: &Config, started: Instant) -> Option<Stop> {
+pub(in crate::search) fn interrupted_or_late(config: &Config, started: Instant) -> Option<Stop> {
     if config.stop.is_raised() {
         return Some(Stop::Budget(BoundedBy::Interrupted));
     }
@@ -40,6 +40,36 @@ pub(super) fn interrupted_or_late(config: &Config, started: Instant) -> Option<S
         return Some(Stop::Budget(BoundedBy::Time));
     }
     None
+}
+
+/// The memory budget at a check: the process's resident memory when it
+/// or the search's own `bytes` exceed `config.max_memory`, else `None`.
+pub(in crate::search) fn over_memory(config: &Config, bytes: u64) -> Option<u64> {
+    let rss = current_rss();
+    (bytes.max(rss) > config.max_memory as u64).then_some(rss)
+}
+
+/// The progress line of a stratified search of `strategy` at `bound`,
+/// `secs` after it started.
+pub(in crate::search) fn progress_line(
+    strategy: &str,
+    bound: u32,
+    (states, transitions, frontier): (u64, u64, u64),
+    secs: f64,
+) -> String {
+    let bound = if bound == UNBOUNDED {
+        "no bound".to_string()
+    } else {
+        format!("bound {bound}")
+    };
+    format!(
+        "{strategy}: {bound}, {} states ({}), {} transitions, frontier {}, {:.0}s",
+        human(states as f64),
+        rate(states, secs),
+        human(transitions as f64),
+        human(frontier as f64),
+        secs
+    )
 }
 
 /// What the workers of one parallel search share besides the cache: the
@@ -176,8 +206,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         }
         let bytes = self.search_bytes() + extra_bytes;
         self.peak_bytes = self.peak_bytes.max(bytes);
-        let rss = current_rss();
-        if bytes.max(rss) > c.max_memory as u64 {
+        if let Some(rss) = over_memory(c, bytes) {
             self.report.notes.push(format!(
                 "stopped at the memory budget of {} MiB: resident {} MiB, cache {} MiB, frontier {} entries ({} MiB), path arena {} MiB",
                 c.max_memory >> 20,
@@ -194,21 +223,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
         let meter = &mut self.meter;
         let mut shared_meter = self.shared.and_then(|s| s.meter());
         let meter = shared_meter.as_deref_mut().unwrap_or(meter);
-        meter.tick(|secs| {
-            let bound = if bound == UNBOUNDED {
-                "no bound".to_string()
-            } else {
-                format!("bound {bound}")
-            };
-            format!(
-                "{strategy}: {bound}, {} states ({}), {} transitions, frontier {}, {:.0}s",
-                human(states as f64),
-                rate(states, secs),
-                human(transitions as f64),
-                human(frontier as f64),
-                secs
-            )
-        });
+        meter.tick(|secs| progress_line(strategy, bound, (states, transitions, frontier), secs));
         None
     }
 }

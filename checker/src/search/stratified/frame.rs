@@ -172,7 +172,7 @@ impl<S, O: ChoiceOrder> Frame<S, O> {
 /// alternative 0 starts another actor's block, which must be a fresh
 /// actor.
 #[inline]
-pub(super) fn offer_at<O: ChoiceOrder>(
+pub(in crate::search) fn offer_at<O: ChoiceOrder>(
     offered: u64,
     (actor, alt): (ActorId, u32),
     set: &EnabledSet<'_>,
@@ -195,7 +195,7 @@ pub(super) fn offer_at<O: ChoiceOrder>(
 /// assertions are on; skipped, it still keeps the bits of a set with a
 /// mask (retirement reads them: `retire.rs`).
 #[inline(always)]
-pub(super) fn offer<O: ChoiceOrder>(
+pub(in crate::search) fn offer<O: ChoiceOrder>(
     offered: u64,
     actor: ActorId,
     set: &EnabledSet<'_>,

@@ -43,9 +43,11 @@ mod step;
 mod throttle;
 
 pub(super) use arena::{PathNode, Remap};
-pub(super) use budget::Shared;
+pub(super) use budget::{interrupted_or_late, over_memory, progress_line, Shared, CHECK_EVERY, MEMORY_EVERY};
 pub(super) use chunk::Spares;
+pub(super) use frame::{offer, offer_at};
 pub(super) use handoff::{run_to_roots, Root};
+pub(super) use peek::key_of;
 
 use super::error::SearchError;
 use super::order::{ChoiceOrder, EnabledSet};
@@ -279,7 +281,7 @@ pub(super) fn cache_budget(config: &Config) -> Option<usize> {
 
 /// Symmetry needs a program that declares one, a cache and the default
 /// cache key (ARCHITECTURE.md §3, "Symmetry").
-fn check_symmetry<P: Program>(program: &P, s0: &P::State, config: &Config) -> Result<(), SearchError> {
+pub(super) fn check_symmetry<P: Program>(program: &P, s0: &P::State, config: &Config) -> Result<(), SearchError> {
     if config.exact_bound {
         return Err(SearchError::Input(
             "symmetry and exact-bound do not combine: the exact bound keys the cache by the explorer's state, which names actors; use one of them".into(),
@@ -456,65 +458,94 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// The report, with the outcome `stop` says.
     pub(super) fn finish(mut self, stop: Option<Stop>) -> SearchResult {
         self.meter.finish();
-        self.peak_bytes = self.peak_bytes.max(self.search_bytes());
-        let r = &mut self.report;
-        r.steps = r.transitions;
-        r.peak_frontier = r.strata.iter().map(|s| s.frontier).max().unwrap_or(0);
-        r.cache_bytes = self.cache.bytes() as u64;
-        r.cache_key = self.config.use_cache.then_some(if self.config.exact_bound {
-            CacheKey::ProgramAndExplorerState
-        } else {
-            CacheKey::ProgramState
-        });
-        if self.config.symmetry {
-            r.symmetry = true;
-            r.notes.push(format!(
-                "symmetry: on; the {} states counted are orbits (one canonical state per class of states equal up to renaming interchangeable actors)",
-                r.states
-            ));
-        }
-        r.peak_search_bytes = self.peak_bytes;
-        r.elapsed_s = self.started.elapsed().as_secs_f64();
-        r.peak_memory_mb = peak_rss().unwrap_or(0) as f64 / (1 << 20) as f64;
-        match stop {
-            Some(Stop::Violation) => {
-                r.outcome = Outcome::Violation;
-                r.violation = self.violation.as_ref().map(|v| v.found.clone());
-            }
-            Some(Stop::Budget(by)) => {
-                r.outcome = Outcome::Bounded;
-                r.bounded_by = Some(by);
-            }
-            Some(Stop::Halted) => {
-                // Only a worker halts, and workers never finish.
-                r.outcome = Outcome::Bounded;
-                r.bounded_by = Some(BoundedBy::Interrupted);
-            }
-            None if self.cut => {
-                r.outcome = Outcome::Bounded;
-                r.bounded_by = Some(BoundedBy::MaxSteps);
-                r.notes.push(format!(
-                    "some executions were cut at --max-steps {}: the state space was not covered",
-                    self.config.max_steps
-                ));
-            }
-            None => {
-                r.outcome = Outcome::Verified;
-                r.collision_probability = Some(Report::collision_bound(r.states, self.cache.fingerprint_bits()));
-            }
-        }
-        if r.cache_full {
-            r.notes.push(format!(
-                "the state cache filled its budget of {} KiB ({} states) and stopped growing: the search stayed sound but explored {} successors again that it could not remember (not counted as states)",
-                self.cache.bytes() >> 10,
-                r.states,
-                self.revisits
-            ));
-        }
+        let end = Ending {
+            stop,
+            found: self.violation.as_ref().map(|v| &v.found),
+            cut: self.cut,
+            revisits: self.revisits,
+            peak_bytes: self.peak_bytes.max(self.search_bytes()),
+            started: self.started,
+        };
+        close_report(&mut self.report, self.config, &self.cache, end);
         SearchResult {
             report: self.report,
             violation: self.violation,
         }
+    }
+}
+
+/// How a stratified search ended, for [`close_report`].
+pub(super) struct Ending<'a> {
+    /// Why it stopped early, if it did.
+    pub(super) stop: Option<Stop>,
+    /// The violation it found.
+    pub(super) found: Option<&'a Found>,
+    /// Whether some executions were cut at the step limit.
+    pub(super) cut: bool,
+    /// Successors explored again because the cache was full.
+    pub(super) revisits: u64,
+    /// The peak of the search's own bytes.
+    pub(super) peak_bytes: u64,
+    /// When it started.
+    pub(super) started: Instant,
+}
+
+/// Completes the report of a stratified search, the optimised one's and
+/// the plain one's (`search/plain.rs`): the totals its strata give, the
+/// cache's figures, and the outcome `end` says with its notes.
+pub(super) fn close_report<C: StateCache>(r: &mut Report, config: &Config, cache: &C, end: Ending<'_>) {
+    r.steps = r.transitions;
+    r.peak_frontier = r.strata.iter().map(|s| s.frontier).max().unwrap_or(0);
+    r.cache_bytes = cache.bytes() as u64;
+    r.cache_key = config.use_cache.then_some(if config.exact_bound {
+        CacheKey::ProgramAndExplorerState
+    } else {
+        CacheKey::ProgramState
+    });
+    if config.symmetry {
+        r.symmetry = true;
+        r.notes.push(format!(
+            "symmetry: on; the {} states counted are orbits (one canonical state per class of states equal up to renaming interchangeable actors)",
+            r.states
+        ));
+    }
+    r.peak_search_bytes = end.peak_bytes;
+    r.elapsed_s = end.started.elapsed().as_secs_f64();
+    r.peak_memory_mb = peak_rss().unwrap_or(0) as f64 / (1 << 20) as f64;
+    match end.stop {
+        Some(Stop::Violation) => {
+            r.outcome = Outcome::Violation;
+            r.violation = end.found.cloned();
+        }
+        Some(Stop::Budget(by)) => {
+            r.outcome = Outcome::Bounded;
+            r.bounded_by = Some(by);
+        }
+        Some(Stop::Halted) => {
+            // Only a worker halts, and workers never finish.
+            r.outcome = Outcome::Bounded;
+            r.bounded_by = Some(BoundedBy::Interrupted);
+        }
+        None if end.cut => {
+            r.outcome = Outcome::Bounded;
+            r.bounded_by = Some(BoundedBy::MaxSteps);
+            r.notes.push(format!(
+                "some executions were cut at --max-steps {}: the state space was not covered",
+                config.max_steps
+            ));
+        }
+        None => {
+            r.outcome = Outcome::Verified;
+            r.collision_probability = Some(Report::collision_bound(r.states, cache.fingerprint_bits()));
+        }
+    }
+    if r.cache_full {
+        r.notes.push(format!(
+            "the state cache filled its budget of {} KiB ({} states) and stopped growing: the search stayed sound but explored {} successors again that it could not remember (not counted as states)",
+            cache.bytes() >> 10,
+            r.states,
+            end.revisits
+        ));
     }
 }
 

@@ -141,7 +141,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
 /// The cache key of a state of fingerprint `fp` with order `order` (keyed
 /// by both: `exact_bound`).
 #[inline]
-fn key_of<O: ChoiceOrder>(fp: u64, order: &O) -> u64 {
+pub(in crate::search) fn key_of<O: ChoiceOrder>(fp: u64, order: &O) -> u64 {
     fingerprint(&(fp, order.state_hash().unwrap_or(0)))
 }
 
