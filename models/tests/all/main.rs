@@ -12,6 +12,7 @@ mod lostupdate;
 mod multipaxos;
 mod params;
 mod paxos;
+mod plain;
 mod raft;
 mod symmetry;
 mod twopc;
