@@ -497,17 +497,12 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
         );
         let end = Ending {
             stop,
-            found: self.violation.as_ref().map(|v| &v.found),
             cut: self.cut,
             revisits: self.revisits,
             peak_bytes: self.peak_bytes.max(self.bytes()),
             started: self.started,
         };
-        close_report(&mut self.report, self.config, &self.cache, end);
-        SearchResult {
-            report: self.report,
-            violation: self.violation,
-        }
+        close_report(self.report, self.violation, self.config, &self.cache, end)
     }
 }
 

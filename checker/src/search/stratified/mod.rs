@@ -460,26 +460,19 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         self.meter.finish();
         let end = Ending {
             stop,
-            found: self.violation.as_ref().map(|v| &v.found),
             cut: self.cut,
             revisits: self.revisits,
             peak_bytes: self.peak_bytes.max(self.search_bytes()),
             started: self.started,
         };
-        close_report(&mut self.report, self.config, &self.cache, end);
-        SearchResult {
-            report: self.report,
-            violation: self.violation,
-        }
+        close_report(self.report, self.violation, self.config, &self.cache, end)
     }
 }
 
 /// How a stratified search ended, for [`close_report`].
-pub(super) struct Ending<'a> {
+pub(super) struct Ending {
     /// Why it stopped early, if it did.
     pub(super) stop: Option<Stop>,
-    /// The violation it found.
-    pub(super) found: Option<&'a Found>,
     /// Whether some executions were cut at the step limit.
     pub(super) cut: bool,
     /// Successors explored again because the cache was full.
@@ -490,10 +483,18 @@ pub(super) struct Ending<'a> {
     pub(super) started: Instant,
 }
 
-/// Completes the report of a stratified search, the optimised one's and
-/// the plain one's (`search/plain.rs`): the totals its strata give, the
-/// cache's figures, and the outcome `end` says with its notes.
-pub(super) fn close_report<C: StateCache>(r: &mut Report, config: &Config, cache: &C, end: Ending<'_>) {
+/// The result of a stratified search, the optimised one's or the plain
+/// one's (`search/plain.rs`), from its report and `violation`: the totals
+/// its strata give, the cache's figures, and the outcome `end` says with
+/// its notes.
+pub(super) fn close_report<C: StateCache>(
+    mut report: Report,
+    violation: Option<RawViolation>,
+    config: &Config,
+    cache: &C,
+    end: Ending,
+) -> SearchResult {
+    let r = &mut report;
     r.steps = r.transitions;
     r.peak_frontier = r.strata.iter().map(|s| s.frontier).max().unwrap_or(0);
     r.cache_bytes = cache.bytes() as u64;
@@ -515,7 +516,7 @@ pub(super) fn close_report<C: StateCache>(r: &mut Report, config: &Config, cache
     match end.stop {
         Some(Stop::Violation) => {
             r.outcome = Outcome::Violation;
-            r.violation = end.found.cloned();
+            r.violation = violation.as_ref().map(|v| v.found.clone());
         }
         Some(Stop::Budget(by)) => {
             r.outcome = Outcome::Bounded;
@@ -547,6 +548,7 @@ pub(super) fn close_report<C: StateCache>(r: &mut Report, config: &Config, cache
             end.revisits
         ));
     }
+    SearchResult { report, violation }
 }
 
 #[cfg(test)]
