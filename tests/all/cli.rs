@@ -384,6 +384,7 @@ fn inapplicable_flags_are_rejected_naming_their_strategies() {
         ("ses", &["--irs-step", "3"], "it applies to irs"),
         ("ss", &["--exact-bound"], "it applies to ses, pb"),
         ("dfs", &["--exact-bound"], "it applies to ses, pb"),
+        ("ss", &["--plain"], "it applies to ses, dfs, pb"),
     ];
     for (strategy, flag, applies) in cases {
         // A model whose search would not end: the check comes first.
@@ -693,7 +694,7 @@ fn sigint_and_sigterm_print_the_report_and_exit_130() {
         child.stderr.take().expect("stderr").read_to_string(&mut err).unwrap();
         assert_eq!(status.code(), Some(130), "{signal}: {rest}{err}");
         assert!(
-            rest.contains("\noutcome: bounded (interrupted)\nstates "),
+            rest.contains("\noutcome: bounded (interrupted)\nchecked: safety\nstates "),
             "{signal}: {rest}"
         );
         assert!(err.contains("interrupted; finishing the report"), "{signal}: {err}");
@@ -822,4 +823,37 @@ fn closed_stdout_ends_every_command_quietly() {
         assert_eq!(o.status.signal(), Some(13), "{args:?}: {:?} {}", o.status, stderr(&o));
         assert_eq!(stderr(&o), "", "{args:?}");
     }
+}
+
+/// `--plain` runs the plain stratified search (ARCHITECTURE.md §3, "The
+/// plain search"), and says so: the optimised search's figures in every
+/// stratum, its outcome and its counterexample (a stratum a violation
+/// stopped counts only the work done: the strata before it); on one
+/// thread only.
+#[test]
+fn plain_gives_the_figures_and_counterexample_of_the_optimised_search() {
+    let strata = |v: &Value| -> Vec<[Value; 5]> {
+        let strata = v["strata"].as_array().expect("strata");
+        let figures = ["bound", "new_states", "transitions", "deferrals", "frontier"];
+        strata.iter().map(|s| figures.map(|k| s[k].clone())).collect()
+    };
+    for strategy in ["ses", "dfs", "pb"] {
+        for model in [&["twophase"][..], &["lostupdate", "--bug", "1"]] {
+            let args = [&["run"][..], model, &["-s", strategy, "--json"]].concat();
+            let (fast, plain) = (mcheck(&args), mcheck(&[&args[..], &["--plain"]].concat()));
+            assert_eq!(fast.status.code(), plain.status.code(), "{args:?}: {}", stderr(&plain));
+            let (fast, plain) = (json(&fast), json(&plain));
+            for key in ["outcome", "states", "violation", "schedule"] {
+                assert_eq!(fast[key], plain[key], "{args:?}: {key}");
+            }
+            let (f, p) = (strata(&fast), strata(&plain));
+            let complete = f.len() - usize::from(!fast["violation"].is_null());
+            assert_eq!((f.len(), &f[..complete]), (p.len(), &p[..complete]), "{args:?}");
+            let notes = plain["notes"].to_string();
+            assert!(notes.contains("plain stratified search"), "{args:?}: {notes}");
+        }
+    }
+    let o = mcheck(&["run", "twophase", "-s", "ses", "-j", "2", "--plain"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("runs on one thread"), "{}", stderr(&o));
 }
