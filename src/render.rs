@@ -177,6 +177,9 @@ pub fn summary(r: &Report) -> String {
         s.push_str(&format!(" ({})", bounded_text(b)));
     }
     s.push('\n');
+    if !r.monitors.is_empty() {
+        s.push_str(&format!("checked: {}\n", r.monitors.join(", ")));
+    }
     if let (Some(BoundedBy::MaxDelays), Some(key)) = (r.bounded_by, r.cache_key) {
         s.push_str(&bound_guarantee(r, key));
     }

@@ -61,6 +61,7 @@ pub fn check_model_ses<M: Model, E: Explorer>(
         return Ok(None);
     }
     let mut report = search::ses(&program, explorer.clone(), config)?;
+    report.monitors = search::monitors(&program, &Strategy::Ses, config);
     complete_report(&model.info(), &params, bug, &program, explorer, config, &mut report)?;
     Ok(Some(report))
 }

@@ -36,7 +36,8 @@ pub use coverage::{CountedOver, Coverage, Status as PropertyStatus};
 pub use explorer::{enabled_mask, BoxedExplorer, Explorer};
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{
-    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Program, StateView, StepTrace, Violation, ViolationKind,
+    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Monitors, Program, StateView, StepTrace, Violation,
+    ViolationKind,
 };
 pub use races::{explain, explain_model, ExplainError, Explanation, Race, Variant};
 pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};

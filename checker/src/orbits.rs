@@ -169,14 +169,14 @@ impl<'p, P: Program> OrbitsChecked<'p, P> {
             for alt in 0..e.alternatives {
                 let mut c = s.clone();
                 steps.push(match self.program.execute(&mut c, e.actor, alt, &mut Vec::new()) {
-                    Ok(()) => Ok(self.program.hot(&c).is_some()),
+                    Ok(()) => Ok(crate::liveness::is_hot(self.program, &c)),
                     Err(v) => Err(v.kind.as_str()),
                 });
             }
         }
         steps.sort_unstable();
         Signature {
-            hot: self.program.hot(s).is_some(),
+            hot: crate::liveness::is_hot(self.program, s),
             deadlock: en.is_empty() && self.program.deadlock(s).is_some(),
             steps,
         }

@@ -192,8 +192,30 @@ impl fmt::Display for Violation {
     }
 }
 
-/// What a hot state owes (see [`Program::hot`]): the monitor that is hot
-/// and, in words, what it waits for.
+/// A program's liveness monitors (ARCHITECTURE.md §5, "Liveness"), the
+/// capability that [`Program::liveness`] offers: a state is **hot** when
+/// some monitor is owed something (a request waits for its answer, a
+/// crashed server waits for repair), **cold** otherwise. Liveness checking
+/// reports a fair cycle of hot states and a terminal hot state; sampled
+/// executions report a long hot streak as a possible violation.
+///
+/// # Contract
+///
+/// Both methods are pure functions of the state, and `owed(s)` is `Some`
+/// exactly when `hot(s)` is true.
+pub trait Monitors<S>: Sync {
+    /// Whether some monitor is hot in `s`. It runs after every step of a
+    /// sampled execution with liveness on and at every state of the
+    /// liveness graph: decide, do not describe (no formatting here).
+    fn hot(&self, s: &S) -> bool;
+
+    /// The hot monitor of `s` and what it is owed, in words; `None` when
+    /// `s` is cold. Asked only where a report needs the words.
+    fn owed(&self, s: &S) -> Option<Hot>;
+}
+
+/// What a hot state owes (see [`Monitors`]): the monitor that is hot and,
+/// in words, what it waits for.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 pub struct Hot {
     /// The hot monitor (or property) by name.
@@ -351,23 +373,14 @@ pub trait Program: Sync {
         None
     }
 
-    /// Monitor temperature: `Some` when `s` is **hot** (some monitor is
-    /// owed something: a request waits for its answer, a crashed server
-    /// waits for repair), `None` when it is cold. Liveness checking
-    /// (ARCHITECTURE.md §5, "Liveness") reports a fair cycle of hot states
-    /// and a terminal hot state. Must be a pure function of `s`. Optional:
-    /// the default is never hot. The machine runtime asks
-    /// `MachineModel::hot`.
-    fn hot(&self, _s: &Self::State) -> Option<Hot> {
+    /// The program's liveness monitors, if it has any (see [`Monitors`]):
+    /// liveness checking (the graph pass after an exhaustive search, the
+    /// temperature of sampled executions) runs only for a program that
+    /// answers `Some`, so that programs without liveness monitors pay
+    /// nothing for it. Default: `None`. The machine runtime answers for
+    /// models whose `MachineModel::has_liveness` is true.
+    fn liveness(&self) -> Option<&dyn Monitors<Self::State>> {
         None
-    }
-
-    /// Whether `hot` can ever say `Some`: the liveness check (the graph
-    /// pass after an exhaustive search, the temperature of sampled
-    /// executions) runs only for programs that say so, so that programs
-    /// without liveness monitors pay nothing for it. Default: `false`.
-    fn has_liveness(&self) -> bool {
-        false
     }
 
     /// The fingerprint of `s`'s **orbit** under the program's symmetry
@@ -510,11 +523,8 @@ impl<P: Program + ?Sized> Program for &P {
     fn view(&self, s: &Self::State) -> Option<StateView> {
         (**self).view(s)
     }
-    fn hot(&self, s: &Self::State) -> Option<Hot> {
-        (**self).hot(s)
-    }
-    fn has_liveness(&self) -> bool {
-        (**self).has_liveness()
+    fn liveness(&self) -> Option<&dyn Monitors<Self::State>> {
+        (**self).liveness()
     }
     fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
         (**self).canonical_fingerprint(s)

@@ -55,8 +55,14 @@ pub fn follow<P: Program, E: Explorer>(
         // at the step that ended the execution hot, or at the step limit
         // (whose message names the hot streak, which the path alone sets:
         // any threshold below it reproduces it).
-        let tempered = crate::liveness::Temperature::new(program, schedule.max_steps, 0);
-        return follow_path(&tempered, explorer, schedule, traced);
+        // It judges terminal states as deadlocks are judged, and reports a
+        // real deadlock only when the schedule counts them.
+        let tempered = crate::liveness::Temperature::new(program, schedule.max_steps, 0, schedule.deadlock);
+        let judged = Schedule {
+            deadlock: true,
+            ..schedule.clone()
+        };
+        return follow_path(&tempered, explorer, &judged, traced);
     }
     follow_path(program, explorer, schedule, traced)
 }

@@ -190,6 +190,12 @@ pub struct Report {
     pub shard: Option<String>,
     /// Remarks for people (why bounded, what filled memory, ...).
     pub notes: Vec<String>,
+    /// What the run checked, in words, safety first (`"safety"`,
+    /// `"deadlocks"`, `"liveness (...)"`, `"the symmetry declaration"`,
+    /// `"coverage"`, `"reachability of P"`), so that a user sees what they
+    /// pay for; filled by [`crate::search::run`] (empty for a strategy
+    /// called directly).
+    pub monitors: Vec<String>,
     /// What the search exercised and the reachability properties
     /// (`mcheck run --coverage`; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -228,6 +234,7 @@ impl Report {
             collision_probability: None,
             shard: None,
             notes: Vec::new(),
+            monitors: Vec::new(),
             coverage: None,
         }
     }

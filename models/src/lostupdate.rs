@@ -307,7 +307,14 @@ impl MachineModel for Cfg {
         true
     }
 
-    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+    fn hot(&self, world: &World<Self>) -> bool {
+        world
+            .slots()
+            .iter()
+            .any(|s| matches!(&s.machine, Machine::Client(c) if c.left > 0))
+    }
+
+    fn owed(&self, world: &World<Self>) -> Option<MonitorError> {
         world.slots().iter().enumerate().find_map(|(i, s)| match &s.machine {
             Machine::Client(c) if c.left > 0 => Some(MonitorError::new(
                 "increments",

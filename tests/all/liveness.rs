@@ -83,10 +83,16 @@ impl mcheck_checker::Program for Spinner {
         }
         Ok(())
     }
-    fn has_liveness(&self) -> bool {
-        true
+    fn liveness(&self) -> Option<&dyn mcheck_checker::Monitors<Self::State>> {
+        Some(self)
     }
-    fn hot(&self, s: &Self::State) -> Option<mcheck_checker::Hot> {
+}
+
+impl mcheck_checker::Monitors<(bool, bool)> for Spinner {
+    fn hot(&self, s: &(bool, bool)) -> bool {
+        s.0
+    }
+    fn owed(&self, s: &(bool, bool)) -> Option<mcheck_checker::Hot> {
         s.0.then(|| mcheck_checker::Hot {
             monitor: "answer".into(),
             owed: "the request is not answered".into(),

@@ -243,6 +243,11 @@ impl<'p, P: Program> Covered<'p, P> {
         self.over
     }
 
+    /// The name of the reachability property sought, if any.
+    pub fn property(&self) -> Option<&'static str> {
+        self.property.map(|(_, name)| name)
+    }
+
     /// Whether the search tells the transitions to count.
     #[inline(always)]
     fn told(&self) -> bool {

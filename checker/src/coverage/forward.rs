@@ -97,13 +97,8 @@ macro_rules! forward_program {
         }
 
         #[inline]
-        fn hot(&self, s: &P::State) -> Option<$crate::program::Hot> {
-            self.program.hot(s)
-        }
-
-        #[inline]
-        fn has_liveness(&self) -> bool {
-            self.program.has_liveness()
+        fn liveness(&self) -> Option<&dyn $crate::program::Monitors<P::State>> {
+            self.program.liveness()
         }
 
         #[inline]

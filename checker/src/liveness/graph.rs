@@ -82,7 +82,9 @@ pub(super) fn build<P: Program>(program: &P, config: &Config, started: Instant) 
     let mut index: hashbrown::HashMap<u64, u32, ahash::RandomState> = hashbrown::HashMap::with_hasher(FIXED_HASHER);
     let s0 = program.initial();
     index.insert(fingerprint(&s0), 0);
-    g.hot.push(program.hot(&s0).is_some());
+    let monitors = program.liveness();
+    let hot = |s: &P::State| monitors.is_some_and(|m| m.hot(s));
+    g.hot.push(hot(&s0));
     g.parent.push(NONE);
     g.via.push(0);
     g.offsets.push(0);
@@ -122,7 +124,7 @@ pub(super) fn build<P: Program>(program: &P, config: &Config, started: Instant) 
                             if next == NONE || config.max_states.is_some_and(|m| u64::from(next) >= m) {
                                 return Err(BoundedBy::States);
                             }
-                            g.hot.push(program.hot(&t).is_some());
+                            g.hot.push(hot(&t));
                             g.parent.push(me);
                             g.via.push(choice);
                             queue.push_back(t.clone());

@@ -104,7 +104,7 @@ impl<P: Program> Recorder<'_, P> {
         self.inner.enabled(s, &mut en);
         let seen = Seen {
             fp: fingerprint(s),
-            hot: self.inner.hot(s),
+            hot: self.inner.liveness().and_then(|m| m.owed(s)),
             enabled: en,
         };
         self.seen.lock().unwrap_or_else(|e| e.into_inner()).push(seen);

@@ -1,6 +1,7 @@
 //! Liveness checking (ARCHITECTURE.md §5, "Liveness").
 //!
-//! A program marks states **hot** ([`Program::hot`]): some monitor is owed
+//! A program marks states **hot** ([`Program::liveness`], whose
+//! [`Monitors`](crate::program::Monitors) say so): some monitor is owed
 //! something. A liveness violation is
 //!
 //! * a reachable cycle of hot states that is **weakly fair**: every actor
@@ -30,6 +31,12 @@ use crate::program::{Program, ViolationKind};
 use crate::report::{BoundedBy, Found, Outcome, Report};
 use crate::schedule::{PathKind, Schedule};
 use std::time::Instant;
+
+/// Whether a monitor of `program` is hot in `s` (never, for a program
+/// without [`Program::liveness`]).
+pub fn is_hot<P: Program>(program: &P, s: &P::State) -> bool {
+    program.liveness().is_some_and(|m| m.hot(s))
+}
 
 /// What the liveness check measured.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,12 +2,14 @@
 //! "Liveness"): [`Temperature`] wraps a program and counts, along each
 //! execution, its steps and the consecutive steps that ended hot; the step
 //! that reaches the step limit with more than the threshold of them is a
-//! *possible* liveness violation (as Coyote's liveness temperature); a step
-//! after which nothing can run while a monitor is hot is a certain one (the
-//! monitor stays hot for ever: the exhaustive check's terminal case). Every
-//! sampling strategy runs on the wrapper unchanged.
+//! *possible* liveness violation (as Coyote's liveness temperature); a
+//! terminal state that is hot is a certain one (the monitor stays hot for
+//! ever: the exhaustive check's terminal case), reported at that state as
+//! a deadlock is. Every sampling strategy runs on the wrapper unchanged.
 
-use crate::program::{ActorId, ActorInfo, Enabled, Event, Program, StateView, StepTrace, Violation, ViolationKind};
+use crate::program::{
+    ActorId, ActorInfo, Enabled, Event, Hot, Monitors, Program, StateView, StepTrace, Violation, ViolationKind,
+};
 use std::hash::{Hash, Hasher};
 
 /// A state of the wrapped program with the execution's counters. The
@@ -39,51 +41,95 @@ impl<S: Hash> Hash for Tempered<S> {
 
 /// `inner`, whose execution reaching `max_steps` steps with a monitor hot
 /// for more than `threshold` consecutive steps violates
-/// ([`ViolationKind::PossibleLiveness`]).
-#[derive(Debug)]
-pub struct Temperature<'p, P> {
+/// ([`ViolationKind::PossibleLiveness`]), and whose terminal hot states
+/// violate ([`ViolationKind::Liveness`]).
+///
+/// A step asks only [`Monitors::hot`], which decides without describing;
+/// the words of [`Monitors::owed`] are asked for once, by the violation.
+/// The terminal states are judged by [`Program::deadlock`], which the
+/// search asks at every terminal state when deadlock detection is on: so
+/// the strategies run on this wrapper with deadlock detection on, and the
+/// wrapper reports a real deadlock only when `deadlock` says the user
+/// asked for it ([`crate::search::run`] and replay do both).
+pub struct Temperature<'p, P: Program> {
     inner: &'p P,
+    monitors: Option<&'p dyn Monitors<P::State>>,
     max_steps: u64,
     threshold: u64,
+    deadlock: bool,
+}
+
+impl<P: Program> std::fmt::Debug for Temperature<'_, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Temperature")
+            .field("max_steps", &self.max_steps)
+            .field("threshold", &self.threshold)
+            .field("deadlock", &self.deadlock)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'p, P: Program> Temperature<'p, P> {
-    /// Wrap `inner` (see the type's docs).
-    pub fn new(inner: &'p P, max_steps: usize, threshold: u64) -> Self {
+    /// Wrap `inner` (see the type's docs); `deadlock`: whether a terminal
+    /// state that is cold and a deadlock of `inner` violates.
+    pub fn new(inner: &'p P, max_steps: usize, threshold: u64, deadlock: bool) -> Self {
         Temperature {
             inner,
+            monitors: inner.liveness(),
             max_steps: max_steps as u64,
             threshold,
+            deadlock,
         }
     }
 
-    /// Count the step just taken; the violation when it ends the execution
-    /// hot, or reaches the limit too hot.
+    /// Whether a monitor is hot in `s`.
+    #[inline(always)]
+    fn hot(&self, s: &P::State) -> bool {
+        self.monitors.is_some_and(|m| m.hot(s))
+    }
+
+    /// The liveness violation of `kind` at hot state `s`, with the message
+    /// `message` makes of what is owed.
+    #[cold]
+    fn violation(&self, s: &P::State, kind: ViolationKind, message: impl FnOnce(&Hot) -> String) -> Violation {
+        let hot = self.monitors.and_then(|m| m.owed(s)).unwrap_or_else(|| Hot {
+            monitor: "liveness".into(),
+            owed: "a monitor is hot (Monitors::owed said nothing: a bug of the model)".into(),
+        });
+        hot.violation(kind, message(&hot))
+    }
+
+    /// Count the step just taken; the violation when it reaches the limit
+    /// too hot.
+    #[inline(always)]
     fn count(&self, s: &mut Tempered<P::State>) -> Result<(), Violation> {
         s.steps += 1;
-        let hot = self.inner.hot(&s.inner);
-        s.streak = if hot.is_some() { s.streak + 1 } else { 0 };
-        let Some(hot) = hot else {
-            return Ok(());
-        };
-        if self.ends(&s.inner) {
-            return Err(hot.violation(ViolationKind::Liveness, super::lasso::message(&hot, 0)));
-        }
-        if s.steps == self.max_steps && s.streak > self.threshold {
-            let message = format!(
-                "the execution reached max-steps {} with the monitor hot for its last {} steps: {}",
-                self.max_steps, s.streak, hot.owed
-            );
-            return Err(hot.violation(ViolationKind::PossibleLiveness, message));
+        s.streak = if self.hot(&s.inner) { s.streak + 1 } else { 0 };
+        if s.steps == self.max_steps && s.streak > 0 {
+            return self.at_limit(s);
         }
         Ok(())
     }
 
-    /// Whether nothing can run in `s` (asked only in hot states).
-    fn ends(&self, s: &P::State) -> bool {
+    /// The last step's verdict, hot: certain when nothing can run (the
+    /// search stops at the limit without asking [`Program::deadlock`]),
+    /// possible when the streak is above the threshold.
+    #[cold]
+    fn at_limit(&self, s: &Tempered<P::State>) -> Result<(), Violation> {
         let mut en = Vec::new();
-        self.inner.enabled(s, &mut en);
-        en.is_empty()
+        self.inner.enabled(&s.inner, &mut en);
+        if en.is_empty() {
+            return Err(self.violation(&s.inner, ViolationKind::Liveness, |hot| super::lasso::message(hot, 0)));
+        }
+        if s.streak <= self.threshold {
+            return Ok(());
+        }
+        Err(self.violation(&s.inner, ViolationKind::PossibleLiveness, |hot| {
+            format!(
+                "the execution reached max-steps {} with the monitor hot for its last {} steps: {}",
+                self.max_steps, s.streak, hot.owed
+            )
+        }))
     }
 }
 
@@ -106,8 +152,13 @@ impl<P: Program> Program for Temperature<'_, P> {
         self.inner.execute(&mut s.inner, actor, alt, events)?;
         self.count(s)
     }
+    /// A terminal state: hot, a liveness violation; cold, a deadlock of
+    /// the wrapped program's when deadlocks count.
     fn deadlock(&self, s: &Self::State) -> Option<Violation> {
-        self.inner.deadlock(&s.inner)
+        if self.hot(&s.inner) {
+            return Some(self.violation(&s.inner, ViolationKind::Liveness, |hot| super::lasso::message(hot, 0)));
+        }
+        self.deadlock.then(|| self.inner.deadlock(&s.inner)).flatten()
     }
     fn actor_name(&self, s: &Self::State, actor: ActorId) -> String {
         self.inner.actor_name(&s.inner, actor)
@@ -125,12 +176,6 @@ impl<P: Program> Program for Temperature<'_, P> {
     }
     fn view(&self, s: &Self::State) -> Option<StateView> {
         self.inner.view(&s.inner)
-    }
-    fn hot(&self, s: &Self::State) -> Option<crate::program::Hot> {
-        self.inner.hot(&s.inner)
-    }
-    fn has_liveness(&self) -> bool {
-        self.inner.has_liveness()
     }
     fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
         self.inner.canonical_fingerprint(&s.inner)

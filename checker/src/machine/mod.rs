@@ -242,19 +242,28 @@ pub trait MachineModel: Send + Sync {
         false
     }
 
-    /// Monitor temperature (liveness, ARCHITECTURE.md §5): `Some` while a
-    /// monitor is **hot**, owed something (`monitor` names it, `message`
-    /// says what is owed), `None` while every monitor is cold. Read the
-    /// monitors' state (`world.monitor`) and, where what is owed depends on
-    /// it, the machines. Must be a pure function of the world. Default:
-    /// never hot.
-    fn hot(&self, _world: &World<Self>) -> Option<MonitorError> {
+    /// Monitor temperature (liveness, ARCHITECTURE.md §5): whether some
+    /// monitor is **hot** in `world`, owed something, rather than cold.
+    /// Read the monitors' state (`world.monitor`) and, where what is owed
+    /// depends on it, the machines. A pure function of the world, and
+    /// cheap: with liveness on it runs after every step of a sampled
+    /// execution, so decide here and describe in [`MachineModel::owed`].
+    /// Default: never hot.
+    fn hot(&self, _world: &World<Self>) -> bool {
+        false
+    }
+
+    /// What the hot monitor of `world` is owed (`monitor` names it,
+    /// `message` says what is owed), `None` when every monitor is cold:
+    /// `Some` exactly when [`MachineModel::hot`] is true. Asked only where
+    /// a report needs the words. Default: `None`.
+    fn owed(&self, _world: &World<Self>) -> Option<MonitorError> {
         None
     }
 
-    /// Whether [`MachineModel::hot`] can ever say `Some` (see
-    /// `Program::has_liveness`): a model with liveness monitors says
-    /// `true`. Default: `false`.
+    /// Whether [`MachineModel::hot`] can ever be true (the runtime then
+    /// offers the program's `liveness`): a model with liveness monitors
+    /// says `true`. Default: `false`.
     fn has_liveness(&self) -> bool {
         false
     }

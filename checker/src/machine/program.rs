@@ -6,7 +6,8 @@ use super::world::{MachineId, Pending, Slot, World};
 use super::{MachineModel, Receive};
 use crate::coverage::Hit;
 use crate::program::{
-    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Program, StateView, StepTrace, Violation, ViolationKind,
+    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Monitors, Program, StateView, StepTrace, Violation,
+    ViolationKind,
 };
 use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -419,18 +420,8 @@ impl<M: MachineModel> Program for Machines<M> {
         })
     }
 
-    fn has_liveness(&self) -> bool {
-        self.0.has_liveness()
-    }
-
-    fn hot(&self, s: &World<M>) -> Option<Hot> {
-        // A panic in the model's hook is a bug of the model; it counts as
-        // cold here, and the step that reached `s` would have reported it.
-        let owed = guarded(|| self.0.hot(s)).ok().flatten()?;
-        Some(Hot {
-            monitor: owed.monitor.to_string(),
-            owed: owed.message,
-        })
+    fn liveness(&self) -> Option<&dyn Monitors<World<M>>> {
+        self.0.has_liveness().then_some(self as &dyn Monitors<World<M>>)
     }
 
     fn canonical_fingerprint(&self, s: &World<M>) -> Option<u64> {
@@ -472,5 +463,24 @@ impl<M: MachineModel> Program for Machines<M> {
 
     fn holds(&self, s: &World<M>, property: usize) -> bool {
         self.0.holds(s, property)
+    }
+}
+
+/// The model's liveness monitors ([`MachineModel::hot`] and
+/// [`MachineModel::owed`]). A panic in the model's hook is a bug of the
+/// model; it counts as cold here, and the step that reached the state
+/// would have reported it.
+impl<M: MachineModel> Monitors<World<M>> for Machines<M> {
+    #[inline]
+    fn hot(&self, s: &World<M>) -> bool {
+        guarded(|| self.0.hot(s)).unwrap_or(false)
+    }
+
+    fn owed(&self, s: &World<M>) -> Option<Hot> {
+        let owed = guarded(|| self.0.owed(s)).ok().flatten()?;
+        Some(Hot {
+            monitor: owed.monitor.to_string(),
+            owed: owed.message,
+        })
     }
 }

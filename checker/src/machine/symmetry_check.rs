@@ -10,7 +10,7 @@ use super::symmetry::{canonical, renamed};
 use super::world::{MachineId, World};
 use super::MachineModel;
 use crate::orbits::SymmetryMismatch;
-use crate::program::{ActorId, Enabled, Program};
+use crate::program::{ActorId, Enabled, Monitors, Program};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -71,7 +71,7 @@ impl<M: MachineModel> Machines<M> {
         };
         let verdict = |w: &World<M>| guarded(|| model.invariant(w).is_ok()).unwrap_or(false);
         same("the invariant holds", verdict(s), verdict(&t))?;
-        same("a monitor is hot", self.hot(s).is_some(), self.hot(&t).is_some())?;
+        same("a monitor is hot", Monitors::hot(self, s), Monitors::hot(self, &t))?;
         same(
             "the state is a deadlock",
             self.deadlock(s).is_some(),

@@ -58,6 +58,7 @@ pub use threads::run_indexed;
 
 use crate::config::Config;
 use crate::explorer::Explorer;
+use crate::liveness::Temperature;
 use crate::program::{Program, ViolationKind};
 use crate::report::Report;
 use crate::schedule::PathKind;
@@ -348,9 +349,36 @@ pub fn run<P: Program, E: Explorer>(
     config: &Config,
 ) -> Result<Report, SearchError> {
     if !checks_symmetry(program, config) {
-        return run_checked(program, explorer, strategy, config);
+        let mut report = run_checked(program, explorer, strategy, config)?;
+        report.monitors = monitors(program, strategy, config);
+        return Ok(report);
     }
     run_covered(&crate::coverage::Covered::off(program), explorer, strategy, config)
+}
+
+/// What [`run`] checks of `program` with `strategy`, in words, for
+/// [`Report::monitors`]: safety always (the program's violations, its
+/// monitors and invariants), then what the configuration and the
+/// program's capabilities add.
+pub fn monitors<P: Program>(program: &P, strategy: &Strategy, config: &Config) -> Vec<String> {
+    let mut checks = vec!["safety".to_string()];
+    if config.deadlock {
+        checks.push("deadlocks".into());
+    }
+    if checks_liveness(program, config) {
+        checks.push(match strategy.is_exhaustive() {
+            true => "liveness (fair hot cycles, once verified)".into(),
+            false => format!(
+                "liveness (hot at the end, or for more than {} steps at max-steps {})",
+                config.temperature(),
+                config.max_steps
+            ),
+        });
+    }
+    if checks_symmetry(program, config) {
+        checks.push("the symmetry declaration".into());
+    }
+    checks
 }
 
 /// [`run`] on a program under coverage (counting, seeking a property, or
@@ -368,11 +396,18 @@ pub fn run_covered<P: Program, E: Explorer>(
     config: &Config,
 ) -> Result<Report, SearchError> {
     let checked = crate::orbits::OrbitsChecked::new(program, checks_symmetry(program, config));
-    let report = run_checked(&checked, explorer, strategy, config);
-    match checked.mismatch() {
-        Some(m) => Err(SearchError::Symmetry(m)),
-        None => report,
+    let mut report = run_checked(&checked, explorer, strategy, config);
+    if let Some(m) = checked.mismatch() {
+        return Err(SearchError::Symmetry(m));
     }
+    if let Ok(report) = report.as_mut() {
+        report.monitors = monitors(program, strategy, config);
+        report.monitors.extend(program.over().map(|_| "coverage".to_string()));
+        report
+            .monitors
+            .extend(program.property().map(|p| format!("reachability of {p}")));
+    }
+    report
 }
 
 /// Whether [`run`] checks `program`'s symmetry declaration (asked for, and
@@ -385,7 +420,7 @@ fn checks_symmetry<P: Program>(program: &P, config: &Config) -> bool {
 /// liveness properties): a sampling search then runs on a wrapper, and
 /// every search is followed by the liveness check.
 fn checks_liveness<P: Program>(program: &P, config: &Config) -> bool {
-    config.liveness && program.has_liveness()
+    config.liveness && program.liveness().is_some()
 }
 
 /// Whether [`run`] searches `program` as it is, with nothing before or
@@ -408,8 +443,19 @@ fn run_checked<P: Program, E: Explorer>(
     let mut report = if strategy.is_exhaustive() {
         run_strategy(program, explorer, strategy, config)?
     } else {
-        let tempered = crate::liveness::Temperature::new(program, config.max_steps, config.temperature());
-        run_sampling(&tempered, explorer, strategy, config)?
+        // The wrapper judges terminal states (see its docs), so the search
+        // runs with deadlock detection on; the schedule says what the user
+        // asked.
+        let tempered = Temperature::new(program, config.max_steps, config.temperature(), config.deadlock);
+        let judged = Config {
+            deadlock: true,
+            ..config.clone()
+        };
+        let mut report = run_sampling(&tempered, explorer, strategy, &judged)?;
+        if let Some(schedule) = report.schedule.as_mut() {
+            schedule.deadlock = config.deadlock;
+        }
+        report
     };
     crate::liveness::check_into(program, config, &mut report);
     Ok(report)

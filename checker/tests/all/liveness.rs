@@ -6,7 +6,7 @@ use mcheck_checker::liveness::{check, replay_lasso, Liveness, Temperature};
 use mcheck_checker::search::exec::{choice_at, End};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{
-    ActorId, ActorInfo, Config, Enabled, Event, Hot, Program, Schedule, Strategy, Violation, ViolationKind,
+    ActorId, ActorInfo, Config, Enabled, Event, Hot, Monitors, Program, Schedule, Strategy, Violation, ViolationKind,
 };
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -98,10 +98,16 @@ impl Program for HotProgram {
     fn execute(&self, s: &mut u32, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
         self.inner.execute(s, actor, alt, events)
     }
-    fn has_liveness(&self) -> bool {
-        true
+    fn liveness(&self) -> Option<&dyn Monitors<u32>> {
+        Some(self)
     }
-    fn hot(&self, s: &u32) -> Option<Hot> {
+}
+
+impl Monitors<u32> for HotProgram {
+    fn hot(&self, s: &u32) -> bool {
+        self.hot[*s as usize]
+    }
+    fn owed(&self, s: &u32) -> Option<Hot> {
         self.hot[*s as usize].then(|| Hot {
             monitor: "owed".into(),
             owed: format!("state {s} is hot"),
@@ -234,11 +240,17 @@ impl Program for Retry {
         }
         Ok(())
     }
-    fn has_liveness(&self) -> bool {
-        true
+    fn liveness(&self) -> Option<&dyn Monitors<Self::State>> {
+        Some(self)
     }
-    fn hot(&self, s: &Self::State) -> Option<Hot> {
-        (s.0 && !s.1).then(|| Hot {
+}
+
+impl Monitors<(bool, bool, u8)> for Retry {
+    fn hot(&self, s: &(bool, bool, u8)) -> bool {
+        s.0 && !s.1
+    }
+    fn owed(&self, s: &(bool, bool, u8)) -> Option<Hot> {
+        self.hot(s).then(|| Hot {
             monitor: "answer".into(),
             owed: "the request is not answered".into(),
         })
@@ -331,5 +343,5 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
     )
     .unwrap();
     assert!(report.violation.is_none());
-    let _ = Temperature::new(&broken, 40, 0);
+    let _ = Temperature::new(&broken, 40, 0, false);
 }

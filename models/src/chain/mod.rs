@@ -642,8 +642,12 @@ impl MachineModel for Cfg {
         symmetry::rename(value, f)
     }
 
-    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
-        monitor::owed(self, world).map(|(monitor, owed)| MonitorError::new(monitor, owed))
+    fn hot(&self, world: &World<Self>) -> bool {
+        monitor::owed(self, world).is_some()
+    }
+
+    fn owed(&self, world: &World<Self>) -> Option<MonitorError> {
+        monitor::owed(self, world).map(|owed| MonitorError::new(owed.monitor(), owed.to_string()))
     }
 
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {

@@ -87,44 +87,65 @@ pub(crate) fn propagation(cfg: &Cfg, world: &World<Cfg>) -> Result<(), String> {
 /// Both are owed under every budget: the injector crashes at most
 /// `servers - 1` servers, each crash report starts a ping round, and a
 /// repair needs no retry, so a correct chain always pays them.
-pub(crate) fn owed(cfg: &Cfg, world: &World<Cfg>) -> Option<(&'static str, String)> {
+pub(crate) fn owed(cfg: &Cfg, world: &World<Cfg>) -> Option<Owed> {
     let Machine::Master(master) = world.machine(cfg.master_id()) else {
         return None;
     };
     let chain = &master.chain;
     let halted = |id: MachineId| world.slots()[id.0 as usize].halted;
     if let Some(dead) = chain.iter().find(|&&s| halted(s)) {
-        return Some((
-            "repaired",
-            format!("server{} crashed and is still in the master's chain", dead.0),
-        ));
+        return Some(Owed::Crashed(dead.0));
     }
     for (id, m) in world.live() {
         match m {
             Machine::Server(s) if chain.contains(&id) => {
                 if let Some(x) = [s.pred, s.succ].into_iter().flatten().find(|x| !chain.contains(x)) {
-                    return Some((
-                        "repaired",
-                        format!("server{} still links to server{}, which the master removed", id.0, x.0),
-                    ));
+                    return Some(Owed::StaleLink(id.0, x.0));
                 }
                 if !s.linked {
-                    return Some((
-                        "repaired",
-                        format!("server{} waits for its new successor's LastSeq", id.0),
-                    ));
+                    return Some(Owed::Unlinked(id.0));
                 }
             }
-            Machine::Client(c) => {
-                return Some((
-                    "answered",
-                    format!("client{} waits for the answer to its operation {}", id.0, c.op),
-                ))
-            }
+            Machine::Client(c) => return Some(Owed::Answer(id.0, c.op)),
             _ => {}
         }
     }
     None
+}
+
+/// What [`owed`] found, by machine id: decided without formatting, said in
+/// words by its `Display`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Owed {
+    /// `repaired`: the server crashed and is still in the master's chain.
+    Crashed(u32),
+    /// `repaired`: the server links to the other, which the master removed.
+    StaleLink(u32, u32),
+    /// `repaired`: the server waits for its new successor's `LastSeq`.
+    Unlinked(u32),
+    /// `answered`: the client waits for the answer to its operation.
+    Answer(u32, u8),
+}
+
+impl Owed {
+    /// The monitor that is owed it.
+    pub(crate) fn monitor(self) -> &'static str {
+        match self {
+            Owed::Answer(..) => "answered",
+            _ => "repaired",
+        }
+    }
+}
+
+impl std::fmt::Display for Owed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Owed::Crashed(s) => write!(f, "server{s} crashed and is still in the master's chain"),
+            Owed::StaleLink(s, x) => write!(f, "server{s} still links to server{x}, which the master removed"),
+            Owed::Unlinked(s) => write!(f, "server{s} waits for its new successor's LastSeq"),
+            Owed::Answer(c, op) => write!(f, "client{c} waits for the answer to its operation {op}"),
+        }
+    }
 }
 
 /// A live client does not wait on a head (for an update) or tail (for a

@@ -343,7 +343,10 @@ impl Cfg {
     /// (nobody competes with it any more). Every value in its proposals
     /// or in a `Request` queued at it must be answered: chosen in its
     /// slot, applied after every slot before it, and the reply received.
-    pub fn owed(&self, world: &World<Self>) -> Option<String> {
+    ///
+    /// The value owed first, the leader that holds it and the leader's
+    /// ballot.
+    pub fn unanswered(&self, world: &World<Self>) -> Option<(u8, u8, u8)> {
         let mut answered = 0;
         let mut top = 0;
         for (_, m) in world.live() {
@@ -367,12 +370,8 @@ impl Cfg {
             _ => None,
         });
         let held = l.proposals.iter().map(|p| p.1).chain(queued);
-        held.filter(|&v| v != 0 && answered & (1 << v) == 0).min().map(|v| {
-            format!(
-                "value {v} is held by node{leader}, the leader of ballot {}, and not answered",
-                l.ballot
-            )
-        })
+        let v = held.filter(|&v| v != 0 && answered & (1 << v) == 0).min()?;
+        Some((v, leader, l.ballot))
     }
 }
 
@@ -498,8 +497,14 @@ impl MachineModel for Cfg {
         symmetry::rename(self, value, f)
     }
 
-    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
-        self.owed(world).map(|owed| MonitorError::new("answered", owed))
+    fn hot(&self, world: &World<Self>) -> bool {
+        self.unanswered(world).is_some()
+    }
+
+    fn owed(&self, world: &World<Self>) -> Option<MonitorError> {
+        let (v, leader, ballot) = self.unanswered(world)?;
+        let owed = format!("value {v} is held by node{leader}, the leader of ballot {ballot}, and not answered");
+        Some(MonitorError::new("answered", owed))
     }
 
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {

@@ -422,7 +422,11 @@ impl MachineModel for Cfg {
         true
     }
 
-    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+    fn hot(&self, world: &World<Self>) -> bool {
+        world.live().any(|(_, m)| matches!(m, Machine::Proposer(_)))
+    }
+
+    fn owed(&self, world: &World<Self>) -> Option<MonitorError> {
         world.live().find_map(|(id, m)| match m {
             Machine::Proposer(p) => Some(MonitorError::new(
                 "progress",

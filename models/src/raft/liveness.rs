@@ -19,25 +19,59 @@ use mcheck_checker::machine::{MonitorError, World};
 ///   fail on a fair cycle of leaderless states, which the correct model
 ///   does not have.
 pub fn owed(cfg: &Cfg, world: &World<Cfg>) -> Option<MonitorError> {
-    let mut servers = Vec::new();
-    let mut client = None;
-    for (_, m) in world.live() {
-        match m {
-            Machine::Server(s) => servers.push(s),
-            Machine::Client(c) => client = Some(c),
-            Machine::Injector(_) => {}
-        }
-    }
-    let timer = world.in_flight().any(|(_, m)| matches!(m, Msg::Timeout { .. }));
-    client
+    let servers: Vec<&Server> = servers(world).collect();
+    client(world)
         .and_then(|c| answered(cfg, c))
-        .or_else(|| leader_elected(&servers, timer))
+        .or_else(|| leader_elected(&servers, timer(world)))
+}
+
+/// Whether [`owed`] owes anything: the same verdict, without allocating or
+/// formatting (it runs after every sampled step with liveness on).
+pub fn hot(cfg: &Cfg, world: &World<Cfg>) -> bool {
+    if client(world).is_some_and(|c| owes_answer(cfg, c)) {
+        return true;
+    }
+    let Some(term) = servers(world).map(|s| s.term).max() else {
+        return false;
+    };
+    let led = servers(world).any(|s| s.term == term && matches!(s.role, Role::Leader { .. }));
+    !led && timer(world)
+}
+
+/// The live servers of `world`.
+fn servers(world: &World<Cfg>) -> impl Iterator<Item = &Server> {
+    world.live().filter_map(|(_, m)| match m {
+        Machine::Server(s) => Some(s),
+        _ => None,
+    })
+}
+
+/// The live client of `world` (the last, were there several).
+fn client(world: &World<Cfg>) -> Option<&Client> {
+    world
+        .live()
+        .filter_map(|(_, m)| match m {
+            Machine::Client(c) => Some(c),
+            _ => None,
+        })
+        .last()
+}
+
+/// Whether an election timeout is in flight.
+fn timer(world: &World<Cfg>) -> bool {
+    world.in_flight().any(|(_, m)| matches!(m, Msg::Timeout { .. }))
+}
+
+/// Whether `client` holds an operation that has been neither answered nor
+/// given up.
+fn owes_answer(cfg: &Cfg, client: &Client) -> bool {
+    (1..=cfg.ops()).contains(&client.cmd)
 }
 
 /// `answered`: hot while `client` holds an operation that has been neither
 /// answered nor given up.
 pub fn answered(cfg: &Cfg, client: &Client) -> Option<MonitorError> {
-    (1..=cfg.ops()).contains(&client.cmd).then(|| {
+    owes_answer(cfg, client).then(|| {
         MonitorError::new(
             "answered",
             format!(

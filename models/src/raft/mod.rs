@@ -631,7 +631,11 @@ impl MachineModel for Cfg {
         true
     }
 
-    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+    fn hot(&self, world: &World<Self>) -> bool {
+        liveness::hot(self, world)
+    }
+
+    fn owed(&self, world: &World<Self>) -> Option<MonitorError> {
         liveness::owed(self, world)
     }
 

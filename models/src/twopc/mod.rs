@@ -456,7 +456,11 @@ impl MachineModel for Cfg {
         true
     }
 
-    fn hot(&self, world: &World<Self>) -> Option<MonitorError> {
+    fn hot(&self, world: &World<Self>) -> bool {
+        monitor::hot(world)
+    }
+
+    fn owed(&self, world: &World<Self>) -> Option<MonitorError> {
         monitor::owed(world)
     }
 

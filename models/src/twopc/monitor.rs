@@ -3,7 +3,7 @@
 
 use super::{Cfg, Machine, Note, Phase};
 use mcheck_checker::lin::{KvMap, Tracker};
-use mcheck_checker::machine::{MonitorError, World};
+use mcheck_checker::machine::{MonitorError, Slot, World};
 
 /// The atomicity monitor: per transaction (index `txn - 1`), which
 /// participants committed and which aborted or voted no (bit masks). Each
@@ -70,10 +70,26 @@ impl Monitor {
 }
 
 /// The liveness monitors (`answered`, `in-doubt`, see the module docs):
-/// what `world` still owes, if anything.
+/// the first machine that `world` still owes something, with its index.
+fn owing(world: &World<Cfg>) -> Option<(usize, &Machine)> {
+    let owes = |s: &&Slot<Machine>| match &s.machine {
+        Machine::Client(_) => !s.halted,
+        Machine::Participant(p) => p.pending.is_some(),
+        _ => false,
+    };
+    let (i, s) = world.slots().iter().enumerate().find(|(_, s)| owes(s))?;
+    Some((i, &s.machine))
+}
+
+/// Whether `world` owes anything (see [`owing`]).
+pub(super) fn hot(world: &World<Cfg>) -> bool {
+    owing(world).is_some()
+}
+
+/// What `world` owes first, in words (see [`owing`]).
 pub(super) fn owed(world: &World<Cfg>) -> Option<MonitorError> {
-    world.slots().iter().enumerate().find_map(|(i, s)| match &s.machine {
-        Machine::Client(c) if !s.halted => Some(MonitorError::new(
+    match owing(world)? {
+        (i, Machine::Client(c)) => Some(MonitorError::new(
             "answered",
             format!(
                 "client{i} waits for the {} of its write {} of key {}",
@@ -85,7 +101,7 @@ pub(super) fn owed(world: &World<Cfg>) -> Option<MonitorError> {
                 c.key
             ),
         )),
-        Machine::Participant(p) => p.pending.map(|(txn, ..)| {
+        (i, Machine::Participant(p)) => p.pending.map(|(txn, ..)| {
             MonitorError::new(
                 "in-doubt",
                 format!(
@@ -95,7 +111,7 @@ pub(super) fn owed(world: &World<Cfg>) -> Option<MonitorError> {
             )
         }),
         _ => None,
-    })
+    }
 }
 
 /// The participant indices whose bits are set in `mask`, as `0, 2`.
