@@ -15,7 +15,7 @@ use crate::{output, printing, settings, signals};
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use mcheck_checker::coverage::reached_property;
 use mcheck_checker::search::STRATEGIES;
-use mcheck_checker::{ModelInfo, Params, Schedule};
+use mcheck_checker::{Checked, Instance, ModelInfo, Schedule};
 use serde_json::{json, Value};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -158,7 +158,7 @@ fn resolve_model<'r>(
     name: &str,
     bug: Option<&str>,
     set: &[String],
-) -> Result<(&'r dyn DynModel, Params, Option<u32>), String> {
+) -> Result<(&'r dyn DynModel, Instance), String> {
     let model = registry.model(name)?;
     let info = model.info();
     let valid_bugs = || {
@@ -188,11 +188,10 @@ fn resolve_model<'r>(
             Some(id)
         }
     };
-    let overrides = crate::args::parse_overrides(set)?;
-    let params = Params::resolve(info.name, &info.params, &overrides).map_err(|e| e.to_string())?;
-    // What the run reports (header, JSON, saved schedule) is what it runs.
-    let params = model.effective_params(&params, bug);
-    Ok((model, params, bug))
+    // Resolved once: what the run reports (header, JSON, saved schedule)
+    // is what it runs.
+    let instance = model.resolve(&crate::args::parse_overrides(set)?, bug)?;
+    Ok((model, instance))
 }
 
 /// Whether `name` is one of the explorers `model` accepts.
@@ -202,7 +201,8 @@ fn known_explorer(info: &ModelInfo, name: &str) -> bool {
 
 fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, String> {
     settings::check_applicable(args.strategy, matches)?;
-    let (model, params, bug) = resolve_model(registry, &args.model, args.bug.as_deref(), &args.set)?;
+    let (model, instance) = resolve_model(registry, &args.model, args.bug.as_deref(), &args.set)?;
+    let (params, bug) = (instance.params(), instance.bug());
     let strategy = args.strategy();
     let mut config = settings::run_config(args)?;
     if let Some(path) = &args.save {
@@ -214,7 +214,7 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     if !args.json && known_explorer(&info, &args.explorer) {
         let explorer = settings::applies("explorer", args.strategy).then_some(args.explorer.as_str());
         let seed = settings::applies("seed", args.strategy).then_some(args.seed);
-        let line = printing::header(&info, &params, bug, strategy.name(), explorer, seed);
+        let line = printing::header(&info, params, bug, strategy.name(), explorer, seed);
         println!("{line}");
     }
     // A workload beyond a parameter's exhaustive cap: warn before the
@@ -235,15 +235,24 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     if plan.is_some() && args.coverage {
         return Err("--coverage does not apply to a distributed run (--workers, --processes, --hostfile): run it on one machine".into());
     }
-    let mut report = if let Some(plan) = plan {
-        match crate::distributed::run(model, &params, bug, &args.explorer, &config, &plan)? {
-            Some(r) => r,
+    // The counterexample's one replay gives the text report its trace and
+    // races; the JSON report needs neither.
+    let explain = !args.json;
+    let Checked {
+        mut report,
+        mut counterexample,
+    } = if let Some(plan) = plan {
+        match crate::distributed::run(model, &instance, &args.explorer, &config, &plan)? {
+            Some(report) => Checked {
+                report,
+                counterexample: None,
+            },
             None => return Ok(0),
         }
     } else if args.coverage {
-        model.check_coverage(&params, bug, &strategy, &args.explorer, &config)?
+        model.check_coverage(&instance, &strategy, &args.explorer, &config, explain)?
     } else {
-        model.check(&params, bug, &strategy, &args.explorer, &config)?
+        model.check(&instance, &strategy, &args.explorer, &config, explain)?
     };
     report.notes.extend(beyond.iter().map(|w| w.to_string()));
     if args.shrink {
@@ -262,6 +271,7 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
                 f.step = shrunk.schedule.expected_step.unwrap_or(f.step);
             }
             report.schedule = Some(shrunk.schedule);
+            counterexample = None;
         }
     }
     // A failure to save loses nothing else: the report is printed in full
@@ -274,11 +284,11 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
         _ => None,
     };
     if args.json {
-        let v = report_json(info.name, &params, bug, &report);
+        let v = report_json(info.name, params, bug, &report);
         println!("{}", serde_json::to_string_pretty(&v).expect("json"));
     } else {
         let path = saved.as_ref().and_then(|s| s.as_ref().ok().copied());
-        printing::print_text_report(model, &report, path, args.verbose)?;
+        printing::print_text_report(model, &report, counterexample, path, args.verbose)?;
     }
     if let Some(Err(warning)) = saved {
         eprintln!("mcheck: warning: {warning}");
@@ -390,14 +400,14 @@ fn replay(registry: &Registry, input: &str, format: &str, verbose: bool, races: 
         ),
         "mermaid" => print!("{}", render::mermaid(&ex, verbose)),
         "dot" => print!("{}", render::dot(&ex, verbose)),
-        "html" if missed.is_none() => print!("{}", html::page(&model.explain(&schedule)?, &schedule)),
+        "html" if missed.is_none() => print!("{}", html::page(&model.explain(&schedule, &ex)?, &schedule)),
         "html" => {}
         _ => {
             println!("Replaying {}", schedule.to_text());
             print!("{}", render::text_trace(&ex, verbose));
             if races && missed.is_none() {
                 println!();
-                print!("{}", model.explain(&schedule)?.report());
+                print!("{}", model.explain(&schedule, &ex)?.report());
             }
         }
     }
@@ -582,8 +592,8 @@ fn deep_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
 /// `mcheck scaling`: a Markdown table (or one JSON object) and the plot.
 fn scaling_cmd(registry: &Registry, s: &ScalingCli) -> Result<u8, String> {
     use crate::scaling;
-    let (model, _, bug) = resolve_model(registry, &s.model, Some(&s.bug), &s.set)?;
-    let bug = bug.ok_or("--bug is required")?;
+    let (model, instance) = resolve_model(registry, &s.model, Some(&s.bug), &s.set)?;
+    let bug = instance.bug().ok_or("--bug is required")?;
     let (param, sizes) = scaling::parse_param(&s.param)?;
     let techniques = if s.techniques.is_empty() {
         scaling::default_techniques()

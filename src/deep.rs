@@ -117,7 +117,8 @@ pub fn mean_steps(model: &dyn DynModel, params: &Params, budget: &Budget, stop: 
         stop: stop.clone(),
         ..Config::default()
     };
-    let r = model.check(params, None, &Strategy::Rs, "rtc", &config)?;
+    let instance = model.resolve(&params.as_overrides(), None)?;
+    let r = model.check(&instance, &Strategy::Rs, "rtc", &config, false)?.report;
     Ok(r.steps as f64 / r.schedules.max(1) as f64)
 }
 
@@ -164,10 +165,8 @@ pub fn run_cells(
 /// The parameters of `model` from `overrides` (`--set` syntax), as a run
 /// with `bug` uses them.
 pub fn params_for(model: &dyn DynModel, overrides: &[String], bug: Option<u32>) -> Result<Params, String> {
-    let info = model.info();
-    let pairs = parse_overrides(overrides)?;
-    let params = Params::resolve(info.name, &info.params, &pairs).map_err(|e| e.to_string())?;
-    Ok(model.effective_params(&params, bug))
+    let instance = model.resolve(&parse_overrides(overrides)?, bug)?;
+    Ok(instance.params().clone())
 }
 
 /// Build the deep table, handing each row to `on_row` as soon as it is

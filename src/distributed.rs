@@ -8,7 +8,7 @@
 
 use crate::registry::DynModel;
 use clap::Args;
-use mcheck_checker::{Config, Params, Report};
+use mcheck_checker::{Config, Instance, Report};
 use mcheck_distributed::Layout;
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -215,8 +215,7 @@ impl LocalProcesses {
 /// say so on stderr).
 pub fn run(
     model: &dyn DynModel,
-    params: &Params,
-    bug: Option<u32>,
+    instance: &Instance,
     explorer: &str,
     config: &Config,
     plan: &Plan,
@@ -226,7 +225,7 @@ pub fn run(
     } else {
         None
     };
-    let report = model.check_distributed(params, bug, explorer, config, &plan.layout);
+    let report = model.check_distributed(instance, explorer, config, &plan.layout);
     if let Some(local) = local {
         local.finish()?;
     }

@@ -4,7 +4,7 @@
 
 use crate::registry::DynModel;
 use crate::render;
-use mcheck_checker::{ModelInfo, Params, Report, Schedule};
+use mcheck_checker::{Counterexample, ModelInfo, Params, Report, Schedule};
 use serde_json::{json, Value};
 
 /// The JSON schema version of `run --json` and `list --json`.
@@ -61,15 +61,24 @@ pub fn report_json(model: &str, params: &Params, bug: Option<u32>, report: &Repo
 pub fn print_text_report(
     model: &dyn DynModel,
     report: &Report,
+    counterexample: Option<Counterexample>,
     saved: Option<&str>,
     verbose: bool,
 ) -> Result<(), String> {
     if let (Some(found), Some(schedule)) = (&report.violation, &report.schedule) {
         println!("\nVIOLATION at step {}: {}", found.step, found.violation);
-        let execution = model.replay(schedule, true)?;
+        // The check's own replay; a schedule no check of this process
+        // completed (shrunk, or a distributed run's) is replayed here, once.
+        let counterexample = match counterexample {
+            Some(c) => c,
+            None => model.counterexample(schedule)?,
+        };
         println!("\nTrace:");
-        print!("{}", render::text_trace(&execution, verbose));
-        let explained = model.explain(schedule)?;
+        print!("{}", render::text_trace(&counterexample.execution, verbose));
+        let explained = match counterexample.explanation {
+            Some(explained) => explained.map_err(|e| e.to_string())?,
+            None => model.explain(schedule, &counterexample.execution)?,
+        };
         println!(
             "\nRaces (the full report: mcheck replay --races):\n  {}",
             explained.summary()

@@ -207,9 +207,11 @@ pub fn run_once(
         stop: stop.clone(),
         ..Config::default()
     };
-    let r = target
-        .model
-        .check(target.params, Some(target.bug), &col.strategy, col.explorer, &config);
+    let model = target.model;
+    let r = model
+        .resolve(&target.params.as_overrides(), Some(target.bug))
+        .and_then(|instance| model.check(&instance, &col.strategy, col.explorer, &config, false))
+        .map(|checked| checked.report);
     let (count, steps, error) = match r {
         Ok(r) if r.is_violation() => {
             let c = if col.exhaustive { r.states } else { r.schedules };

@@ -8,8 +8,10 @@
 use crate::config::Config;
 use crate::coverage::{reached_property, CountedOver, Coverage, Covered, Property, Status};
 use crate::explorer::Explorer;
-use crate::model::{Model, ModelInfo, ParamError, Params};
+use crate::instance::Instance;
+use crate::model::{Model, ModelInfo, Params};
 use crate::program::Program;
+use crate::races::{explain, ExplainError, Explanation};
 use crate::replay::{model_digest, replay, ReplayError};
 use crate::report::{Outcome, Report};
 use crate::schedule::Schedule;
@@ -36,10 +38,48 @@ pub fn check_model<M: Model, E: Explorer>(
     explorer: E,
     config: &Config,
 ) -> Result<Report, SearchError> {
-    let (params, program) = build_program(model, params, bug)?;
-    let mut report = search::run(&program, explorer.clone(), strategy, config)?;
-    complete_report(&model.info(), &params, bug, &program, explorer, config, &mut report)?;
-    Ok(report)
+    let instance = resolved(model, params, bug)?;
+    Ok(check_instance(model, &instance, strategy, explorer, config, false)?.report)
+}
+
+/// What a check found: the report and, when it has a violation, the
+/// counterexample replayed once.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The report, its schedule complete.
+    pub report: Report,
+    /// The one traced replay of the report's schedule, if it has one.
+    pub counterexample: Option<Counterexample>,
+}
+
+/// A counterexample replayed once: the execution that gives its trace and
+/// its diagrams, and the races explained from that same execution.
+#[derive(Clone, Debug)]
+pub struct Counterexample {
+    /// The traced replay (trace and trail).
+    pub execution: Execution,
+    /// Its races (`None` when not asked for).
+    pub explanation: Option<Result<Explanation, ExplainError>>,
+}
+
+/// [`check_model`] on an instance resolved once ([`Instance`]), with the
+/// counterexample's replay kept, its races explained when `explain`.
+pub fn check_instance<M: Model, E: Explorer>(
+    model: &M,
+    instance: &Instance,
+    strategy: &Strategy,
+    explorer: E,
+    config: &Config,
+    explain: bool,
+) -> Result<Checked, SearchError> {
+    let program = instance.build(model);
+    let report = search::run(&program, explorer.clone(), strategy, config)?;
+    complete_report(&model.info(), instance, &program, explorer, config, report, explain)
+}
+
+/// `params` and `bug` resolved for `model`, an error for people otherwise.
+fn resolved<M: Model>(model: &M, params: &Params, bug: Option<u32>) -> Result<Instance, SearchError> {
+    Instance::resolve(model, params, bug).map_err(|e| SearchError::Input(e.to_string()))
 }
 
 /// [`check_model`] with [`Strategy::Ses`], for a caller that holds the
@@ -51,75 +91,68 @@ pub fn check_model<M: Model, E: Explorer>(
 /// plain search is instantiated per explorer.
 pub fn check_model_ses<M: Model, E: Explorer>(
     model: &M,
-    params: &Params,
-    bug: Option<u32>,
+    instance: &Instance,
     explorer: E,
     config: &Config,
-) -> Result<Option<Report>, SearchError> {
-    let (params, program) = build_program(model, params, bug)?;
+    explain: bool,
+) -> Result<Option<Checked>, SearchError> {
+    let program = instance.build(model);
     if !search::runs_unwrapped(&program, config) {
         return Ok(None);
     }
     let mut report = search::ses(&program, explorer.clone(), config)?;
     report.monitors = search::monitors(&program, &Strategy::Ses, config);
-    complete_report(&model.info(), &params, bug, &program, explorer, config, &mut report)?;
-    Ok(Some(report))
+    let checked = complete_report(&model.info(), instance, &program, explorer, config, report, explain)?;
+    Ok(Some(checked))
 }
 
 /// [`check_model`]'s search on a coverage wrapper of the program that
-/// the model `info` describes builds from `params` and `bug`
+/// the model `info` describes builds for `instance`
 /// ([`search::run_covered`]), its counterexample completed.
 fn check_covered<P: Program, E: Explorer>(
     info: &ModelInfo,
-    params: &Params,
-    bug: Option<u32>,
+    instance: &Instance,
     program: &Covered<'_, P>,
-    strategy: &Strategy,
-    explorer: E,
+    (strategy, explorer): (&Strategy, E),
     config: &Config,
-) -> Result<Report, SearchError> {
-    let mut report = search::run_covered(program, explorer.clone(), strategy, config)?;
-    complete_report(info, params, bug, program, explorer, config, &mut report)?;
-    Ok(report)
-}
-
-/// The program `model` builds from `params` and `bug` (checked and mapped
-/// as [`check_model`] does), with the parameters it runs with: for a
-/// search outside this crate (the distributed SES), which then calls
-/// [`complete_report`].
-pub fn build_program<M: Model>(
-    model: &M,
-    params: &Params,
-    bug: Option<u32>,
-) -> Result<(Params, M::Program), SearchError> {
-    let info = model.info();
-    let params = resolve(model, &info, params, bug).map_err(|e| SearchError::Input(e.to_string()))?;
-    let program = model.build(&params, bug);
-    Ok((params, program))
+    explain: bool,
+) -> Result<Checked, SearchError> {
+    let report = search::run_covered(program, explorer.clone(), strategy, config)?;
+    complete_report(info, instance, program, explorer, config, report, explain)
 }
 
 /// Complete the counterexample of `report` (a search of `program`, built by
-/// the model `info` describes from `params` and `bug`, with `explorer`):
-/// its model fields, expectation, digest and trail, checked by a replay.
+/// the model `info` describes for `instance`, with `explorer`): its model
+/// fields, expectation, digest and trail, checked by its one replay, which
+/// the result keeps (its races explained when `explain`).
 pub fn complete_report<P: Program, E: Explorer>(
     info: &ModelInfo,
-    params: &Params,
-    bug: Option<u32>,
+    instance: &Instance,
     program: &P,
     explorer: E,
     config: &Config,
-    report: &mut Report,
-) -> Result<(), SearchError> {
+    mut report: Report,
+    explain: bool,
+) -> Result<Checked, SearchError> {
+    let mut counterexample = None;
     if let (Some(schedule), Some(found)) = (report.schedule.as_mut(), report.violation.as_ref()) {
         schedule.model = info.name.to_string();
-        schedule.params = params.0.clone();
-        schedule.bug = bug;
+        schedule.params = instance.params().0.clone();
+        schedule.bug = instance.bug();
         schedule.deadlock = config.deadlock;
         schedule.expect(&found.violation, found.step);
-        complete(program, Some(explorer), schedule)
+        let execution = complete(program, Some(explorer), schedule)
             .map_err(|e| SearchError::Internal(format!("the counterexample does not replay: {e}")))?;
+        counterexample = Some(explained(program, execution, schedule, explain));
     }
-    Ok(())
+    Ok(Checked { report, counterexample })
+}
+
+/// The counterexample of `execution`, the replay of `schedule` on
+/// `program`, with its races when `explain`.
+fn explained<P: Program>(program: &P, execution: Execution, schedule: &Schedule, explain_it: bool) -> Counterexample {
+    let explanation = explain_it.then(|| explain(program, &execution, schedule.deadlock, schedule.max_steps));
+    Counterexample { execution, explanation }
 }
 
 /// [`check_model`] with the coverage section (ARCHITECTURE.md §6,
@@ -138,15 +171,32 @@ pub fn check_coverage<M: Model, E: Explorer>(
     explorer: E,
     config: &Config,
 ) -> Result<Report, SearchError> {
+    let instance = resolved(model, params, bug)?;
+    Ok(check_coverage_instance(model, &instance, strategy, explorer, config, false)?.report)
+}
+
+/// [`check_coverage`] on an instance resolved once, as [`check_instance`].
+pub fn check_coverage_instance<M: Model, E: Explorer>(
+    model: &M,
+    instance: &Instance,
+    strategy: &Strategy,
+    explorer: E,
+    config: &Config,
+    explain: bool,
+) -> Result<Checked, SearchError> {
     let info = model.info();
-    let (params, program) = build_program(model, params, bug)?;
+    let program = instance.build(model);
     let over = if strategy.is_exhaustive() {
         CountedOver::DistinctTransitions
     } else {
         CountedOver::Executions
     };
     let counted = Covered::new(&program, over);
-    let mut report = check_covered(&info, &params, bug, &counted, strategy, explorer.clone(), config)?;
+    let searched = (strategy, explorer.clone());
+    let Checked {
+        mut report,
+        counterexample,
+    } = check_covered(&info, instance, &counted, searched, config, explain)?;
     let mut properties = Vec::new();
     if report.outcome != Outcome::Violation {
         let initial = program.initial();
@@ -160,7 +210,7 @@ pub fn check_coverage<M: Model, E: Explorer>(
             if program.holds(&initial, i) {
                 (p.status, p.steps) = (Status::Reached, Some(0));
             } else if let Some(reach) = Covered::reaching(&program, i) {
-                let r = check_covered(&info, &params, bug, &reach, strategy, explorer.clone(), config)?;
+                let r = check_covered(&info, instance, &reach, (strategy, explorer.clone()), config, false)?.report;
                 match (&r.violation, r.schedule) {
                     (Some(found), Some(schedule)) if reached_property(&found.violation) == Some(name) => {
                         (p.status, p.steps, p.schedule) = (Status::Reached, Some(found.step + 1), Some(schedule));
@@ -187,7 +237,7 @@ pub fn check_coverage<M: Model, E: Explorer>(
         ));
     }
     report.coverage = Some(coverage);
-    Ok(report)
+    Ok(Checked { report, counterexample })
 }
 
 /// Replay `schedule` (see [`replay`]) on the program that `model` builds
@@ -199,7 +249,7 @@ pub fn replay_model<M: Model, E: Explorer>(
     schedule: &Schedule,
     traced: bool,
 ) -> Result<Execution, ReplayError> {
-    let program = program_for(model, schedule)?;
+    let program = Instance::of_schedule(model, schedule)?.build(model);
     // A schedule that a property's search made replays to the property.
     let program = Covered::reaching_expected(&program, schedule.expected.as_ref()).unwrap_or(Covered::off(&program));
     replay(&program, explorer, schedule, traced)
@@ -214,7 +264,7 @@ pub fn shrink_model<M: Model, E: Explorer>(
     schedule: &Schedule,
     max_attempts: u64,
 ) -> Result<Shrunk, ShrinkError> {
-    let program = program_for(model, schedule)?;
+    let program = Instance::of_schedule(model, schedule)?.build(model);
     let mut shrunk = shrink(&program, explorer.clone(), schedule, max_attempts)?;
     complete(&program, explorer, &mut shrunk.schedule)
         .map_err(|e| ShrinkError::Internal(format!("the shrunk schedule does not replay: {e}")))?;
@@ -222,49 +272,32 @@ pub fn shrink_model<M: Model, E: Explorer>(
 }
 
 /// Record the model digest and the trail of `schedule` (whose model fields
-/// and expectation are filled), sealed; checks that it replays.
+/// and expectation are filled), sealed; checks that it replays, and
+/// returns that traced replay.
 fn complete<P: Program, E: Explorer>(
     program: &P,
     explorer: Option<E>,
     schedule: &mut Schedule,
-) -> Result<(), ReplayError> {
+) -> Result<Execution, ReplayError> {
     schedule.trail.clear();
     schedule.digest = model_digest(program, schedule);
     schedule.seal();
-    schedule.trail = replay(program, explorer, schedule, true)?.trail;
-    Ok(())
+    let execution = replay(program, explorer, schedule, true)?;
+    schedule.trail = execution.trail.clone();
+    Ok(execution)
 }
 
-/// The program for `schedule`: its model, parameters and bug checked
-/// against `model`.
-pub(crate) fn program_for<M: Model>(model: &M, schedule: &Schedule) -> Result<M::Program, ReplayError> {
-    let info = model.info();
-    if schedule.model != info.name {
-        return Err(ReplayError::WrongModel {
-            schedule: schedule.model.clone(),
-            model: info.name.to_string(),
-        });
-    }
-    let params =
-        resolve(model, &info, &Params(schedule.params.clone()), schedule.bug).map_err(ReplayError::NotForModel)?;
-    Ok(model.build(&params, schedule.bug))
-}
-
-/// `params` (possibly partial: defaults fill the rest) and `bug` checked
-/// against the model's (`info`; the error names the bad value and the
-/// valid ones), then mapped to what the program runs with
-/// ([`Model::effective_params`]).
-fn resolve<M: Model>(model: &M, info: &ModelInfo, params: &Params, bug: Option<u32>) -> Result<Params, ParamError> {
-    if let Some(b) = bug {
-        if !info.bugs.iter().any(|x| x.id == b) {
-            return Err(ParamError::UnknownBug {
-                model: info.name.to_string(),
-                bug: b,
-                valid: info.bugs.iter().map(|x| format!("{} ({})", x.id, x.name)).collect(),
-            });
-        }
-    }
-    let overrides: Vec<(String, String)> = params.0.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
-    let params = Params::resolve(info.name, &info.params, &overrides)?;
-    Ok(model.effective_params(&params, bug))
+/// Replay `schedule` once on the program `model` builds for it (as
+/// [`replay_model`]) and explain its races from that execution: the
+/// counterexample of a schedule that no check of this process completed
+/// (a shrunk one, a distributed run's).
+pub fn counterexample_model<M: Model, E: Explorer>(
+    model: &M,
+    explorer: Option<E>,
+    schedule: &Schedule,
+) -> Result<Counterexample, ReplayError> {
+    let program = Instance::of_schedule(model, schedule)?.build(model);
+    let covered = Covered::reaching_expected(&program, schedule.expected.as_ref()).unwrap_or(Covered::off(&program));
+    let execution = replay(&covered, explorer, schedule, true)?;
+    Ok(explained(&program, execution, schedule, true))
 }

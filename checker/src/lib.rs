@@ -16,6 +16,7 @@ pub mod check;
 pub mod config;
 pub mod coverage;
 pub mod explorer;
+pub mod instance;
 pub mod lin;
 pub mod liveness;
 pub mod machine;
@@ -30,10 +31,11 @@ pub mod search;
 pub mod shrink;
 pub mod testing;
 
-pub use check::{check_model, replay_model, shrink_model};
+pub use check::{check_instance, check_model, replay_model, shrink_model, Checked, Counterexample};
 pub use config::{Config, Progress, StopFlag};
 pub use coverage::{CountedOver, Coverage, Status as PropertyStatus};
 pub use explorer::{enabled_mask, BoxedExplorer, Explorer};
+pub use instance::Instance;
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{
     ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Monitors, Program, StateView, StepTrace, Violation,

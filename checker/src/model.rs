@@ -150,6 +150,12 @@ impl Params {
         }
     }
 
+    /// These values as overrides (`name`, `value` as text), as `--set`
+    /// gives them to [`Params::resolve`].
+    pub fn as_overrides(&self) -> Vec<(String, String)> {
+        self.0.iter().map(|(k, v)| (k.clone(), v.to_string())).collect()
+    }
+
     /// The defaults of `specs`: the one place a model's default parameters
     /// come from (a model's own `Default` configuration is built from them).
     pub fn defaults(specs: &[ParamSpec]) -> Params {

@@ -14,13 +14,14 @@
 #![forbid(unsafe_code)]
 
 use mcheck_checker::check::{
-    build_program, check_coverage, check_model, check_model_ses, complete_report, replay_model, shrink_model,
+    check_coverage_instance, check_instance, check_model_ses, complete_report, counterexample_model, replay_model,
+    shrink_model, Checked, Counterexample,
 };
-use mcheck_checker::races::explain_model;
+use mcheck_checker::races::explain;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
-    Config, Execution, ExplainError, Explanation, Model, ModelInfo, Params, ParseError, ReplayError, Report, Schedule,
-    SearchError, ShrinkError, Shrunk,
+    Config, Execution, ExplainError, Explanation, Instance, Model, ModelInfo, ParamError, ParseError, ReplayError,
+    Report, Schedule, SearchError, ShrinkError, Shrunk,
 };
 use mcheck_distributed::Layout;
 use mcheck_explorers::AnyExplorer;
@@ -32,38 +33,45 @@ use std::sync::Arc;
 pub trait DynModel: Send + Sync {
     /// Name, params, bugs, explorers.
     fn info(&self) -> ModelInfo;
-    /// [`Model::effective_params`]: the parameters a run with `bug` uses.
-    fn effective_params(&self, params: &Params, bug: Option<u32>) -> Params;
-    /// Run `strategy` on the model built from `params` and `bug`, with the
+    /// `overrides` (as `--set` gives them) and `bug` resolved once for
+    /// this model ([`Instance::from_overrides`]): what every other call
+    /// of a run takes.
+    fn resolve(&self, overrides: &[(String, String)], bug: Option<u32>) -> Result<Instance, Error>;
+    /// Run `strategy` on the model's program for `instance`, with the
     /// explorer named `explorer` (validated even when the strategy uses
-    /// none); see [`check_model`].
+    /// none); see [`check_instance`]. The counterexample is replayed once,
+    /// its races explained when `explain`.
     fn check(
         &self,
-        params: &Params,
-        bug: Option<u32>,
+        instance: &Instance,
         strategy: &Strategy,
         explorer: &str,
         config: &Config,
-    ) -> Result<Report, Error>;
+        explain: bool,
+    ) -> Result<Checked, Error>;
     /// [`DynModel::check`] with the coverage section and the reachability
-    /// properties ([`check_coverage`]).
+    /// properties ([`check_coverage_instance`]).
     fn check_coverage(
         &self,
-        params: &Params,
-        bug: Option<u32>,
+        instance: &Instance,
         strategy: &Strategy,
         explorer: &str,
         config: &Config,
-    ) -> Result<Report, Error>;
+        explain: bool,
+    ) -> Result<Checked, Error>;
     /// Replay `schedule` on the model built from its parameters and bug,
     /// with the explorer it names, and check it; see [`replay_model`].
     fn replay(&self, schedule: &Schedule, traced: bool) -> Result<Execution, Error>;
+    /// Replay `schedule` once and explain its races from that execution;
+    /// see [`counterexample_model`].
+    fn counterexample(&self, schedule: &Schedule) -> Result<Counterexample, Error>;
     /// Shrink `schedule` with at most `max_attempts` replays; see
     /// [`shrink_model`].
     fn shrink(&self, schedule: &Schedule, max_attempts: u64) -> Result<Shrunk, Error>;
-    /// Replay `schedule` and explain it: states, happens-before order,
-    /// races; see [`explain_model`].
-    fn explain(&self, schedule: &Schedule) -> Result<Explanation, Error>;
+    /// Explain `execution`, a traced replay of `schedule`, without
+    /// replaying it again: states, happens-before order, races; see
+    /// [`explain`].
+    fn explain(&self, schedule: &Schedule, execution: &Execution) -> Result<Explanation, Error>;
     /// The groups of interchangeable actors the model declares at its
     /// default parameters ([`mcheck_checker::Program::symmetry_groups`]).
     fn symmetry_groups(&self) -> Vec<String>;
@@ -72,8 +80,7 @@ pub trait DynModel: Send + Sync {
     /// others.
     fn check_distributed(
         &self,
-        params: &Params,
-        bug: Option<u32>,
+        instance: &Instance,
         explorer: &str,
         config: &Config,
         layout: &Layout,
@@ -113,18 +120,18 @@ impl<M: Model> DynModel for M {
         Model::info(self)
     }
 
-    fn effective_params(&self, params: &Params, bug: Option<u32>) -> Params {
-        Model::effective_params(self, params, bug)
+    fn resolve(&self, overrides: &[(String, String)], bug: Option<u32>) -> Result<Instance, Error> {
+        Ok(Instance::from_overrides(self, overrides, bug)?)
     }
 
     fn check(
         &self,
-        params: &Params,
-        bug: Option<u32>,
+        instance: &Instance,
         strategy: &Strategy,
         explorer: &str,
         config: &Config,
-    ) -> Result<Report, Error> {
+        explain: bool,
+    ) -> Result<Checked, Error> {
         // A plain SES gets an instance of the search per built-in explorer:
         // its state held without the enum's tag and padding, as a frontier
         // entry holds one, and its calls direct. Every other strategy and
@@ -133,33 +140,33 @@ impl<M: Model> DynModel for M {
         let any = explorer_for(self, explorer)?;
         if *strategy == Strategy::Ses {
             let plain = match &any {
-                AnyExplorer::Rr(e) => check_model_ses(self, params, bug, e.clone(), config)?,
-                AnyExplorer::Rtc(e) => check_model_ses(self, params, bug, e.clone(), config)?,
-                AnyExplorer::Prr(e) => check_model_ses(self, params, bug, e.clone(), config)?,
+                AnyExplorer::Rr(e) => check_model_ses(self, instance, e.clone(), config, explain)?,
+                AnyExplorer::Rtc(e) => check_model_ses(self, instance, e.clone(), config, explain)?,
+                AnyExplorer::Prr(e) => check_model_ses(self, instance, e.clone(), config, explain)?,
                 AnyExplorer::Custom(_) => None,
             };
-            if let Some(report) = plain {
-                return Ok(report);
+            if let Some(checked) = plain {
+                return Ok(checked);
             }
         }
-        Ok(check_model(self, params, bug, strategy, any, config)?)
+        Ok(check_instance(self, instance, strategy, any, config, explain)?)
     }
 
     fn check_coverage(
         &self,
-        params: &Params,
-        bug: Option<u32>,
+        instance: &Instance,
         strategy: &Strategy,
         explorer: &str,
         config: &Config,
-    ) -> Result<Report, Error> {
+        explain: bool,
+    ) -> Result<Checked, Error> {
         // On `AnyExplorer` alone (ARCHITECTURE.md §1, "registry"): the
         // coverage search wraps the program twice (counted, and one search
         // per reachability property), and an instance of each per built-in
         // explorer cost a quarter or more of this crate's compile time, for a
         // search 1.09x faster.
         let e = explorer_for(self, explorer)?;
-        Ok(check_coverage(self, params, bug, strategy, e, config)?)
+        Ok(check_coverage_instance(self, instance, strategy, e, config, explain)?)
     }
 
     fn replay(&self, schedule: &Schedule, traced: bool) -> Result<Execution, Error> {
@@ -168,6 +175,14 @@ impl<M: Model> DynModel for M {
             schedule_explorer(self, schedule)?,
             schedule,
             traced,
+        )?)
+    }
+
+    fn counterexample(&self, schedule: &Schedule) -> Result<Counterexample, Error> {
+        Ok(counterexample_model(
+            self,
+            schedule_explorer(self, schedule)?,
+            schedule,
         )?)
     }
 
@@ -180,14 +195,14 @@ impl<M: Model> DynModel for M {
         )?)
     }
 
-    fn explain(&self, schedule: &Schedule) -> Result<Explanation, Error> {
-        Ok(explain_model(self, schedule_explorer(self, schedule)?, schedule)?)
+    fn explain(&self, schedule: &Schedule, execution: &Execution) -> Result<Explanation, Error> {
+        let program = Instance::of_schedule(self, schedule)?.build(self);
+        Ok(explain(&program, execution, schedule.deadlock, schedule.max_steps)?)
     }
 
     fn check_distributed(
         &self,
-        params: &Params,
-        bug: Option<u32>,
+        instance: &Instance,
         explorer: &str,
         config: &Config,
         layout: &Layout,
@@ -195,18 +210,15 @@ impl<M: Model> DynModel for M {
         // On `AnyExplorer` alone, as the coverage search: no slower here
         // (TwoPhase rms=7 on one worker, 1.50 s against 1.53 s).
         let explorer = explorer_for(self, explorer)?;
-        let (params, program) = build_program(self, params, bug)?;
-        let program = Arc::new(program);
-        let mut report = mcheck_distributed::ses(Arc::clone(&program), explorer.clone(), config, layout)?;
-        if let Some(r) = report.as_mut() {
-            complete_report(&Model::info(self), &params, bug, &*program, explorer, config, r)?;
-        }
-        Ok(report)
+        let program = Arc::new(instance.build(self));
+        let report = mcheck_distributed::ses(Arc::clone(&program), explorer.clone(), config, layout)?;
+        let info = Model::info(self);
+        let complete = |r| complete_report(&info, instance, &*program, explorer, config, r, false);
+        Ok(report.map(complete).transpose()?.map(|c| c.report))
     }
 
     fn symmetry_groups(&self) -> Vec<String> {
-        let params = Model::effective_params(self, &Params::defaults(&Model::info(self).params), None);
-        mcheck_checker::Program::symmetry_groups(&Model::build(self, &params, None))
+        mcheck_checker::Program::symmetry_groups(&Instance::defaults(self).build(self))
     }
 }
 
@@ -240,6 +252,8 @@ pub enum Error {
     Shrink(ShrinkError),
     /// A counterexample cannot be explained.
     Explain(ExplainError),
+    /// Parameters or a bug the model does not have.
+    Params(ParamError),
 }
 
 impl fmt::Display for Error {
@@ -258,6 +272,7 @@ impl fmt::Display for Error {
             Error::Replay(e) => fmt::Display::fmt(e, f),
             Error::Shrink(e) => fmt::Display::fmt(e, f),
             Error::Explain(e) => fmt::Display::fmt(e, f),
+            Error::Params(e) => fmt::Display::fmt(e, f),
         }
     }
 }
@@ -280,7 +295,8 @@ wraps!(
     Schedule(ParseError),
     Replay(ReplayError),
     Shrink(ShrinkError),
-    Explain(ExplainError)
+    Explain(ExplainError),
+    Params(ParamError)
 );
 
 /// The CLI's edge: errors become the one-line message it prints.

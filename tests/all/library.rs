@@ -290,6 +290,7 @@ fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {
     use mcheck::models::lostupdate::LostUpdate;
     let info = LostUpdate.info();
     let params = Params::resolve(info.name, &info.params, &[]).unwrap();
+    let instance = |bug| mcheck::Instance::resolve(&LostUpdate, &params, bug).unwrap();
     let c = Config {
         progress: Progress::Off,
         ..Config::default()
@@ -304,9 +305,20 @@ fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {
             &c,
         )
         .unwrap();
-        let own = check_model_ses(&LostUpdate, &params, bug, RunToCompletion::new(), &c)
+        let checked = check_model_ses(&LostUpdate, &instance(bug), RunToCompletion::new(), &c, false)
             .unwrap()
             .unwrap();
+        // The counterexample's one replay is kept, not explained unasked.
+        let replayed = checked
+            .counterexample
+            .as_ref()
+            .map(|c| (c.execution.steps, c.explanation.is_none()));
+        let own = checked.report;
+        assert_eq!(
+            replayed,
+            own.violation.as_ref().map(|v| (v.step + 1, true)),
+            "bug {bug:?}"
+        );
         assert_eq!(
             (
                 own.outcome,
@@ -329,13 +341,14 @@ fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {
         assert_eq!(own.explorer.as_deref(), Some("rtc"));
     }
     // Every reachable state, as `models/tests/lostupdate.rs` pins them.
-    let verified = check_model_ses(&LostUpdate, &params, None, RunToCompletion::new(), &c)
+    let verified = check_model_ses(&LostUpdate, &instance(None), RunToCompletion::new(), &c, false)
         .unwrap()
-        .unwrap();
+        .unwrap()
+        .report;
     assert_eq!((verified.outcome, verified.states), (mcheck::Outcome::Verified, 39_104));
     let live = Config { liveness: true, ..c };
     assert!(
-        check_model_ses(&LostUpdate, &params, None, RunToCompletion::new(), &live)
+        check_model_ses(&LostUpdate, &instance(None), RunToCompletion::new(), &live, false)
             .unwrap()
             .is_none()
     );

@@ -5,7 +5,7 @@
 
 use crate::common::mcheck;
 use mcheck::search::Strategy;
-use mcheck::{Config, Params, Registry};
+use mcheck::{Config, Registry};
 use std::time::Instant;
 
 /// (model, overrides, bug, races, races the violation depends on).
@@ -28,7 +28,6 @@ fn every_seeded_bug_has_a_race_whose_flip_removes_it() {
     let mut got = Vec::new();
     for (name, set, bug, _, _) in CASES {
         let model = registry.model(name).unwrap();
-        let info = model.info();
         let overrides: Vec<(String, String)> = set
             .split(',')
             .filter(|kv| !kv.is_empty())
@@ -37,16 +36,16 @@ fn every_seeded_bug_has_a_race_whose_flip_removes_it() {
                 (k.to_string(), v.to_string())
             })
             .collect();
-        let params = Params::resolve(name, &info.params, &overrides).unwrap();
+        let instance = model.resolve(&overrides, Some(bug)).unwrap();
         let t = Instant::now();
-        let report = model
-            .check(&params, Some(bug), &Strategy::Ses, "rtc", &Config::default())
+        let checked = model
+            .check(&instance, &Strategy::Ses, "rtc", &Config::default(), true)
             .unwrap();
         search_time += t.elapsed().as_secs_f64();
-        let schedule = report.schedule.expect("the bug is found");
-        let t = Instant::now();
-        let e = model.explain(&schedule).unwrap();
-        explain_time += t.elapsed().as_secs_f64();
+        let schedule = checked.report.schedule.expect("the bug is found");
+        // The check's one replay, explained.
+        let counterexample = checked.counterexample.expect("a counterexample");
+        let e = counterexample.explanation.expect("explained").unwrap();
         let responsible: Vec<_> = e.responsible().collect();
         assert!(!responsible.is_empty(), "{name} bug {bug}:\n{}", e.report());
         // A race the violation depends on: its variant has no violation of
@@ -63,8 +62,11 @@ fn every_seeded_bug_has_a_race_whose_flip_removes_it() {
                 assert_eq!(e.trace[at].handled.as_deref(), Some(y.text.as_str()));
             }
         }
-        // Deterministic.
-        let again = model.explain(&schedule).unwrap();
+        // Deterministic, and the same explained from a replay of the
+        // schedule alone.
+        let t = Instant::now();
+        let again = model.counterexample(&schedule).unwrap().explanation.unwrap().unwrap();
+        explain_time += t.elapsed().as_secs_f64();
         assert_eq!(again.report(), e.report());
         got.push((name, set, bug, e.races.len(), responsible.len()));
     }

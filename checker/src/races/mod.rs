@@ -16,8 +16,8 @@ mod hb;
 mod text;
 mod variant;
 
-use crate::check::program_for;
 use crate::explorer::Explorer;
+use crate::instance::Instance;
 use crate::model::Model;
 use crate::program::{ActorId, Program, StateView, StepTrace};
 use crate::replay::{replay, ReplayError};
@@ -244,7 +244,9 @@ pub fn explain_model<M: Model, E: Explorer>(
     explorer: Option<E>,
     schedule: &Schedule,
 ) -> Result<Explanation, ExplainError> {
-    let program = program_for(model, schedule).map_err(ExplainError::Replay)?;
+    let program = Instance::of_schedule(model, schedule)
+        .map_err(ExplainError::Replay)?
+        .build(model);
     let ex = replay(&program, explorer, schedule, true).map_err(ExplainError::Replay)?;
     explain(&program, &ex, schedule.deadlock, schedule.max_steps)
 }

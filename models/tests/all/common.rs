@@ -93,7 +93,11 @@ pub fn check<M: Model>(
     let name = model.info().name;
     let registry = Registry::builtin();
     let dynamic = registry.model(name).unwrap();
-    dynamic.check(params, bug, strategy, explorer, config).unwrap()
+    let instance = dynamic.resolve(&params.as_overrides(), bug).unwrap();
+    dynamic
+        .check(&instance, strategy, explorer, config, false)
+        .unwrap()
+        .report
 }
 
 /// [`mcheck_checker::replay_model`] of a schedule of the shipped `model`,

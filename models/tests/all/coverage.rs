@@ -31,9 +31,11 @@ fn covered<M: Model>(model: &M, set: &[(&str, &str)], handlers: usize, propertie
     let name = model.info().name;
     let registry = Registry::builtin();
     let dynamic = registry.model(name).unwrap();
+    let instance = dynamic.resolve(&p.as_overrides(), None).unwrap();
     let r = dynamic
-        .check_coverage(&p, None, &Strategy::Ses, "rtc", &config)
-        .unwrap();
+        .check_coverage(&instance, &Strategy::Ses, "rtc", &config, false)
+        .unwrap()
+        .report;
     assert_eq!(r.outcome, Outcome::Verified, "{name}: {:?}", r.notes);
     let c = r.coverage.unwrap();
     assert_eq!(c.counted_over, CountedOver::DistinctTransitions);

@@ -7,7 +7,7 @@
 
 use crate::common;
 use mcheck_checker::search::Strategy;
-use mcheck_checker::{Config, Model, Outcome, Params, Report};
+use mcheck_checker::{Config, Model, Outcome, Report};
 use mcheck_models::{lostupdate, paxos, twopc, twophase};
 use mcheck_registry::Registry;
 
@@ -34,14 +34,16 @@ fn max_delays(model: &str) -> Option<u32> {
 fn compare(model: &str, strategy: &Strategy, explorer: &str, config: &Config) -> Report {
     let registry = Registry::builtin();
     let dynamic = registry.model(model).unwrap();
-    let info = dynamic.info();
-    let params = Params::resolve(info.name, &info.params, &[]).unwrap();
+    let instance = dynamic.resolve(&[], None).unwrap();
     let run = |plain| {
         let config = Config {
             plain,
             ..config.clone()
         };
-        dynamic.check(&params, None, strategy, explorer, &config).unwrap()
+        dynamic
+            .check(&instance, strategy, explorer, &config, false)
+            .unwrap()
+            .report
     };
     let (fast, plain) = (run(false), run(true));
     let what = format!("{model}, {} with {explorer}", strategy.name());
