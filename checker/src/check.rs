@@ -10,7 +10,7 @@ use crate::coverage::{reached_property, CountedOver, Coverage, Covered, Property
 use crate::explorer::Explorer;
 use crate::instance::Instance;
 use crate::model::{Model, ModelInfo, Params};
-use crate::program::Program;
+use crate::program::{Program, ProgramExt};
 use crate::races::{explain, ExplainError, Explanation};
 use crate::replay::{model_digest, replay, ReplayError};
 use crate::report::{Outcome, Report};

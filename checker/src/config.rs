@@ -101,7 +101,7 @@ pub struct Config {
     pub temperature: Option<u64>,
     /// Symmetry reduction (ARCHITECTURE.md §3, "Symmetry"): the exhaustive
     /// searches (DFS, SES, PB, hybrid's SES phase) cache
-    /// [`crate::Program::canonical_fingerprint`], one entry per orbit, and
+    /// [`crate::Symmetry::canonical_fingerprint`], one entry per orbit, and
     /// still execute real states. Needs a program that declares a symmetry
     /// (an error otherwise) and is incompatible with `exact_bound`.
     pub symmetry: bool,

@@ -38,8 +38,8 @@ pub use explorer::{enabled_mask, BoxedExplorer, Explorer};
 pub use instance::Instance;
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{
-    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Monitors, Program, StateView, StepTrace, Violation,
-    ViolationKind,
+    ActorId, ActorInfo, ActorView, Covers, Enabled, Event, Hot, Monitors, Program, ProgramExt, StateView, StepTrace,
+    Symmetry, SymmetryMismatch, Violation, ViolationKind,
 };
 pub use races::{explain, explain_model, ExplainError, Explanation, Race, Variant};
 pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};

@@ -6,7 +6,7 @@
 //!
 //! Two checks, both at the sampled states only:
 //!
-//! * the program's own ([`Program::check_symmetry`]): the machine runtime
+//! * the program's own ([`crate::Symmetry::check`]): the machine runtime
 //!   applies a random permutation of a declared group and compares the
 //!   verdicts, the enabled set, `receive`/`delivery` and the canonical
 //!   fingerprint of the state and its image;
@@ -24,7 +24,10 @@
 
 use crate::cache::{fingerprint, FIXED_HASHER};
 pub use crate::program::SymmetryMismatch;
-use crate::program::{ActorId, Event, Program, StepTrace, Violation, ViolationKind};
+use crate::program::{
+    ActorId, ActorInfo, Covers, Enabled, Event, Monitors, Program, ProgramExt, StateView, StepTrace, Symmetry,
+    Violation, ViolationKind,
+};
 use hashbrown::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -116,7 +119,7 @@ impl<'p, P: Program> OrbitsChecked<'p, P> {
         self.failed.store(true, Ordering::Relaxed);
     }
 
-    fn check(&self, s: &P::State, canonical: u64) {
+    fn observe(&self, s: &P::State, canonical: u64) {
         if !self.checking || self.failed.load(Ordering::Relaxed) {
             return;
         }
@@ -186,13 +189,56 @@ impl<'p, P: Program> OrbitsChecked<'p, P> {
 impl<P: Program> Program for OrbitsChecked<'_, P> {
     type State = P::State;
 
-    crate::coverage::forward_program!(without canonical);
+    fn initial(&self) -> P::State {
+        self.program.initial()
+    }
+
+    fn actors(&self, s: &P::State) -> Vec<ActorInfo> {
+        self.program.actors(s)
+    }
 
     #[inline]
-    fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
-        let canonical = self.program.canonical_fingerprint(s)?;
-        self.check(s, canonical);
-        Some(canonical)
+    fn enabled(&self, s: &P::State, out: &mut Vec<Enabled>) {
+        self.program.enabled(s, out)
+    }
+
+    fn deadlock(&self, s: &P::State) -> Option<Violation> {
+        self.program.deadlock(s)
+    }
+
+    fn actor_name(&self, s: &P::State, actor: ActorId) -> String {
+        self.program.actor_name(s, actor)
+    }
+
+    fn view(&self, s: &P::State) -> Option<StateView> {
+        self.program.view(s)
+    }
+
+    fn liveness(&self) -> Option<&dyn Monitors<P::State>> {
+        self.program.liveness()
+    }
+
+    /// The wrapped program's symmetry, whose canonical fingerprints are
+    /// checked at a sample of the states when checking.
+    fn symmetry(&self) -> Option<&dyn Symmetry<P::State>> {
+        match self.checking {
+            true => self.program.symmetry().map(|_| self as &dyn Symmetry<P::State>),
+            false => self.program.symmetry(),
+        }
+    }
+
+    fn coverage(&self) -> Option<&dyn Covers<P::State>> {
+        self.program.coverage()
+    }
+
+    #[inline(always)]
+    fn count_transition(&self, s: &P::State, actor: ActorId, alt: u32) {
+        self.program.count_transition(s, actor, alt)
+    }
+
+    #[inline(always)]
+    fn count_state(&self, s: &P::State) {
+        self.program.count_state(s)
     }
 
     #[inline(always)]
@@ -212,5 +258,22 @@ impl<P: Program> Program for OrbitsChecked<'_, P> {
         trace: &mut StepTrace,
     ) -> Result<(), Violation> {
         self.program.execute_traced(s, actor, alt, events, trace)
+    }
+}
+
+impl<P: Program> Symmetry<P::State> for OrbitsChecked<'_, P> {
+    #[inline]
+    fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
+        let canonical = self.program.canonical_fingerprint(s)?;
+        self.observe(s, canonical);
+        Some(canonical)
+    }
+
+    fn check(&self, s: &P::State, seed: u64) -> Result<(), SymmetryMismatch> {
+        self.program.check_symmetry(s, seed)
+    }
+
+    fn groups(&self) -> Vec<String> {
+        self.program.symmetry_groups()
     }
 }

@@ -123,7 +123,7 @@ where
             "the distributed SES needs the state cache, which is off".into(),
         ));
     }
-    if config.symmetry && program.canonical_fingerprint(&program.initial()).is_none() {
+    if config.symmetry && mcheck_checker::ProgramExt::canonical_fingerprint(&*program, &program.initial()).is_none() {
         return Err(SearchError::Input(
             "symmetry is on but the program declares no symmetry".into(),
         ));

@@ -73,7 +73,7 @@ pub trait DynModel: Send + Sync {
     /// [`explain`].
     fn explain(&self, schedule: &Schedule, execution: &Execution) -> Result<Explanation, Error>;
     /// The groups of interchangeable actors the model declares at its
-    /// default parameters ([`mcheck_checker::Program::symmetry_groups`]).
+    /// default parameters ([`mcheck_checker::Symmetry::groups`]).
     fn symmetry_groups(&self) -> Vec<String>;
     /// SES on timely dataflow (`mcheck_distributed::ses`) on this
     /// process's part of `layout`: the report on process 0, `None` on the
@@ -218,7 +218,7 @@ impl<M: Model> DynModel for M {
     }
 
     fn symmetry_groups(&self) -> Vec<String> {
-        mcheck_checker::Program::symmetry_groups(&Instance::defaults(self).build(self))
+        mcheck_checker::ProgramExt::symmetry_groups(&Instance::defaults(self).build(self))
     }
 }
 

@@ -32,12 +32,12 @@ pub use shared::{Handle as SharedHandle, SharedCache};
 
 /// The fingerprint the exhaustive searches cache for `s`: its own
 /// [`fingerprint`], or with `symmetry` its orbit's
-/// ([`crate::Program::canonical_fingerprint`], never 0). Without symmetry
+/// ([`crate::Symmetry::canonical_fingerprint`], never 0). Without symmetry
 /// the path is the plain fingerprint behind one predictable branch.
 #[inline(always)]
 pub fn state_fingerprint<P: crate::Program + ?Sized>(program: &P, s: &P::State, symmetry: bool) -> u64 {
     if symmetry {
-        if let Some(fp) = program.canonical_fingerprint(s) {
+        if let Some(fp) = crate::program::ProgramExt::canonical_fingerprint(program, s) {
             return fingerprint::nonzero(fp);
         }
     }

@@ -6,11 +6,13 @@
 //! for both, so that the coverage check instantiates the searches once
 //! per program, not once per wrapper.
 
-use super::forward_program;
 use super::key::{Hit, How};
 use super::reach::{reached, reached_property};
 use super::report::{CountedOver, Entry};
-use crate::program::{ActorId, Event, Program, StepTrace, Violation};
+use crate::program::{
+    ActorId, ActorInfo, Covers, Enabled, Event, Monitors, Program, ProgramExt, StateView, StepTrace, Symmetry,
+    Violation,
+};
 use hashbrown::HashMap;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -211,7 +213,7 @@ impl<'p, P: Program> Covered<'p, P> {
     }
 
     /// The counts: every entry hit, and every declared one
-    /// ([`Program::coverage_space`]) with its count, zero included; sorted
+    /// ([`crate::Covers::coverage_space`]) with its count, zero included; sorted
     /// by actor, item and how.
     pub fn entries(&self) -> Vec<Entry> {
         let mut all: Map<Hit, u64> = map();
@@ -264,7 +266,42 @@ impl<'p, P: Program> Covered<'p, P> {
 impl<P: Program> Program for Covered<'_, P> {
     type State = P::State;
 
-    forward_program!(without counting);
+    fn initial(&self) -> P::State {
+        self.program.initial()
+    }
+
+    fn actors(&self, s: &P::State) -> Vec<ActorInfo> {
+        self.program.actors(s)
+    }
+
+    #[inline]
+    fn enabled(&self, s: &P::State, out: &mut Vec<Enabled>) {
+        self.program.enabled(s, out)
+    }
+
+    fn deadlock(&self, s: &P::State) -> Option<Violation> {
+        self.program.deadlock(s)
+    }
+
+    fn actor_name(&self, s: &P::State, actor: ActorId) -> String {
+        self.program.actor_name(s, actor)
+    }
+
+    fn view(&self, s: &P::State) -> Option<StateView> {
+        self.program.view(s)
+    }
+
+    fn liveness(&self) -> Option<&dyn Monitors<P::State>> {
+        self.program.liveness()
+    }
+
+    fn symmetry(&self) -> Option<&dyn Symmetry<P::State>> {
+        self.program.symmetry()
+    }
+
+    fn coverage(&self) -> Option<&dyn Covers<P::State>> {
+        self.program.coverage()
+    }
 
     #[inline(always)]
     fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {

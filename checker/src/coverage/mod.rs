@@ -3,7 +3,7 @@
 //! must hold in at least one reachable state.
 //!
 //! * [`Covered`] wraps a program and counts what each step exercises, as
-//!   the program names it ([`crate::Program::cover_step`]: the machine
+//!   the program names it ([`crate::Covers::cover_step`]: the machine
 //!   runtime gives machine kind, message kind and whether the message was
 //!   handled, deferred, ignored, dropped or unhandled; a plain program the
 //!   actor and the alternative), over distinct transitions for exhaustive
@@ -15,14 +15,12 @@
 //! * [`Coverage`] is the report's section; `check::check_coverage` fills it.
 
 mod count;
-mod forward;
 mod key;
 mod reach;
 mod report;
 mod text;
 
 pub use count::Covered;
-pub(crate) use forward::forward_program;
 pub use key::{Hit, How};
 pub use reach::{reached, reached_property, SOMETIMES};
 pub use report::{CountedOver, Coverage, Entry, Property, Status};

@@ -7,8 +7,10 @@
 //! ever: the exhaustive check's terminal case), reported at that state as
 //! a deadlock is. Every sampling strategy runs on the wrapper unchanged.
 
+use crate::coverage::Hit;
 use crate::program::{
-    ActorId, ActorInfo, Enabled, Event, Hot, Monitors, Program, StateView, StepTrace, Violation, ViolationKind,
+    ActorId, ActorInfo, Covers, Enabled, Event, Hot, Monitors, Program, ProgramExt, StateView, StepTrace, Symmetry,
+    SymmetryMismatch, Violation, ViolationKind,
 };
 use std::hash::{Hash, Hasher};
 
@@ -177,23 +179,11 @@ impl<P: Program> Program for Temperature<'_, P> {
     fn view(&self, s: &Self::State) -> Option<StateView> {
         self.inner.view(&s.inner)
     }
-    fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
-        self.inner.canonical_fingerprint(&s.inner)
+    fn symmetry(&self) -> Option<&dyn Symmetry<Self::State>> {
+        self.inner.symmetry().map(|_| self as &dyn Symmetry<Self::State>)
     }
-    fn check_symmetry(&self, s: &Self::State, seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
-        self.inner.check_symmetry(&s.inner, seed)
-    }
-    fn symmetry_groups(&self) -> Vec<String> {
-        self.inner.symmetry_groups()
-    }
-    fn cover_step(&self, s: &Self::State, actor: ActorId, alt: u32, out: &mut Vec<crate::coverage::Hit>) {
-        self.inner.cover_step(&s.inner, actor, alt, out)
-    }
-    fn cover_state(&self, s: &Self::State, out: &mut Vec<crate::coverage::Hit>) {
-        self.inner.cover_state(&s.inner, out)
-    }
-    fn coverage_space(&self) -> Vec<crate::coverage::Hit> {
-        self.inner.coverage_space()
+    fn coverage(&self) -> Option<&dyn Covers<Self::State>> {
+        self.inner.coverage().map(|_| self as &dyn Covers<Self::State>)
     }
     fn count_transition(&self, s: &Self::State, actor: ActorId, alt: u32) {
         self.inner.count_transition(&s.inner, actor, alt)
@@ -201,10 +191,37 @@ impl<P: Program> Program for Temperature<'_, P> {
     fn count_state(&self, s: &Self::State) {
         self.inner.count_state(&s.inner)
     }
+}
+
+/// The wrapped program's symmetry, on its part of the state (hybrid runs
+/// its exhaustive phase on the wrapper).
+impl<P: Program> Symmetry<Tempered<P::State>> for Temperature<'_, P> {
+    fn canonical_fingerprint(&self, s: &Tempered<P::State>) -> Option<u64> {
+        self.inner.canonical_fingerprint(&s.inner)
+    }
+    fn check(&self, s: &Tempered<P::State>, seed: u64) -> Result<(), SymmetryMismatch> {
+        self.inner.check_symmetry(&s.inner, seed)
+    }
+    fn groups(&self) -> Vec<String> {
+        self.inner.symmetry_groups()
+    }
+}
+
+/// The wrapped program's coverage, on its part of the state.
+impl<P: Program> Covers<Tempered<P::State>> for Temperature<'_, P> {
+    fn cover_step(&self, s: &Tempered<P::State>, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
+        self.inner.cover_step(&s.inner, actor, alt, out)
+    }
+    fn cover_state(&self, s: &Tempered<P::State>, out: &mut Vec<Hit>) {
+        self.inner.cover_state(&s.inner, out)
+    }
+    fn coverage_space(&self) -> Vec<Hit> {
+        self.inner.coverage_space()
+    }
     fn sometimes(&self) -> Vec<&'static str> {
         self.inner.sometimes()
     }
-    fn holds(&self, s: &Self::State, property: usize) -> bool {
+    fn holds(&self, s: &Tempered<P::State>, property: usize) -> bool {
         self.inner.holds(&s.inner, property)
     }
 }

@@ -6,8 +6,8 @@ use super::world::{MachineId, Pending, Slot, World};
 use super::{MachineModel, Receive};
 use crate::coverage::Hit;
 use crate::program::{
-    ActorId, ActorInfo, ActorView, Enabled, Event, Hot, Monitors, Program, StateView, StepTrace, Violation,
-    ViolationKind,
+    ActorId, ActorInfo, ActorView, Covers, Enabled, Event, Hot, Monitors, Program, StateView, StepTrace, Symmetry,
+    SymmetryMismatch, Violation, ViolationKind,
 };
 use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -424,15 +424,27 @@ impl<M: MachineModel> Program for Machines<M> {
         self.0.has_liveness().then_some(self as &dyn Monitors<World<M>>)
     }
 
+    fn symmetry(&self) -> Option<&dyn Symmetry<World<M>>> {
+        let declared = self.0.symmetry().iter().any(|g| g.len() > 1);
+        declared.then_some(self as &dyn Symmetry<World<M>>)
+    }
+
+    fn coverage(&self) -> Option<&dyn Covers<World<M>>> {
+        Some(self)
+    }
+}
+
+/// The model's symmetry ([`MachineModel::symmetry`]).
+impl<M: MachineModel> Symmetry<World<M>> for Machines<M> {
     fn canonical_fingerprint(&self, s: &World<M>) -> Option<u64> {
         super::symmetry::canonical_fingerprint(&self.0, &self.0.symmetry(), s)
     }
 
-    fn check_symmetry(&self, s: &World<M>, seed: u64) -> Result<(), crate::orbits::SymmetryMismatch> {
+    fn check(&self, s: &World<M>, seed: u64) -> Result<(), SymmetryMismatch> {
         self.symmetry_check(s, seed)
     }
 
-    fn symmetry_groups(&self) -> Vec<String> {
+    fn groups(&self) -> Vec<String> {
         let s0 = self.initial();
         self.0
             .symmetry()
@@ -444,7 +456,11 @@ impl<M: MachineModel> Program for Machines<M> {
             })
             .collect()
     }
+}
 
+/// The machines' handlers and monitors, and the model's reachability
+/// properties ([`MachineModel::sometimes`]).
+impl<M: MachineModel> Covers<World<M>> for Machines<M> {
     fn cover_step(&self, s: &World<M>, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
         self.step_hits(s, actor, alt, out)
     }

@@ -59,7 +59,7 @@ pub use threads::run_indexed;
 use crate::config::Config;
 use crate::explorer::Explorer;
 use crate::liveness::Temperature;
-use crate::program::{Program, ViolationKind};
+use crate::program::{Program, ProgramExt, ViolationKind};
 use crate::report::Report;
 use crate::schedule::PathKind;
 use order::{ChoiceOrder, Composed, Natural, Preemptive};

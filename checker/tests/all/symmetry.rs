@@ -10,6 +10,7 @@
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Renamed, Setup, World};
 use mcheck_checker::search::{dfs, pb, run, ses, SearchError, Strategy};
 use mcheck_checker::testing::Causal;
+use mcheck_checker::ProgramExt;
 use mcheck_checker::{Config, Enabled, Outcome, Program};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -52,8 +52,8 @@
 use mcheck_checker::coverage::{Hit, How};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{
-    ActorId, ActorInfo, BugSpec, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace, Violation,
-    ViolationKind,
+    ActorId, ActorInfo, BugSpec, Covers, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace,
+    Symmetry, Violation, ViolationKind,
 };
 use std::fmt;
 
@@ -572,6 +572,16 @@ impl Program for TwoPhaseProgram {
         result.map(|_| ())
     }
 
+    fn symmetry(&self) -> Option<&dyn Symmetry<TwoPhaseState>> {
+        Some(self)
+    }
+
+    fn coverage(&self) -> Option<&dyn Covers<TwoPhaseState>> {
+        Some(self)
+    }
+}
+
+impl Symmetry<TwoPhaseState> for TwoPhaseProgram {
     /// The resource managers are interchangeable: an RM's whole state is
     /// its `rmState`, its bit of `tmPrepared` and its `Prepared` message,
     /// and nothing else names an RM (the TM's state and the Commit/Abort
@@ -594,13 +604,20 @@ impl Program for TwoPhaseProgram {
         )))
     }
 
-    fn symmetry_groups(&self) -> Vec<String> {
+    fn groups(&self) -> Vec<String> {
         vec![format!("rm1..rm{} (the resource managers)", self.layout.n)]
     }
+}
 
+/// The spec's actions, by actor, and its two reachability properties.
+impl Covers<TwoPhaseState> for TwoPhaseProgram {
     fn cover_step(&self, s: &TwoPhaseState, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
         if let Some(action) = self.action(s, actor, alt) {
-            out.push(Hit::new(self.actor_name(s, actor), action.to_string(), How::Ran));
+            out.push(Hit::new(
+                Program::actor_name(self, s, actor),
+                action.to_string(),
+                How::Ran,
+            ));
         }
     }
 

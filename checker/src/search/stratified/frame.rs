@@ -1,7 +1,6 @@
 //! Pushing a state's frame: its enabled set, the deadlock check of a
 //! terminal state, and the run-time soundness check of the explorer.
 
-use super::step::no_order;
 use super::{enabled_set, Frame, Search, Span, Stop};
 use crate::cache::StateCache;
 use crate::explorer::enabled_mask;
@@ -241,4 +240,10 @@ fn unsound<O: ChoiceOrder>(order: &O, actor: ActorId, set: &EnabledSet<'_>, twic
         explorer: order.name().to_string(),
         message,
     }
+}
+
+/// A state whose order was given away took a choice.
+#[cold]
+pub(super) fn no_order() -> SearchError {
+    SearchError::Internal("a live state without its order".into())
 }

@@ -54,7 +54,7 @@ use super::order::{ChoiceOrder, EnabledSet};
 use super::progress::Meter;
 use crate::cache::{FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
 use crate::config::{peak_rss, Config};
-use crate::program::{ActorId, Enabled, Event, Program};
+use crate::program::{ActorId, Enabled, Event, Program, ProgramExt};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 use arena::Arena;
 use retire::{Ahead, Owed};
@@ -294,7 +294,7 @@ pub(super) fn check_symmetry<P: Program>(program: &P, s0: &P::State, config: &Co
     }
     if program.canonical_fingerprint(s0).is_none() {
         return Err(SearchError::Input(
-            "symmetry is on but the program declares no symmetry (Program::canonical_fingerprint, or MachineModel::symmetry for machine models, gives none)".into(),
+            "symmetry is on but the program declares no symmetry (Program::symmetry, or MachineModel::symmetry for machine models, gives none)".into(),
         ));
     }
     Ok(())

@@ -9,7 +9,7 @@
 //! successors are cached (the step's `Present` case, in a tight loop) and
 //! hands the step the look-up that loop made.
 
-use super::frame::{offer_at, Resumed};
+use super::frame::{no_order, offer_at, Resumed};
 use super::peek::PREFETCH_AHEAD;
 use super::{enabled_set, Ahead, Entry, Frame, RawViolation, Search, Span, Stop, NONE, PASSED};
 use crate::cache::{Insert, StateCache};
@@ -577,10 +577,4 @@ fn split<S: Clone>(
         (true, true) => (None, Some(s)),
         (true, false) => (Some(s.clone()), Some(s)),
     })
-}
-
-/// A state whose order was given away took a choice.
-#[cold]
-pub(super) fn no_order() -> SearchError {
-    SearchError::Internal("a live state without its order".into())
 }

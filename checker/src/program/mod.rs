@@ -5,7 +5,9 @@
 //! state: it clones, hashes and compares it, asks which actors are enabled,
 //! and executes one step of one actor at a time.
 
-use crate::coverage::{Hit, How};
+mod capability;
+
+pub use capability::{Covers, Hot, Monitors, ProgramExt, Symmetry, SymmetryMismatch};
 use serde::{Deserialize, Serialize};
 use std::fmt::{self, Debug};
 use std::hash::Hash;
@@ -192,45 +194,6 @@ impl fmt::Display for Violation {
     }
 }
 
-/// A program's liveness monitors (ARCHITECTURE.md §5, "Liveness"), the
-/// capability that [`Program::liveness`] offers: a state is **hot** when
-/// some monitor is owed something (a request waits for its answer, a
-/// crashed server waits for repair), **cold** otherwise. Liveness checking
-/// reports a fair cycle of hot states and a terminal hot state; sampled
-/// executions report a long hot streak as a possible violation.
-///
-/// # Contract
-///
-/// Both methods are pure functions of the state, and `owed(s)` is `Some`
-/// exactly when `hot(s)` is true.
-pub trait Monitors<S>: Sync {
-    /// Whether some monitor is hot in `s`. It runs after every step of a
-    /// sampled execution with liveness on and at every state of the
-    /// liveness graph: decide, do not describe (no formatting here).
-    fn hot(&self, s: &S) -> bool;
-
-    /// The hot monitor of `s` and what it is owed, in words; `None` when
-    /// `s` is cold. Asked only where a report needs the words.
-    fn owed(&self, s: &S) -> Option<Hot>;
-}
-
-/// What a hot state owes (see [`Monitors`]): the monitor that is hot and,
-/// in words, what it waits for.
-#[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
-pub struct Hot {
-    /// The hot monitor (or property) by name.
-    pub monitor: String,
-    /// What is owed (`"client0's request 3 is not answered"`).
-    pub owed: String,
-}
-
-impl Hot {
-    /// The liveness violation of `kind` that this hot monitor makes.
-    pub fn violation(&self, kind: ViolationKind, message: String) -> Violation {
-        Violation::new(kind, self.monitor.clone(), message)
-    }
-}
-
 /// A human-readable account of one step, filled by [`Program::execute_traced`].
 /// Only replay builds these; the search never does.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
@@ -383,75 +346,22 @@ pub trait Program: Sync {
         None
     }
 
-    /// The fingerprint of `s`'s **orbit** under the program's symmetry
-    /// (ARCHITECTURE.md §3, "Symmetry"), or `None` (the default) when the
-    /// program declares none. The exhaustive searches store it in their
-    /// cache instead of `s`'s own fingerprint when symmetry is on
-    /// ([`crate::Config::symmetry`]); they still execute `s` itself.
-    ///
-    /// # Contract
-    ///
-    /// A symmetry is a set G of bijections of the states (renamings of
-    /// interchangeable actors) such that, for every g in G:
-    ///
-    /// * the transition relation commutes with g: s -> t by some choice iff
-    ///   g(s) -> g(t) by some choice (of the renamed actor), and g(s0) is
-    ///   in s0's orbit;
-    /// * violations, monitors and invariants are invariant under g: s
-    ///   violates iff g(s) does (the kind of violation may name another
-    ///   actor), and so does the deadlock check.
-    ///
-    /// Then `canonical_fingerprint(s) == canonical_fingerprint(g(s))` must
-    /// hold for every g (the same value for the whole orbit), and two states
-    /// in different orbits must get different values (up to fingerprint
-    /// collisions): **exact**, one state per orbit. The machine runtime
-    /// implements it from [`crate::machine::MachineModel::symmetry`].
-    fn canonical_fingerprint(&self, _s: &Self::State) -> Option<u64> {
+    /// The program's symmetry, if it declares one (see [`Symmetry`]): the
+    /// exhaustive searches ask for it only with [`crate::Config::symmetry`].
+    /// Default: `None`. The machine runtime answers from
+    /// [`crate::machine::MachineModel::symmetry`].
+    fn symmetry(&self) -> Option<&dyn Symmetry<Self::State>> {
         None
     }
 
-    /// Check the symmetry declaration at `s` (ARCHITECTURE.md §3,
-    /// "Symmetry"): apply a permutation drawn from `seed` and compare what
-    /// the contract of [`Program::canonical_fingerprint`] says is
-    /// invariant. Called with `--symmetry` at a sample of the states
-    /// (`crate::orbits`); an error stops the search. Default: nothing to
-    /// check (the machine runtime checks its groups).
-    fn check_symmetry(&self, _s: &Self::State, _seed: u64) -> Result<(), SymmetryMismatch> {
-        Ok(())
-    }
-
-    /// The declared groups of interchangeable actors, for people (`mcheck
-    /// list`): one line each, such as `"rm1..rm3 (resource managers)"`.
-    /// Empty (the default) exactly when
-    /// [`Program::canonical_fingerprint`] gives `None`.
-    fn symmetry_groups(&self) -> Vec<String> {
-        Vec::new()
-    }
-
-    /// Coverage (ARCHITECTURE.md §6, "Coverage and reachability"): push
-    /// onto `out` what the step of `actor` with alternative `alt` at `s`
-    /// exercises; called before the step executes, only when coverage is
-    /// counted. Default: the actor's name and the alternative
-    /// ([`How::Ran`]); the machine runtime names the machine kind, the
-    /// message kind and whether it was handled, deferred, ignored, dropped
-    /// or unhandled.
-    fn cover_step(&self, s: &Self::State, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
-        out.push(Hit::new(
-            self.actor_name(s, actor),
-            format!("alternative {alt}"),
-            How::Ran,
-        ));
-    }
-
-    /// Coverage: push onto `out` what a state the search reached exercises
-    /// (the machine runtime: its monitors' states). Default: nothing.
-    fn cover_state(&self, _s: &Self::State, _out: &mut Vec<Hit>) {}
-
-    /// Coverage entries listed even when a search never hits them (the
-    /// handlers a model declares): a zero there is the finding. Default:
-    /// none.
-    fn coverage_space(&self) -> Vec<Hit> {
-        Vec::new()
+    /// What the program's steps and states exercise, and its reachability
+    /// properties (see [`Covers`]), asked for only by a run that counts
+    /// coverage or seeks a property. Default: `None`, and then coverage
+    /// counts each actor's alternatives by the actor's name
+    /// ([`ProgramExt::cover_step`]). The machine runtime answers with its
+    /// machines, handlers and monitors.
+    fn coverage(&self) -> Option<&dyn Covers<Self::State>> {
+        None
     }
 
     /// Told by the exhaustive searches (SES, DFS, PB, on any number of
@@ -474,19 +384,6 @@ pub trait Program: Sync {
     /// nothing.
     #[inline(always)]
     fn count_state(&self, _s: &Self::State) {}
-
-    /// The names of the program's reachability properties ("sometimes"):
-    /// conditions that must hold in at least one reachable state. Default:
-    /// none.
-    fn sometimes(&self) -> Vec<&'static str> {
-        Vec::new()
-    }
-
-    /// Whether reachability property `property` (an index into
-    /// [`Program::sometimes`]) holds in `s`. Pure, like the rest.
-    fn holds(&self, _s: &Self::State, _property: usize) -> bool {
-        false
-    }
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -526,24 +423,11 @@ impl<P: Program + ?Sized> Program for &P {
     fn liveness(&self) -> Option<&dyn Monitors<Self::State>> {
         (**self).liveness()
     }
-    fn canonical_fingerprint(&self, s: &Self::State) -> Option<u64> {
-        (**self).canonical_fingerprint(s)
+    fn symmetry(&self) -> Option<&dyn Symmetry<Self::State>> {
+        (**self).symmetry()
     }
-    fn check_symmetry(&self, s: &Self::State, seed: u64) -> Result<(), SymmetryMismatch> {
-        (**self).check_symmetry(s, seed)
-    }
-    fn symmetry_groups(&self) -> Vec<String> {
-        (**self).symmetry_groups()
-    }
-
-    fn cover_step(&self, s: &Self::State, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
-        (**self).cover_step(s, actor, alt, out)
-    }
-    fn cover_state(&self, s: &Self::State, out: &mut Vec<Hit>) {
-        (**self).cover_state(s, out)
-    }
-    fn coverage_space(&self) -> Vec<Hit> {
-        (**self).coverage_space()
+    fn coverage(&self) -> Option<&dyn Covers<Self::State>> {
+        (**self).coverage()
     }
     #[inline(always)]
     fn count_transition(&self, s: &Self::State, actor: ActorId, alt: u32) {
@@ -553,35 +437,4 @@ impl<P: Program + ?Sized> Program for &P {
     fn count_state(&self, s: &Self::State) {
         (**self).count_state(s)
     }
-    fn sometimes(&self) -> Vec<&'static str> {
-        (**self).sometimes()
-    }
-    fn holds(&self, s: &Self::State, property: usize) -> bool {
-        (**self).holds(s, property)
-    }
 }
-
-/// A symmetry declaration that the program does not keep: `what` differs
-/// between a state and its image under a permutation of `group`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SymmetryMismatch {
-    /// The group's members, by name.
-    pub group: String,
-    /// The permutation, as the machines it moves (`"rm1 -> rm2, rm2 ->
-    /// rm1"`), or the two states compared by the generic check.
-    pub permutation: String,
-    /// What differed, in words.
-    pub what: String,
-}
-
-impl fmt::Display for SymmetryMismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the symmetry declaration does not hold: group [{}], permuted by {}: {} differs; fix the model's symmetry (or rename) or run without --symmetry",
-            self.group, self.permutation, self.what
-        )
-    }
-}
-
-impl std::error::Error for SymmetryMismatch {}
