@@ -39,7 +39,7 @@ pub use instance::Instance;
 pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{
     ActorId, ActorInfo, ActorView, Covers, Enabled, Event, Hot, Monitors, Program, ProgramExt, StateView, StepTrace,
-    Symmetry, SymmetryMismatch, Violation, ViolationKind,
+    Symmetry, SymmetryMismatch, Traces, Violation, ViolationKind,
 };
 pub use races::{explain, explain_model, ExplainError, Explanation, Race, Variant};
 pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};

@@ -25,8 +25,8 @@
 use crate::cache::{fingerprint, FIXED_HASHER};
 pub use crate::program::SymmetryMismatch;
 use crate::program::{
-    ActorId, ActorInfo, Covers, Enabled, Event, Monitors, Program, ProgramExt, StateView, StepTrace, Symmetry,
-    Violation, ViolationKind,
+    ActorId, ActorInfo, Covers, Enabled, Event, Monitors, Program, ProgramExt, Symmetry, Traces, Violation,
+    ViolationKind,
 };
 use hashbrown::HashMap;
 use std::fmt;
@@ -206,14 +206,6 @@ impl<P: Program> Program for OrbitsChecked<'_, P> {
         self.program.deadlock(s)
     }
 
-    fn actor_name(&self, s: &P::State, actor: ActorId) -> String {
-        self.program.actor_name(s, actor)
-    }
-
-    fn view(&self, s: &P::State) -> Option<StateView> {
-        self.program.view(s)
-    }
-
     fn liveness(&self) -> Option<&dyn Monitors<P::State>> {
         self.program.liveness()
     }
@@ -229,6 +221,10 @@ impl<P: Program> Program for OrbitsChecked<'_, P> {
 
     fn coverage(&self) -> Option<&dyn Covers<P::State>> {
         self.program.coverage()
+    }
+
+    fn traces(&self) -> Option<&dyn Traces<P::State>> {
+        self.program.traces()
     }
 
     #[inline(always)]
@@ -247,17 +243,6 @@ impl<P: Program> Program for OrbitsChecked<'_, P> {
             return Err(stop());
         }
         self.program.execute(s, actor, alt, events)
-    }
-
-    fn execute_traced(
-        &self,
-        s: &mut P::State,
-        actor: ActorId,
-        alt: u32,
-        events: &mut Vec<Event>,
-        trace: &mut StepTrace,
-    ) -> Result<(), Violation> {
-        self.program.execute_traced(s, actor, alt, events, trace)
     }
 }
 

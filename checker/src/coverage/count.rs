@@ -10,8 +10,7 @@ use super::key::{Hit, How};
 use super::reach::{reached, reached_property};
 use super::report::{CountedOver, Entry};
 use crate::program::{
-    ActorId, ActorInfo, Covers, Enabled, Event, Monitors, Program, ProgramExt, StateView, StepTrace, Symmetry,
-    Violation,
+    ActorId, ActorInfo, Covers, Enabled, Event, Monitors, Program, ProgramExt, Symmetry, Traces, Violation,
 };
 use hashbrown::HashMap;
 use std::borrow::Cow;
@@ -283,14 +282,6 @@ impl<P: Program> Program for Covered<'_, P> {
         self.program.deadlock(s)
     }
 
-    fn actor_name(&self, s: &P::State, actor: ActorId) -> String {
-        self.program.actor_name(s, actor)
-    }
-
-    fn view(&self, s: &P::State) -> Option<StateView> {
-        self.program.view(s)
-    }
-
     fn liveness(&self) -> Option<&dyn Monitors<P::State>> {
         self.program.liveness()
     }
@@ -303,24 +294,16 @@ impl<P: Program> Program for Covered<'_, P> {
         self.program.coverage()
     }
 
+    fn traces(&self) -> Option<&dyn Traces<P::State>> {
+        self.program.traces()
+    }
+
     #[inline(always)]
     fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
         if self.every_step() {
             return self.execute_counted(s, actor, alt, events);
         }
         let result = self.program.execute(s, actor, alt, events);
-        self.check(s, result)
-    }
-
-    fn execute_traced(
-        &self,
-        s: &mut P::State,
-        actor: ActorId,
-        alt: u32,
-        events: &mut Vec<Event>,
-        trace: &mut StepTrace,
-    ) -> Result<(), Violation> {
-        let result = self.program.execute_traced(s, actor, alt, events, trace);
         self.check(s, result)
     }
 

@@ -5,7 +5,7 @@
 use super::graph::{Graph, NONE};
 use super::scc::membership;
 use crate::cache::fingerprint;
-use crate::program::{ActorId, Enabled, Event, Hot, Program, StepTrace, Violation, ViolationKind};
+use crate::program::{ActorId, Enabled, Event, Hot, Program, Violation, ViolationKind};
 use crate::report::Found;
 use crate::schedule::Schedule;
 use crate::search::exec::{choice_at, execute, ChoiceDriver, End, Execution};
@@ -127,20 +127,8 @@ impl<P: Program> Program for Recorder<'_, P> {
         self.record(s);
         Ok(())
     }
-    fn execute_traced(
-        &self,
-        s: &mut P::State,
-        actor: ActorId,
-        alt: u32,
-        events: &mut Vec<Event>,
-        trace: &mut StepTrace,
-    ) -> Result<(), Violation> {
-        self.inner.execute_traced(s, actor, alt, events, trace)?;
-        self.record(s);
-        Ok(())
-    }
-    fn actor_name(&self, s: &P::State, actor: ActorId) -> String {
-        self.inner.actor_name(s, actor)
+    fn traces(&self) -> Option<&dyn crate::program::Traces<P::State>> {
+        self.inner.traces()
     }
 }
 

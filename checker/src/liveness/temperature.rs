@@ -10,7 +10,7 @@
 use crate::coverage::Hit;
 use crate::program::{
     ActorId, ActorInfo, Covers, Enabled, Event, Hot, Monitors, Program, ProgramExt, StateView, StepTrace, Symmetry,
-    SymmetryMismatch, Violation, ViolationKind,
+    SymmetryMismatch, Traces, Violation, ViolationKind,
 };
 use std::hash::{Hash, Hasher};
 
@@ -162,28 +162,14 @@ impl<P: Program> Program for Temperature<'_, P> {
         }
         self.deadlock.then(|| self.inner.deadlock(&s.inner)).flatten()
     }
-    fn actor_name(&self, s: &Self::State, actor: ActorId) -> String {
-        self.inner.actor_name(&s.inner, actor)
-    }
-    fn execute_traced(
-        &self,
-        s: &mut Self::State,
-        actor: ActorId,
-        alt: u32,
-        events: &mut Vec<Event>,
-        trace: &mut StepTrace,
-    ) -> Result<(), Violation> {
-        self.inner.execute_traced(&mut s.inner, actor, alt, events, trace)?;
-        self.count(s)
-    }
-    fn view(&self, s: &Self::State) -> Option<StateView> {
-        self.inner.view(&s.inner)
-    }
     fn symmetry(&self) -> Option<&dyn Symmetry<Self::State>> {
         self.inner.symmetry().map(|_| self as &dyn Symmetry<Self::State>)
     }
     fn coverage(&self) -> Option<&dyn Covers<Self::State>> {
         self.inner.coverage().map(|_| self as &dyn Covers<Self::State>)
+    }
+    fn traces(&self) -> Option<&dyn Traces<Self::State>> {
+        self.inner.traces().map(|_| self as &dyn Traces<Self::State>)
     }
     fn count_transition(&self, s: &Self::State, actor: ActorId, alt: u32) {
         self.inner.count_transition(&s.inner, actor, alt)
@@ -223,5 +209,25 @@ impl<P: Program> Covers<Tempered<P::State>> for Temperature<'_, P> {
     }
     fn holds(&self, s: &Tempered<P::State>, property: usize) -> bool {
         self.inner.holds(&s.inner, property)
+    }
+}
+
+/// The wrapped program's names and views, on its part of the state.
+impl<P: Program> Traces<Tempered<P::State>> for Temperature<'_, P> {
+    fn actor_name(&self, s: &Tempered<P::State>, actor: ActorId) -> String {
+        self.inner.actor_name(&s.inner, actor)
+    }
+    fn execute_traced(
+        &self,
+        s: &mut Tempered<P::State>,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        trace: &mut StepTrace,
+    ) -> Result<(), Violation> {
+        self.inner.execute_traced(&mut s.inner, actor, alt, events, trace)
+    }
+    fn view(&self, s: &Tempered<P::State>) -> Option<StateView> {
+        self.inner.view(&s.inner)
     }
 }

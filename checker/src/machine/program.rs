@@ -7,7 +7,7 @@ use super::{MachineModel, Receive};
 use crate::coverage::Hit;
 use crate::program::{
     ActorId, ActorInfo, ActorView, Covers, Enabled, Event, Hot, Monitors, Program, StateView, StepTrace, Symmetry,
-    SymmetryMismatch, Violation, ViolationKind,
+    SymmetryMismatch, Traces, Violation, ViolationKind,
 };
 use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -362,17 +362,6 @@ impl<M: MachineModel> Program for Machines<M> {
         self.step(s, actor, alt, events, None)
     }
 
-    fn execute_traced(
-        &self,
-        s: &mut World<M>,
-        actor: ActorId,
-        alt: u32,
-        events: &mut Vec<Event>,
-        trace: &mut StepTrace,
-    ) -> Result<(), Violation> {
-        self.step(s, actor, alt, events, Some(trace))
-    }
-
     fn deadlock(&self, s: &World<M>) -> Option<Violation> {
         for (id, m) in s.live() {
             let (inbox, unordered) = (s.inbox(id), s.unordered_to(id));
@@ -391,8 +380,39 @@ impl<M: MachineModel> Program for Machines<M> {
         None
     }
 
+    fn liveness(&self) -> Option<&dyn Monitors<World<M>>> {
+        self.0.has_liveness().then_some(self as &dyn Monitors<World<M>>)
+    }
+
+    fn symmetry(&self) -> Option<&dyn Symmetry<World<M>>> {
+        let declared = self.0.symmetry().iter().any(|g| g.len() > 1);
+        declared.then_some(self as &dyn Symmetry<World<M>>)
+    }
+
+    fn coverage(&self) -> Option<&dyn Covers<World<M>>> {
+        Some(self)
+    }
+
+    fn traces(&self) -> Option<&dyn Traces<World<M>>> {
+        Some(self)
+    }
+}
+
+/// The machines' names, handlers and queues.
+impl<M: MachineModel> Traces<World<M>> for Machines<M> {
     fn actor_name(&self, s: &World<M>, actor: ActorId) -> String {
         self.name_of(s, MachineId(actor.0))
+    }
+
+    fn execute_traced(
+        &self,
+        s: &mut World<M>,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        trace: &mut StepTrace,
+    ) -> Result<(), Violation> {
+        self.step(s, actor, alt, events, Some(trace))
     }
 
     fn view(&self, s: &World<M>) -> Option<StateView> {
@@ -418,19 +438,6 @@ impl<M: MachineModel> Program for Machines<M> {
             actors,
             monitors: format!("{:?}", s.monitor),
         })
-    }
-
-    fn liveness(&self) -> Option<&dyn Monitors<World<M>>> {
-        self.0.has_liveness().then_some(self as &dyn Monitors<World<M>>)
-    }
-
-    fn symmetry(&self) -> Option<&dyn Symmetry<World<M>>> {
-        let declared = self.0.symmetry().iter().any(|g| g.len() > 1);
-        declared.then_some(self as &dyn Symmetry<World<M>>)
-    }
-
-    fn coverage(&self) -> Option<&dyn Covers<World<M>>> {
-        Some(self)
     }
 }
 

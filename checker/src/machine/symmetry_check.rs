@@ -10,6 +10,7 @@ use super::symmetry::{canonical, renamed};
 use super::world::{MachineId, World};
 use super::MachineModel;
 use crate::orbits::SymmetryMismatch;
+use crate::program::ProgramExt;
 use crate::program::{ActorId, Enabled, Monitors, Program};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -5,7 +5,7 @@
 //! them on the checker's behalf with the defaults of a program that lacks
 //! one.
 
-use super::{ActorId, Program, Violation, ViolationKind};
+use super::{ActorId, Event, Program, StateView, StepTrace, Violation, ViolationKind};
 use crate::coverage::{Hit, How};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -127,10 +127,77 @@ pub trait Covers<S>: Sync {
     }
 }
 
+/// Names, step descriptions and views for people (traces, diagrams,
+/// counterexample pages): the capability that [`Program::traces`] offers.
+/// Only replay and the reports ask for it; the searches never do.
+pub trait Traces<S>: Sync {
+    /// The name of `actor` in `s`.
+    fn actor_name(&self, s: &S, actor: ActorId) -> String;
+
+    /// Execute the step of `actor` with alternative `alt` on `s` as
+    /// [`Program::execute`] does, and describe it in `trace` (whose
+    /// `step`, `actor`, `actor_name`, `alternative` and `alternatives` the
+    /// caller has filled): the event handled, the states before and after,
+    /// what was sent, created, chosen and announced. Replay calls it on a
+    /// copy of the state, for the description only: the step it records
+    /// is [`Program::execute`]'s, so a wrapper program that changes steps
+    /// need not describe them.
+    fn execute_traced(
+        &self,
+        s: &mut S,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        trace: &mut StepTrace,
+    ) -> Result<(), Violation>;
+
+    /// A view of `s`: each actor's state and inbox, and the monitors.
+    /// Default: `None`, and then counterexample pages show the `Debug` of
+    /// the whole state.
+    fn view(&self, _s: &S) -> Option<StateView> {
+        None
+    }
+}
+
 /// The checker's questions to a program's capabilities, answered with the
 /// defaults of a program that lacks the capability (implemented for every
 /// [`Program`]; a program implements the capability traits instead).
 pub trait ProgramExt: Program {
+    /// [`Traces::actor_name`]; without traces, the name
+    /// [`Program::actors`] gives (`actor<id>` if it lists none).
+    fn actor_name(&self, s: &Self::State, actor: ActorId) -> String {
+        if let Some(t) = self.traces() {
+            return t.actor_name(s, actor);
+        }
+        self.actors(s)
+            .into_iter()
+            .find(|a| a.id == actor)
+            .map(|a| a.name)
+            .unwrap_or_else(|| format!("actor{}", actor.0))
+    }
+
+    /// [`Program::execute`], with the step described in `trace` by
+    /// [`Traces::execute_traced`] on a copy of `s` when the program has
+    /// traces.
+    fn execute_traced(
+        &self,
+        s: &mut Self::State,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+        trace: &mut StepTrace,
+    ) -> Result<(), Violation> {
+        if let Some(t) = self.traces() {
+            let _ = t.execute_traced(&mut s.clone(), actor, alt, &mut Vec::new(), trace);
+        }
+        self.execute(s, actor, alt, events)
+    }
+
+    /// [`Traces::view`]; `None` without traces.
+    fn view(&self, s: &Self::State) -> Option<StateView> {
+        self.traces()?.view(s)
+    }
+
     /// Its orbit's fingerprint ([`Symmetry::canonical_fingerprint`]);
     /// `None` without a symmetry.
     #[inline]

@@ -7,7 +7,7 @@
 
 mod capability;
 
-pub use capability::{Covers, Hot, Monitors, ProgramExt, Symmetry, SymmetryMismatch};
+pub use capability::{Covers, Hot, Monitors, ProgramExt, Symmetry, SymmetryMismatch, Traces};
 use serde::{Deserialize, Serialize};
 use std::fmt::{self, Debug};
 use std::hash::Hash;
@@ -194,7 +194,7 @@ impl fmt::Display for Violation {
     }
 }
 
-/// A human-readable account of one step, filled by [`Program::execute_traced`].
+/// A human-readable account of one step, filled by [`Traces::execute_traced`].
 /// Only replay builds these; the search never does.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub struct StepTrace {
@@ -230,7 +230,7 @@ pub struct StepTrace {
 
 /// What a person sees of one actor in a state: its name, its state and the
 /// messages waiting for it, as text (for counterexample pages; see
-/// [`Program::view`]).
+/// [`Traces::view`]).
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub struct ActorView {
     /// The actor's name.
@@ -250,7 +250,7 @@ pub struct ActorView {
 }
 
 /// What a person sees of a whole state: every actor by id, and the
-/// monitors (see [`Program::view`]).
+/// monitors (see [`Traces::view`]).
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub struct StateView {
     /// Every actor that exists, indexed by its id.
@@ -303,39 +303,6 @@ pub trait Program: Sync {
         None
     }
 
-    /// The name of `actor` in `s`, for traces and error messages.
-    fn actor_name(&self, s: &Self::State, actor: ActorId) -> String {
-        self.actors(s)
-            .into_iter()
-            .find(|a| a.id == actor)
-            .map(|a| a.name)
-            .unwrap_or_else(|| format!("actor{}", actor.0))
-    }
-
-    /// `execute`, and also describe the step in `trace` (whose `step`,
-    /// `actor`, `actor_name`, `alternative` and `alternatives` the caller
-    /// has filled). The default describes nothing more; the machine runtime
-    /// describes events, sends, creations, choices and announcements.
-    fn execute_traced(
-        &self,
-        s: &mut Self::State,
-        actor: ActorId,
-        alt: u32,
-        events: &mut Vec<Event>,
-        trace: &mut StepTrace,
-    ) -> Result<(), Violation> {
-        let _ = trace;
-        self.execute(s, actor, alt, events)
-    }
-
-    /// A view of `s` for people: each actor's state and inbox, and the
-    /// monitors. Optional: the default is `None`, and then counterexample
-    /// pages show the `Debug` of the whole state. The machine runtime
-    /// implements it, so machine models get it without code of their own.
-    fn view(&self, _s: &Self::State) -> Option<StateView> {
-        None
-    }
-
     /// The program's liveness monitors, if it has any (see [`Monitors`]):
     /// liveness checking (the graph pass after an exhaustive search, the
     /// temperature of sampled executions) runs only for a program that
@@ -361,6 +328,16 @@ pub trait Program: Sync {
     /// ([`ProgramExt::cover_step`]). The machine runtime answers with its
     /// machines, handlers and monitors.
     fn coverage(&self) -> Option<&dyn Covers<Self::State>> {
+        None
+    }
+
+    /// Names, step descriptions and views for people (see [`Traces`]),
+    /// asked for only by replay, traces and counterexample pages. Default:
+    /// `None`, and then actors are named as [`Program::actors`] names them
+    /// and steps are described by their actor and alternative only. The
+    /// machine runtime answers with its machines' names, handlers and
+    /// queues.
+    fn traces(&self) -> Option<&dyn Traces<Self::State>> {
         None
     }
 
@@ -404,22 +381,6 @@ impl<P: Program + ?Sized> Program for &P {
     fn deadlock(&self, s: &Self::State) -> Option<Violation> {
         (**self).deadlock(s)
     }
-    fn actor_name(&self, s: &Self::State, actor: ActorId) -> String {
-        (**self).actor_name(s, actor)
-    }
-    fn execute_traced(
-        &self,
-        s: &mut Self::State,
-        actor: ActorId,
-        alt: u32,
-        events: &mut Vec<Event>,
-        trace: &mut StepTrace,
-    ) -> Result<(), Violation> {
-        (**self).execute_traced(s, actor, alt, events, trace)
-    }
-    fn view(&self, s: &Self::State) -> Option<StateView> {
-        (**self).view(s)
-    }
     fn liveness(&self) -> Option<&dyn Monitors<Self::State>> {
         (**self).liveness()
     }
@@ -428,6 +389,9 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn coverage(&self) -> Option<&dyn Covers<Self::State>> {
         (**self).coverage()
+    }
+    fn traces(&self) -> Option<&dyn Traces<Self::State>> {
+        (**self).traces()
     }
     #[inline(always)]
     fn count_transition(&self, s: &Self::State, actor: ActorId, alt: u32) {

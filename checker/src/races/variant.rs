@@ -22,6 +22,7 @@
 //! it ends with nothing enabled and deadlocks are violations, the deadlock
 //! check runs.
 
+use crate::program::ProgramExt;
 use crate::program::{ActorId, Event, Program, StateView, StepTrace};
 use crate::report::Found;
 

@@ -9,6 +9,7 @@ use super::error::SearchError;
 use super::order::{ChoiceOrder, Composed, EnabledSet};
 use crate::cache::fingerprint;
 use crate::explorer::Explorer;
+use crate::program::ProgramExt;
 use crate::program::{ActorId, Enabled, Event, Program, StepTrace};
 use crate::report::Found;
 use crate::schedule::{PathKind, Schedule, TrailStep};

@@ -4,6 +4,7 @@
 
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup, World};
 use mcheck_checker::search;
+use mcheck_checker::ProgramExt;
 use mcheck_checker::{ActorId, Config, Enabled, Event, Outcome, Program, StepTrace, ViolationKind};
 
 /// A small test protocol. Machine 0 (`sender`) sends `A`, `B` to machine 1

@@ -4,6 +4,7 @@
 
 use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, Receive, Setup, World};
 use mcheck_checker::search;
+use mcheck_checker::ProgramExt;
 use mcheck_checker::{ActorId, Config, Enabled, Outcome, Program, Report, StepTrace, ViolationKind};
 use mcheck_explorers::builtin;
 use rand::{Rng, SeedableRng};

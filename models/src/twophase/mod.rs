@@ -53,7 +53,7 @@ use mcheck_checker::coverage::{Hit, How};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{
     ActorId, ActorInfo, BugSpec, Covers, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace,
-    Symmetry, Violation, ViolationKind,
+    Symmetry, Traces, Violation, ViolationKind,
 };
 use std::fmt;
 
@@ -535,6 +535,21 @@ impl Program for TwoPhaseProgram {
         self.step(s, actor, alt, events).map(|_| ())
     }
 
+    fn symmetry(&self) -> Option<&dyn Symmetry<TwoPhaseState>> {
+        Some(self)
+    }
+
+    fn coverage(&self) -> Option<&dyn Covers<TwoPhaseState>> {
+        Some(self)
+    }
+
+    fn traces(&self) -> Option<&dyn Traces<TwoPhaseState>> {
+        Some(self)
+    }
+}
+
+/// The spec's actors by name (`tm`, `rm1`, ...) and its actions.
+impl Traces<TwoPhaseState> for TwoPhaseProgram {
     fn actor_name(&self, _s: &TwoPhaseState, actor: ActorId) -> String {
         if actor.0 == 0 {
             "tm".into()
@@ -571,14 +586,6 @@ impl Program for TwoPhaseProgram {
         }
         result.map(|_| ())
     }
-
-    fn symmetry(&self) -> Option<&dyn Symmetry<TwoPhaseState>> {
-        Some(self)
-    }
-
-    fn coverage(&self) -> Option<&dyn Covers<TwoPhaseState>> {
-        Some(self)
-    }
 }
 
 impl Symmetry<TwoPhaseState> for TwoPhaseProgram {
@@ -614,7 +621,7 @@ impl Covers<TwoPhaseState> for TwoPhaseProgram {
     fn cover_step(&self, s: &TwoPhaseState, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
         if let Some(action) = self.action(s, actor, alt) {
             out.push(Hit::new(
-                Program::actor_name(self, s, actor),
+                Traces::actor_name(self, s, actor),
                 action.to_string(),
                 How::Ran,
             ));

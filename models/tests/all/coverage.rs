@@ -11,6 +11,7 @@ use crate::common;
 
 use mcheck_checker::coverage::{reached_property, CountedOver, Coverage, How, Status};
 use mcheck_checker::search::Strategy;
+use mcheck_checker::ProgramExt;
 use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, StepTrace};
 use mcheck_models::{chain, lostupdate, multipaxos, paxos, raft, twopc, twophase};
 use mcheck_registry::Registry;

@@ -3,6 +3,7 @@
 
 use mcheck_checker::search::{dfs, ses};
 use mcheck_checker::testing::Causal;
+use mcheck_checker::ProgramExt;
 use mcheck_checker::{ActorId, Config, Enabled, Event, Model, Outcome, Params, Program, StepTrace, ViolationKind};
 use mcheck_models::twophase::{TwoPhase, TwoPhaseProgram, MAX_RMS};
 use std::collections::{BTreeSet, HashSet, VecDeque};
