@@ -404,7 +404,7 @@ impl RunArgs {
 /// `--explorer`'s help: the built-in explorers (models add their own, so
 /// the value is not a closed list).
 fn explorer_help() -> String {
-    let names: Vec<&str> = mcheck_explorers::BUILTIN.iter().map(|e| e.name).collect();
+    let names: Vec<&str> = mcheck_checker::explorers::BUILTIN.iter().map(|e| e.name).collect();
     format!(
         "The delaying explorer (ses, ss): {}, or one of the model's own (see `mcheck list`)",
         names.join(", ")

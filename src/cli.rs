@@ -79,7 +79,7 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
 }
 
 fn list(registry: &Registry, json: bool) -> Result<u8, String> {
-    let explorers: Vec<Value> = mcheck_explorers::BUILTIN
+    let explorers: Vec<Value> = mcheck_checker::explorers::BUILTIN
         .iter()
         .map(|e| json!({"name": e.name, "description": e.description}))
         .collect();
@@ -134,7 +134,7 @@ fn list(registry: &Registry, json: bool) -> Result<u8, String> {
         }
     }
     println!("Explorers:");
-    for e in mcheck_explorers::BUILTIN {
+    for e in mcheck_checker::explorers::BUILTIN {
         println!("  {:<12} {}", e.name, e.description);
     }
     println!("Strategies:");
@@ -196,7 +196,7 @@ fn resolve_model<'r>(
 
 /// Whether `name` is one of the explorers `model` accepts.
 fn known_explorer(info: &ModelInfo, name: &str) -> bool {
-    mcheck_explorers::BUILTIN.iter().any(|e| e.name == name) || info.explorers.iter().any(|e| e.name == name)
+    mcheck_checker::explorers::BUILTIN.iter().any(|e| e.name == name) || info.explorers.iter().any(|e| e.name == name)
 }
 
 fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, String> {

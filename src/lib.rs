@@ -36,9 +36,9 @@ pub use cli::main_with;
 pub use mcheck_registry as registry;
 pub use registry::Registry;
 
+// The checker's public API, its built-in explorers among it
+// (`mcheck::explorers`, `mcheck::builtin`, `mcheck::AnyExplorer`).
 pub use mcheck_checker::*;
-pub use mcheck_explorers as explorers;
-pub use mcheck_explorers::{builtin, AnyExplorer};
 pub use mcheck_models as models;
 
 /// The README's code blocks, compiled and run as doc tests.

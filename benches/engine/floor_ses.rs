@@ -7,9 +7,9 @@
 //! invariant or budget.
 //!
 //! It is written from the algorithm (ARCHITECTURE.md §3) and the
-//! explorer's definition (`explorers/src/rr.rs`: the first enabled actor of
-//! the queue; a delay moves it to the tail; every move to the next choice,
-//! an actor's next alternative included, costs one delay), not from the
+//! explorer's definition (`checker/src/explorers/rr.rs`: the first enabled
+//! actor of the queue; a delay moves it to the tail; every move to the next
+//! choice, an actor's next alternative included, costs one delay), not from the
 //! engine's search, so its counts per stratum are an independent oracle
 //! for the engine's: the bench checks them before timing either. As in the
 //! engine, a frame defers its state before it explores the new successor

@@ -18,9 +18,9 @@ mod floor_ses;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use mcheck_checker::cache::{fingerprint, SharedCache};
+use mcheck_checker::explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use mcheck_checker::search;
 use mcheck_checker::{Config, Explorer, Model, Params, Report};
-use mcheck_explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use mcheck_models::twophase::TwoPhase;
 use std::hint::black_box;
 

@@ -6,7 +6,9 @@
 //! runtime) in the order set by a delaying [`Explorer`], with the
 //! strategies of Desai, Qadeer and Seshia, "Systematic testing of
 //! asynchronous reactive systems" (ESEC/FSE 2015): stratified exhaustive
-//! search and stratified sampling.
+//! search and stratified sampling. The paper's explorers are built in
+//! ([`explorers`]); [`AnyExplorer`] is the one runtime form of an explorer
+//! chosen by name, a built-in or a model's own ([`Model::explorer`]).
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 
@@ -16,6 +18,7 @@ pub mod check;
 pub mod config;
 pub mod coverage;
 pub mod explorer;
+pub mod explorers;
 pub mod instance;
 pub mod lin;
 pub mod liveness;
@@ -34,9 +37,10 @@ pub mod testing;
 pub use check::{check_instance, check_model, replay_model, shrink_model, Checked, Counterexample};
 pub use config::{Config, Progress, StopFlag};
 pub use coverage::{CountedOver, Coverage, Status as PropertyStatus};
-pub use explorer::{enabled_mask, BoxedExplorer, Explorer};
+pub use explorer::{enabled_mask, Explorer};
+pub use explorers::{builtin, AnyExplorer, ExplorerSpec};
 pub use instance::Instance;
-pub use model::{BugSpec, ExplorerSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
+pub use model::{BugSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{
     ActorId, ActorInfo, ActorView, Covers, Enabled, Event, Hot, Monitors, Program, ProgramExt, StateView, StepTrace,
     Symmetry, SymmetryMismatch, Traces, Violation, ViolationKind,

@@ -2,7 +2,7 @@
 //! configuration. The CLI's registry holds models; a test builds one
 //! directly (`TwoPc::default().build(&params, Some(1))`).
 
-use crate::explorer::BoxedExplorer;
+use crate::explorers::{AnyExplorer, ExplorerSpec};
 use crate::program::Program;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -93,15 +93,6 @@ pub trait SeededBug: Copy + Eq + fmt::Debug + Send + Sync + 'static {
             ),
         })
     }
-}
-
-/// A model-specific explorer (for example chain replication's custom one).
-#[derive(Clone, Debug, Serialize)]
-pub struct ExplorerSpec {
-    /// The name `--explorer` takes.
-    pub name: &'static str,
-    /// What it does.
-    pub description: &'static str,
 }
 
 /// What `mcheck list` shows about a model.
@@ -360,8 +351,9 @@ pub trait Model: Send + Sync + 'static {
     }
 
     /// Build the model-specific explorer named `name` (one of
-    /// `info().explorers`), or `None`.
-    fn explorer(&self, _name: &str) -> Option<BoxedExplorer> {
+    /// `info().explorers`), or `None`: its runtime form, made with
+    /// [`AnyExplorer::custom`].
+    fn explorer(&self, _name: &str) -> Option<AnyExplorer> {
         None
     }
 }

@@ -8,11 +8,11 @@
 mod cluster;
 
 use mcheck_checker::config::Config;
+use mcheck_checker::explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use mcheck_checker::search::exec::{execute, DelayDriver};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{Explorer, Outcome, Report};
 use mcheck_distributed::{ses, Layout};
-use mcheck_explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use std::sync::Arc;
 
 fn check<E: Explorer + 'static>(seed: u64, plant: bool, explorer: E, layout: &Layout) -> Option<Report> {

@@ -11,8 +11,8 @@
 //! Run with `cargo run --release -p mcheck-models --example figures [-- MODEL...]`.
 //! For the trace of a counterexample, `mcheck run MODEL --bug N --explorer NAME`.
 
+use mcheck_checker::explorers::{builtin, BUILTIN};
 use mcheck_checker::{search, Config, Model, Params, Report};
-use mcheck_explorers::{builtin, AnyExplorer, BUILTIN};
 use mcheck_models::chain::Chain;
 use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::multipaxos::MultiPaxos;
@@ -26,7 +26,7 @@ use std::time::Instant;
 fn ses<M: Model>(model: &M, program: &M::Program, name: &str, config: &Config) -> (Report, f64) {
     let explorer = match builtin(name) {
         Some(e) => e,
-        None => AnyExplorer::Custom(model.explorer(name).expect("the model lists this explorer")),
+        None => model.explorer(name).expect("the model lists this explorer"),
     };
     let t = Instant::now();
     let report = search::ses(program, explorer, config).expect("the search runs");

@@ -17,6 +17,7 @@ use mcheck_checker::check::{
     check_coverage_instance, check_instance, check_model_ses, complete_report, counterexample_model, replay_model,
     shrink_model, Checked, Counterexample,
 };
+use mcheck_checker::explorers::{builtin, AnyExplorer, BUILTIN};
 use mcheck_checker::races::explain;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
@@ -24,7 +25,6 @@ use mcheck_checker::{
     Report, Schedule, SearchError, ShrinkError, Shrunk,
 };
 use mcheck_distributed::Layout;
-use mcheck_explorers::AnyExplorer;
 use std::fmt;
 use std::sync::Arc;
 
@@ -90,14 +90,11 @@ pub trait DynModel: Send + Sync {
 /// The explorer named `name` for model `m`: a built-in one or one of the
 /// model's own.
 pub fn explorer_for<M: Model>(m: &M, name: &str) -> Result<AnyExplorer, Error> {
-    if let Some(e) = mcheck_explorers::builtin(name) {
+    if let Some(e) = builtin(name).or_else(|| m.explorer(name)) {
         return Ok(e);
     }
-    if let Some(e) = m.explorer(name) {
-        return Ok(AnyExplorer::Custom(e));
-    }
     let info = m.info();
-    let mut valid: Vec<String> = mcheck_explorers::BUILTIN.iter().map(|e| e.name.to_string()).collect();
+    let mut valid: Vec<String> = BUILTIN.iter().map(|e| e.name.to_string()).collect();
     valid.extend(info.explorers.iter().map(|e| e.name.to_string()));
     Err(Error::UnknownExplorer {
         name: name.to_string(),

@@ -10,10 +10,10 @@
 //! replays. Several runs of the same model repeat the check under
 //! different interleavings.
 
+use mcheck_checker::explorers::{builtin, AnyExplorer};
 use mcheck_checker::search;
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{BoundedBy, Config, Model, Outcome, Params, PathKind, Schedule, StopFlag};
-use mcheck_explorers::{builtin, AnyExplorer};
 use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::paxos::Paxos;
 use mcheck_models::twopc::TwoPc;

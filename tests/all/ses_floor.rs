@@ -11,9 +11,9 @@ mod floor;
 #[path = "../../benches/engine/floor_ses.rs"]
 mod floor_ses;
 
+use mcheck_checker::explorers::RoundRobin;
 use mcheck_checker::search;
 use mcheck_checker::{Config, Model, Params};
-use mcheck_explorers::RoundRobin;
 use mcheck_models::twophase::TwoPhase;
 
 /// Each stratum's (new states, transitions, deferrals).

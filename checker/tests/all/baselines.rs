@@ -8,7 +8,7 @@ use mcheck_checker::{BoundedBy, Config, Outcome, PathKind, Report};
 use std::time::Duration;
 
 /// Choice-path replay needs no explorer; this type only names `None`.
-type NoExplorer = mcheck_checker::BoxedExplorer;
+type NoExplorer = mcheck_checker::AnyExplorer;
 
 fn strategies() -> [Strategy; 3] {
     [

@@ -7,13 +7,13 @@
 use hashbrown::{HashMap, HashSet};
 use mcheck_checker::check::{check_coverage, replay_model};
 use mcheck_checker::coverage::{reached_property, CountedOver, Coverage, How, Status};
+use mcheck_checker::explorers::{RoundRobin, RunToCompletion};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Receive, Setup, World};
 use mcheck_checker::search::{self, Strategy};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{
     ActorId, ActorInfo, Config, Enabled, Event, Model, ModelInfo, Outcome, ParamSpec, Params, Program, Violation,
 };
-use mcheck_explorers::{RoundRobin, RunToCompletion};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 

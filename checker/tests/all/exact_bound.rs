@@ -6,10 +6,10 @@
 //! and four explorers, one system in five also on 2 threads
 //! (ARCHITECTURE.md §3, §10).
 
+use mcheck_checker::explorers::{builtin, AnyExplorer};
 use mcheck_checker::search::ses;
 use mcheck_checker::testing::{Causal, RandomProgram};
-use mcheck_checker::{ActorId, BoxedExplorer, Config, Enabled, Explorer, Program, SearchError};
-use mcheck_explorers::{builtin, AnyExplorer};
+use mcheck_checker::{ActorId, Config, Enabled, Explorer, Program, SearchError};
 
 /// The largest delay bound checked.
 const MAX_D: u32 = 3;
@@ -18,7 +18,7 @@ const MAX_D: u32 = 3;
 /// is), rr, rtc or prr, in turn.
 fn explorer_for(seed: u64) -> AnyExplorer {
     match seed % 4 {
-        0 => AnyExplorer::Custom(BoxedExplorer::new(Causal::default())),
+        0 => AnyExplorer::custom(Causal::default()),
         1 => builtin("rr").expect("rr is built in"),
         2 => builtin("rtc").expect("rtc is built in"),
         _ => builtin("prr").expect("prr is built in"),
@@ -220,8 +220,8 @@ fn state_hashes_tell_explorer_states_apart() {
         assert_ne!(delayed.state_hash(), Some(h), "{}", e.name());
     }
     let (a, b) = (
-        mcheck_explorers::ProbabilisticRoundRobin::new(1),
-        mcheck_explorers::ProbabilisticRoundRobin::new(2),
+        mcheck_checker::explorers::ProbabilisticRoundRobin::new(1),
+        mcheck_checker::explorers::ProbabilisticRoundRobin::new(2),
     );
     assert_eq!(a.order(), b.order());
     assert_ne!(a.state_hash(), b.state_hash());

@@ -2,6 +2,7 @@
 //! binary (each binary would link and instantiate the search again).
 
 mod baselines;
+mod contract;
 mod coverage;
 mod exact_bound;
 mod hybrid;

@@ -2,11 +2,11 @@
 //! lossy and duplicating delivery, checked on hand-counted models and
 //! against an independent BFS over random systems.
 
+use mcheck_checker::explorers::builtin;
 use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, Receive, Setup, World};
 use mcheck_checker::search;
 use mcheck_checker::ProgramExt;
 use mcheck_checker::{ActorId, Config, Enabled, Outcome, Program, Report, StepTrace, ViolationKind};
-use mcheck_explorers::builtin;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::hash_map::DefaultHasher;

@@ -7,10 +7,10 @@
 //! a full cache and without one. The shipped models are compared in
 //! `models/tests/all/plain.rs`.
 
+use mcheck_checker::explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use mcheck_checker::search;
 use mcheck_checker::testing::{Causal, RandomProgram};
 use mcheck_checker::{BoundedBy, Config, Explorer, Outcome, Report, SearchError};
-use mcheck_explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 
 /// (bound, new states, transitions, deferrals, frontier) per stratum.
 type Strata = Vec<(u32, u64, u64, u64, u64)>;

@@ -15,7 +15,7 @@ use mcheck_models::lostupdate::LostUpdate;
 use std::time::Duration;
 
 /// Choice-path replay needs no explorer; this type only names `None`.
-type NoExplorer = mcheck_checker::BoxedExplorer;
+type NoExplorer = mcheck_checker::AnyExplorer;
 
 // ---------------------------------------------------------------------------
 // The hand-made program: a starter Z sends Go to A and B; A, on Go, sends A1

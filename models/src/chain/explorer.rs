@@ -2,8 +2,8 @@
 //! initialisation), written only against the public [`Explorer`] trait.
 
 use mcheck_checker::cache::fingerprint;
+use mcheck_checker::explorers::ActorQueue;
 use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
-use mcheck_explorers::ActorQueue;
 
 /// Round robin over all machines with a chain-specific initial order.
 ///

@@ -100,7 +100,7 @@ mod symmetry;
 use mcheck_checker::lin::{Entry, KvMap, Tracker};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
-use mcheck_checker::{BoxedExplorer, BugSpec, ExplorerSpec, Model, ModelInfo, ParamSpec, Params};
+use mcheck_checker::{AnyExplorer, BugSpec, ExplorerSpec, Model, ModelInfo, ParamSpec, Params};
 
 pub use client::Client;
 pub use explorer::ChainExplorer;
@@ -720,7 +720,7 @@ impl Model for Chain {
         effective(params, Bug::from_build(bug))
     }
 
-    fn explorer(&self, name: &str) -> Option<BoxedExplorer> {
-        (name == "chain-custom").then(|| BoxedExplorer::new(ChainExplorer::new()))
+    fn explorer(&self, name: &str) -> Option<AnyExplorer> {
+        (name == "chain-custom").then(|| AnyExplorer::custom(ChainExplorer::new()))
     }
 }

@@ -5,9 +5,9 @@
 use crate::common;
 use common::bfs;
 
+use mcheck_checker::explorers::builtin;
 use mcheck_checker::search;
 use mcheck_checker::{Config, Explorer, Model, Outcome, Report, Schedule};
-use mcheck_explorers::builtin;
 use mcheck_models::chain::{Chain, ChainExplorer};
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <Chain as Model>::Program {

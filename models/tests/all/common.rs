@@ -2,9 +2,9 @@
 //! independent BFS over full states (no engine code: its own `HashSet`),
 //! and checks and replays of a shipped model through the registry.
 
+use mcheck_checker::explorers::builtin;
 use mcheck_checker::search::{self, Strategy};
 use mcheck_checker::{Config, Enabled, Execution, Model, Outcome, Params, Program, Report, Schedule};
-use mcheck_explorers::builtin;
 use mcheck_registry::Registry;
 use std::collections::{HashSet, VecDeque};
 

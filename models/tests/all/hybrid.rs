@@ -7,9 +7,9 @@
 #[allow(dead_code)]
 use crate::common;
 
+use mcheck_checker::explorers::builtin;
 use mcheck_checker::search::{self, HybridParams, SsParams};
 use mcheck_checker::{Config, Outcome, PathKind, Schedule};
-use mcheck_explorers::builtin;
 use mcheck_models::chain::Chain;
 
 #[test]

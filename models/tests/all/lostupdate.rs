@@ -4,9 +4,9 @@
 use crate::common;
 use common::bfs;
 
+use mcheck_checker::explorers::builtin;
 use mcheck_checker::search;
 use mcheck_checker::{Config, Model, Outcome, Schedule, ViolationKind};
-use mcheck_explorers::builtin;
 use mcheck_models::lostupdate::LostUpdate;
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <LostUpdate as Model>::Program {

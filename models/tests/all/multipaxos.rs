@@ -4,10 +4,10 @@
 use crate::common;
 use common::bfs;
 
+use mcheck_checker::explorers::builtin;
 use mcheck_checker::machine::{MachineModel, MonitorError};
 use mcheck_checker::search;
 use mcheck_checker::{Config, Model, Outcome, ViolationKind};
-use mcheck_explorers::builtin;
 use mcheck_models::multipaxos::{Cfg, Monitor, MultiPaxos, Note};
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <MultiPaxos as Model>::Program {

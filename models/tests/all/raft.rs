@@ -5,12 +5,12 @@
 use crate::common;
 use common::bfs;
 
+use mcheck_checker::explorers::builtin;
 use mcheck_checker::lin::{Entry as Event, LogOp, LogRet};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::search;
 use mcheck_checker::{check_model, replay_model, Params, Strategy};
 use mcheck_checker::{Config, Model, Outcome, ViolationKind};
-use mcheck_explorers::builtin;
 use mcheck_models::raft::{
     answered, check, leader_elected, observe, Bug, Cfg, Client, Entry, Monitor, Note, Raft, Role, Server, PARAMS,
 };
@@ -197,7 +197,7 @@ fn bug7_retry_without_timer_ends_hot() {
     assert_eq!((report.states, found.step), BUG7_FOUND);
     let schedule = report.schedule.unwrap();
     assert!(schedule.cycle.is_empty(), "the execution ends hot");
-    let ex = replay_model(&Raft, None::<mcheck_explorers::AnyExplorer>, &schedule, false).unwrap();
+    let ex = replay_model(&Raft, None::<mcheck_checker::explorers::AnyExplorer>, &schedule, false).unwrap();
     assert_eq!(ex.violation.unwrap(), found);
     assert!(run(false).is_verified());
 }

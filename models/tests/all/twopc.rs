@@ -4,9 +4,9 @@
 use crate::common;
 use common::bfs;
 
+use mcheck_checker::explorers::builtin;
 use mcheck_checker::search;
 use mcheck_checker::{Config, Model, Outcome, ViolationKind};
-use mcheck_explorers::builtin;
 use mcheck_models::twopc::TwoPc;
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <TwoPc as Model>::Program {

@@ -1,8 +1,9 @@
 //! Round robin (RR).
 
-use crate::queue::ActorQueue;
-use mcheck_checker::cache::fingerprint;
-use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
+use super::queue::ActorQueue;
+use crate::cache::fingerprint;
+use crate::explorer::Explorer;
+use crate::program::{ActorId, ActorInfo, Event};
 
 /// Round robin: the actors in a queue in creation order. `next` is the
 /// first enabled actor of the queue; `delay` moves it to the tail; a

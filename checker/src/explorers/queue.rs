@@ -1,6 +1,7 @@
 //! The ordered list of actor ids that every built-in explorer keeps.
 
-use mcheck_checker::{enabled_mask, ActorId};
+use crate::explorer::enabled_mask;
+use crate::program::ActorId;
 use std::hash::{Hash, Hasher};
 
 /// Actors held inline (every shipped model's, at any parameters).

@@ -2,13 +2,11 @@
 //! 2015, §2): round robin ([`RoundRobin`]), run to completion
 //! ([`RunToCompletion`]) and probabilistic round robin
 //! ([`ProbabilisticRoundRobin`]), one small file each, and [`AnyExplorer`],
-//! the enum the CLI uses to pick one by name without boxing.
+//! the one runtime form of an explorer chosen by name: a built-in without
+//! boxing, or a model's own explorer boxed ([`AnyExplorer::custom`]).
 //!
-//! Each keeps the soundness contract of [`Explorer`]; the tests check it
-//! with [`mcheck_checker::explorer::check_contract`].
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
-#![deny(missing_debug_implementations)]
+//! Each keeps the soundness contract of [`Explorer`](crate::Explorer); the
+//! tests check it with [`check_contract`](crate::explorer::check_contract).
 
 mod any;
 mod prr;
@@ -16,8 +14,7 @@ mod queue;
 mod rr;
 mod rtc;
 
-pub use any::{builtin, AnyExplorer, BUILTIN};
-pub use mcheck_checker::Explorer;
+pub use any::{builtin, AnyExplorer, ExplorerSpec, BUILTIN};
 pub use prr::ProbabilisticRoundRobin;
 pub use queue::ActorQueue;
 pub use rr::RoundRobin;

@@ -1,8 +1,9 @@
 //! Run to completion (RTC).
 
-use crate::queue::ActorQueue;
-use mcheck_checker::cache::fingerprint;
-use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
+use super::queue::ActorQueue;
+use crate::cache::fingerprint;
+use crate::explorer::Explorer;
+use crate::program::{ActorId, ActorInfo, Event};
 
 /// Run to completion: a priority list that follows the causal chain of
 /// messages. A message sent to an actor moves the receiver to the top, so

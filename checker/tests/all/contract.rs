@@ -2,8 +2,8 @@
 //! sets after random event sequences, and their exact orders.
 
 use mcheck_checker::explorer::check_contract;
+use mcheck_checker::explorers::{builtin, AnyExplorer, ProbabilisticRoundRobin, RoundRobin, RunToCompletion, BUILTIN};
 use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
-use mcheck_explorers::{builtin, AnyExplorer, ProbabilisticRoundRobin, RoundRobin, RunToCompletion, BUILTIN};
 
 const ROUNDS: usize = 3000;
 

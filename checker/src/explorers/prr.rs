@@ -1,8 +1,9 @@
 //! Probabilistic round robin (PRR).
 
-use crate::queue::ActorQueue;
-use mcheck_checker::cache::fingerprint;
-use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
+use super::queue::ActorQueue;
+use crate::cache::fingerprint;
+use crate::explorer::Explorer;
+use crate::program::{ActorId, ActorInfo, Event};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
