@@ -12,12 +12,13 @@ use crate::instance::Instance;
 use crate::model::{Model, ModelInfo, Params};
 use crate::program::{Program, ProgramExt};
 use crate::races::{explain, ExplainError, Explanation};
-use crate::replay::{model_digest, replay, ReplayError};
+use crate::replay::{model_digest, replay_watched, ReplayError};
 use crate::report::{Outcome, Report};
 use crate::schedule::Schedule;
 use crate::search::exec::Execution;
 use crate::search::{self, SearchError, Strategy};
 use crate::shrink::{shrink, ShrinkError, Shrunk};
+use crate::watch::{Watch, Watched};
 
 /// Run `strategy` (with `explorer` where it uses one) on the program that
 /// `model` builds from `params` and `bug`, and complete the counterexample,
@@ -106,19 +107,34 @@ pub fn check_model_ses<M: Model, E: Explorer>(
     Ok(Some(checked))
 }
 
-/// [`check_model`]'s search on a coverage wrapper of the program that
-/// the model `info` describes builds for `instance`
-/// ([`search::run_covered`]), its counterexample completed.
+/// [`check_model`]'s search of the program that the model `info`
+/// describes builds for `instance`, watched by `covered`
+/// ([`search::run_watched`]), its counterexample completed (replayed
+/// watched only when `covered` seeks a property, so that the replay is
+/// not counted).
 fn check_covered<P: Program, E: Explorer>(
     info: &ModelInfo,
     instance: &Instance,
-    program: &Covered<'_, P>,
+    (program, covered): (&P, &Covered<'_, P>),
     (strategy, explorer): (&Strategy, E),
     config: &Config,
     explain: bool,
 ) -> Result<Checked, SearchError> {
-    let report = search::run_covered(program, explorer.clone(), strategy, config)?;
-    complete_report(info, instance, program, explorer, config, report, explain)
+    let mut report = search::run_watched(program, Some(covered), explorer.clone(), strategy, config)?;
+    report.monitors.extend(covered.over().map(|_| "coverage".to_string()));
+    report
+        .monitors
+        .extend(covered.property().map(|p| format!("reachability of {p}")));
+    let reach = covered.property().map(|_| covered as &dyn Watch<P::State>);
+    complete_watched(
+        info,
+        instance,
+        Watched::new(program, reach),
+        explorer,
+        config,
+        report,
+        explain,
+    )
 }
 
 /// Complete the counterexample of `report` (a search of `program`, built by
@@ -129,6 +145,27 @@ pub fn complete_report<P: Program, E: Explorer>(
     info: &ModelInfo,
     instance: &Instance,
     program: &P,
+    explorer: E,
+    config: &Config,
+    report: Report,
+    explain: bool,
+) -> Result<Checked, SearchError> {
+    complete_watched(
+        info,
+        instance,
+        Watched::bare(program),
+        explorer,
+        config,
+        report,
+        explain,
+    )
+}
+
+/// [`complete_report`] with the replay watched as the search was.
+fn complete_watched<P: Program, E: Explorer>(
+    info: &ModelInfo,
+    instance: &Instance,
+    program: Watched<'_, P>,
     explorer: E,
     config: &Config,
     mut report: Report,
@@ -143,7 +180,7 @@ pub fn complete_report<P: Program, E: Explorer>(
         schedule.expect(&found.violation, found.step);
         let execution = complete(program, Some(explorer), schedule)
             .map_err(|e| SearchError::Internal(format!("the counterexample does not replay: {e}")))?;
-        counterexample = Some(explained(program, execution, schedule, explain));
+        counterexample = Some(explained(program.program(), execution, schedule, explain));
     }
     Ok(Checked { report, counterexample })
 }
@@ -196,7 +233,7 @@ pub fn check_coverage_instance<M: Model, E: Explorer>(
     let Checked {
         mut report,
         counterexample,
-    } = check_covered(&info, instance, &counted, searched, config, explain)?;
+    } = check_covered(&info, instance, (&program, &counted), searched, config, explain)?;
     let mut properties = Vec::new();
     if report.outcome != Outcome::Violation {
         let initial = program.initial();
@@ -210,7 +247,8 @@ pub fn check_coverage_instance<M: Model, E: Explorer>(
             if program.holds(&initial, i) {
                 (p.status, p.steps) = (Status::Reached, Some(0));
             } else if let Some(reach) = Covered::reaching(&program, i) {
-                let r = check_covered(&info, instance, &reach, (strategy, explorer.clone()), config, false)?.report;
+                let searched = (strategy, explorer.clone());
+                let r = check_covered(&info, instance, (&program, &reach), searched, config, false)?.report;
                 match (&r.violation, r.schedule) {
                     (Some(found), Some(schedule)) if reached_property(&found.violation) == Some(name) => {
                         (p.status, p.steps, p.schedule) = (Status::Reached, Some(found.step + 1), Some(schedule));
@@ -251,8 +289,9 @@ pub fn replay_model<M: Model, E: Explorer>(
 ) -> Result<Execution, ReplayError> {
     let program = Instance::of_schedule(model, schedule)?.build(model);
     // A schedule that a property's search made replays to the property.
-    let program = Covered::reaching_expected(&program, schedule.expected.as_ref()).unwrap_or(Covered::off(&program));
-    replay(&program, explorer, schedule, traced)
+    let reach = Covered::reaching_expected(&program, schedule.expected.as_ref());
+    let watch = reach.as_ref().map(|r| r as &dyn Watch<_>);
+    replay_watched(Watched::new(&program, watch), explorer, schedule, traced)
 }
 
 /// Shrink `schedule` (see [`shrink`]) on the program that `model` builds
@@ -266,7 +305,7 @@ pub fn shrink_model<M: Model, E: Explorer>(
 ) -> Result<Shrunk, ShrinkError> {
     let program = Instance::of_schedule(model, schedule)?.build(model);
     let mut shrunk = shrink(&program, explorer.clone(), schedule, max_attempts)?;
-    complete(&program, explorer, &mut shrunk.schedule)
+    complete(Watched::bare(&program), explorer, &mut shrunk.schedule)
         .map_err(|e| ShrinkError::Internal(format!("the shrunk schedule does not replay: {e}")))?;
     Ok(shrunk)
 }
@@ -275,14 +314,14 @@ pub fn shrink_model<M: Model, E: Explorer>(
 /// and expectation are filled), sealed; checks that it replays, and
 /// returns that traced replay.
 fn complete<P: Program, E: Explorer>(
-    program: &P,
+    program: Watched<'_, P>,
     explorer: Option<E>,
     schedule: &mut Schedule,
 ) -> Result<Execution, ReplayError> {
     schedule.trail.clear();
-    schedule.digest = model_digest(program, schedule);
+    schedule.digest = model_digest(program.program(), schedule);
     schedule.seal();
-    let execution = replay(program, explorer, schedule, true)?;
+    let execution = replay_watched(program, explorer, schedule, true)?;
     schedule.trail = execution.trail.clone();
     Ok(execution)
 }
@@ -297,7 +336,8 @@ pub fn counterexample_model<M: Model, E: Explorer>(
     schedule: &Schedule,
 ) -> Result<Counterexample, ReplayError> {
     let program = Instance::of_schedule(model, schedule)?.build(model);
-    let covered = Covered::reaching_expected(&program, schedule.expected.as_ref()).unwrap_or(Covered::off(&program));
-    let execution = replay(&covered, explorer, schedule, true)?;
+    let reach = Covered::reaching_expected(&program, schedule.expected.as_ref());
+    let watch = reach.as_ref().map(|r| r as &dyn Watch<_>);
+    let execution = replay_watched(Watched::new(&program, watch), explorer, schedule, true)?;
     Ok(explained(&program, execution, schedule, true))
 }

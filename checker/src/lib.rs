@@ -33,6 +33,7 @@ pub mod schedule;
 pub mod search;
 pub mod shrink;
 pub mod testing;
+pub mod watch;
 
 pub use check::{check_instance, check_model, replay_model, shrink_model, Checked, Counterexample};
 pub use config::{Config, Progress, StopFlag};
@@ -52,3 +53,4 @@ pub use schedule::{ParseError, PathKind, Schedule};
 pub use search::exec::{End, Execution};
 pub use search::{SearchError, Strategy};
 pub use shrink::{ShrinkError, Shrunk};
+pub use watch::{Watch, Watched};

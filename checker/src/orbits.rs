@@ -1,8 +1,9 @@
 //! A mistaken symmetry declaration is not silently accepted
-//! (ARCHITECTURE.md §3, "Symmetry"): with `--symmetry`, `search::run` runs
-//! the program through [`OrbitsChecked`], which checks the declaration at
-//! a sample of the states whose canonical fingerprint the search asks for,
-//! and turns a mismatch into [`SymmetryMismatch`] instead of an answer.
+//! (ARCHITECTURE.md §3, "Symmetry"): with `--symmetry`, `search::run`
+//! watches the search with [`OrbitsChecked`], which checks the declaration
+//! at a sample of the states the search keys by their canonical
+//! fingerprint, and turns a mismatch into [`SymmetryMismatch`] instead of
+//! an answer.
 //!
 //! Two checks, both at the sampled states only:
 //!
@@ -24,10 +25,8 @@
 
 use crate::cache::{fingerprint, FIXED_HASHER};
 pub use crate::program::SymmetryMismatch;
-use crate::program::{
-    ActorId, ActorInfo, Covers, Enabled, Event, Monitors, Program, ProgramExt, Symmetry, Traces, Violation,
-    ViolationKind,
-};
+use crate::program::{Program, ProgramExt, Violation, ViolationKind};
+use crate::watch::Watch;
 use hashbrown::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -52,13 +51,10 @@ struct Signature {
     steps: Vec<Result<bool, &'static str>>,
 }
 
-/// A program whose symmetry declaration is checked at sampled states (see
-/// the module docs). Everything else is the wrapped program's.
+/// The watch that checks a program's symmetry declaration at the sampled
+/// states a search keys by their orbit (see the module docs).
 pub struct OrbitsChecked<'p, P: Program> {
     program: &'p P,
-    /// Whether the declaration is checked; if not, the wrapper only passes
-    /// every call on (so that `search::run_covered` has one program type).
-    checking: bool,
     initial: Option<u64>,
     initial_done: AtomicBool,
     checks: AtomicUsize,
@@ -84,17 +80,11 @@ fn stop() -> Violation {
 }
 
 impl<'p, P: Program> OrbitsChecked<'p, P> {
-    /// `program`, whose declaration is checked while a search runs on the
-    /// wrapper if `checking` (else every call is only passed on).
-    pub fn new(program: &'p P, checking: bool) -> Self {
+    /// The check of `program`'s declaration, to watch a search of it.
+    pub fn new(program: &'p P) -> Self {
         OrbitsChecked {
             program,
-            checking,
-            initial: if checking {
-                program.canonical_fingerprint(&program.initial())
-            } else {
-                None
-            },
+            initial: program.canonical_fingerprint(&program.initial()),
             initial_done: AtomicBool::new(false),
             checks: AtomicUsize::new(0),
             failed: AtomicBool::new(false),
@@ -120,7 +110,7 @@ impl<'p, P: Program> OrbitsChecked<'p, P> {
     }
 
     fn observe(&self, s: &P::State, canonical: u64) {
-        if !self.checking || self.failed.load(Ordering::Relaxed) {
+        if self.failed.load(Ordering::Relaxed) {
             return;
         }
         if Some(canonical) == self.initial && !self.initial_done.swap(true, Ordering::Relaxed) {
@@ -186,79 +176,20 @@ impl<'p, P: Program> OrbitsChecked<'p, P> {
     }
 }
 
-impl<P: Program> Program for OrbitsChecked<'_, P> {
-    type State = P::State;
-
-    fn initial(&self) -> P::State {
-        self.program.initial()
-    }
-
-    fn actors(&self, s: &P::State) -> Vec<ActorInfo> {
-        self.program.actors(s)
-    }
-
+impl<P: Program> Watch<P::State> for OrbitsChecked<'_, P> {
+    /// The search keys `s` by `canonical`: `s` is checked if sampled.
     #[inline]
-    fn enabled(&self, s: &P::State, out: &mut Vec<Enabled>) {
-        self.program.enabled(s, out)
+    fn keyed(&self, s: &P::State, canonical: u64) {
+        self.observe(s, canonical);
     }
 
-    fn deadlock(&self, s: &P::State) -> Option<Violation> {
-        self.program.deadlock(s)
-    }
-
-    fn liveness(&self) -> Option<&dyn Monitors<P::State>> {
-        self.program.liveness()
-    }
-
-    /// The wrapped program's symmetry, whose canonical fingerprints are
-    /// checked at a sample of the states when checking.
-    fn symmetry(&self) -> Option<&dyn Symmetry<P::State>> {
-        match self.checking {
-            true => self.program.symmetry().map(|_| self as &dyn Symmetry<P::State>),
-            false => self.program.symmetry(),
-        }
-    }
-
-    fn coverage(&self) -> Option<&dyn Covers<P::State>> {
-        self.program.coverage()
-    }
-
-    fn traces(&self) -> Option<&dyn Traces<P::State>> {
-        self.program.traces()
-    }
-
-    #[inline(always)]
-    fn count_transition(&self, s: &P::State, actor: ActorId, alt: u32) {
-        self.program.count_transition(s, actor, alt)
-    }
-
-    #[inline(always)]
-    fn count_state(&self, s: &P::State) {
-        self.program.count_state(s)
-    }
-
-    #[inline(always)]
-    fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
+    /// Once a mismatch is recorded, every step ends the execution, so that
+    /// the search stops soon.
+    #[inline]
+    fn after(&self, _s: &P::State, result: Result<(), Violation>) -> Result<(), Violation> {
         if self.failed.load(Ordering::Relaxed) {
             return Err(stop());
         }
-        self.program.execute(s, actor, alt, events)
-    }
-}
-
-impl<P: Program> Symmetry<P::State> for OrbitsChecked<'_, P> {
-    #[inline]
-    fn canonical_fingerprint(&self, s: &P::State) -> Option<u64> {
-        let canonical = self.program.canonical_fingerprint(s)?;
-        self.observe(s, canonical);
-        Some(canonical)
-    }
-
-    fn check(&self, s: &P::State, seed: u64) -> Result<(), SymmetryMismatch> {
-        self.program.check_symmetry(s, seed)
-    }
-
-    fn groups(&self) -> Vec<String> {
-        self.program.symmetry_groups()
+        result
     }
 }

@@ -17,7 +17,8 @@ use crate::model::ParamError;
 use crate::program::{Program, Violation, ViolationKind};
 use crate::report::Found;
 use crate::schedule::{ParseError, PathKind, Schedule, TrailStep};
-use crate::search::exec::{execute, ChoiceDriver, DelayDriver, End, Execution};
+use crate::search::exec::{execute_watched, ChoiceDriver, DelayDriver, End, Execution};
+use crate::watch::Watched;
 use std::fmt;
 
 /// A digest of the model's name, parameters and bug as the schedule names
@@ -44,11 +45,22 @@ pub fn follow<P: Program, E: Explorer>(
     schedule: &Schedule,
     traced: bool,
 ) -> Result<Execution, ReplayError> {
+    follow_watched(Watched::bare(program), explorer, schedule, traced)
+}
+
+/// [`follow`] with the run's watch told of every step (a lasso's replay
+/// records its own, [`crate::liveness::replay_lasso`]).
+pub fn follow_watched<P: Program, E: Explorer>(
+    program: Watched<'_, P>,
+    explorer: Option<E>,
+    schedule: &Schedule,
+    traced: bool,
+) -> Result<Execution, ReplayError> {
     // A lasso of the exhaustive check: a cycle, or a choice path whose
     // end state is terminal and hot (the violation is at that state).
     let terminal = schedule.kind == PathKind::Choices && schedule.expected_step == Some(schedule.path.len());
     if !schedule.cycle.is_empty() || (terminal && expects(schedule, ViolationKind::Liveness)) {
-        return Ok(crate::liveness::replay_lasso(program, schedule, traced));
+        return Ok(crate::liveness::replay_lasso(program.program(), schedule, traced));
     }
     if expects(schedule, ViolationKind::PossibleLiveness) || expects(schedule, ViolationKind::Liveness) {
         // Found by a sampling strategy's wrapper, which checks it again:
@@ -57,12 +69,12 @@ pub fn follow<P: Program, E: Explorer>(
         // any threshold below it reproduces it).
         // It judges terminal states as deadlocks are judged, and reports a
         // real deadlock only when the schedule counts them.
-        let tempered = crate::liveness::Temperature::new(program, schedule.max_steps, 0, schedule.deadlock);
+        let tempered = crate::liveness::Temperature::watched(program, schedule.max_steps, 0, schedule.deadlock);
         let judged = Schedule {
             deadlock: true,
             ..schedule.clone()
         };
-        return follow_path(&tempered, explorer, &judged, traced);
+        return follow_path(Watched::bare(&tempered), explorer, &judged, traced);
     }
     follow_path(program, explorer, schedule, traced)
 }
@@ -74,7 +86,7 @@ fn expects(schedule: &Schedule, kind: ViolationKind) -> bool {
 
 /// [`follow`] of a path (no lasso).
 fn follow_path<P: Program, E: Explorer>(
-    program: &P,
+    program: Watched<'_, P>,
     explorer: Option<E>,
     schedule: &Schedule,
     traced: bool,
@@ -95,8 +107,8 @@ fn follow_path<P: Program, E: Explorer>(
                     given: explorer.name().to_string(),
                 });
             }
-            let explorer = prepare(program, explorer, schedule.explorer_seed);
-            execute(
+            let explorer = prepare(program.program(), explorer, schedule.explorer_seed);
+            execute_watched(
                 program,
                 &mut DelayDriver::new(explorer, &schedule.path),
                 max,
@@ -104,7 +116,7 @@ fn follow_path<P: Program, E: Explorer>(
                 traced,
             )
         }
-        PathKind::Choices => execute(program, &mut ChoiceDriver::new(&schedule.path), max, deadlock, traced),
+        PathKind::Choices => execute_watched(program, &mut ChoiceDriver::new(&schedule.path), max, deadlock, traced),
     })
 }
 
@@ -120,14 +132,26 @@ pub fn replay<P: Program, E: Explorer>(
     schedule: &Schedule,
     traced: bool,
 ) -> Result<Execution, ReplayError> {
-    let mut ex = follow(program, explorer, schedule, traced || !schedule.trail.is_empty())?;
+    replay_watched(Watched::bare(program), explorer, schedule, traced)
+}
+
+/// [`replay`] with the run's watch told of every step: a reachability
+/// property's schedule replays to the state where the property holds only
+/// when watched by [`crate::coverage::Covered::reaching`].
+pub fn replay_watched<P: Program, E: Explorer>(
+    program: Watched<'_, P>,
+    explorer: Option<E>,
+    schedule: &Schedule,
+    traced: bool,
+) -> Result<Execution, ReplayError> {
+    let mut ex = follow_watched(program, explorer, schedule, traced || !schedule.trail.is_empty())?;
     if !traced {
         ex.trace.clear();
     }
     let diverged = |step: usize, what: Divergence| ReplayError::Diverged {
         step,
         what,
-        cause: Cause::of(program, schedule),
+        cause: Cause::of(program.program(), schedule),
     };
     if let Some((step, (want, got))) = schedule
         .trail
@@ -168,7 +192,7 @@ pub fn replay<P: Program, E: Explorer>(
                 expected_step: schedule.expected_step,
                 got: ex.violation.clone(),
                 differs,
-                cause: Cause::of(program, schedule),
+                cause: Cause::of(program.program(), schedule),
                 execution: ex,
             })));
         }

@@ -36,8 +36,21 @@ pub use shared::{Handle as SharedHandle, SharedCache};
 /// the path is the plain fingerprint behind one predictable branch.
 #[inline(always)]
 pub fn state_fingerprint<P: crate::Program + ?Sized>(program: &P, s: &P::State, symmetry: bool) -> u64 {
+    keyed_fingerprint(program, s, symmetry, |_| {})
+}
+
+/// [`state_fingerprint`], telling `keyed` the orbit's fingerprint when it
+/// keys `s` by one (for the check of a symmetry declaration).
+#[inline(always)]
+pub fn keyed_fingerprint<P: crate::Program + ?Sized>(
+    program: &P,
+    s: &P::State,
+    symmetry: bool,
+    keyed: impl FnOnce(u64),
+) -> u64 {
     if symmetry {
         if let Some(fp) = crate::program::ProgramExt::canonical_fingerprint(program, s) {
+            keyed(fp);
             return fingerprint::nonzero(fp);
         }
     }

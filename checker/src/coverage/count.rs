@@ -1,17 +1,14 @@
-//! Coverage during a search: [`Covered`] wraps a program and either
-//! counts what the program says each step exercises (at the transitions
-//! an exhaustive search tells it of, or at every step a sampling search
-//! executes), or ends an execution in a state where a reachability
-//! property holds, as a marked violation ([`reached`]). One wrapper type
-//! for both, so that the coverage check instantiates the searches once
-//! per program, not once per wrapper.
+//! Coverage during a search: [`Covered`] watches a run ([`Watch`]) and
+//! either counts what the program says each step exercises (at the
+//! transitions an exhaustive search tells it of, or at every step a
+//! sampling search executes), or ends an execution in a state where a
+//! reachability property holds, as a marked violation ([`reached`]).
 
 use super::key::{Hit, How};
 use super::reach::{reached, reached_property};
 use super::report::{CountedOver, Entry};
-use crate::program::{
-    ActorId, ActorInfo, Covers, Enabled, Event, Monitors, Program, ProgramExt, Symmetry, Traces, Violation,
-};
+use crate::program::{ActorId, Program, ProgramExt, Violation};
+use crate::watch::Watch;
 use hashbrown::HashMap;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -55,16 +52,16 @@ struct Tally {
     hits: Vec<Hit>,
 }
 
-/// A program whose steps are counted, or whose states are checked for a
-/// reachability property. A search runs it exactly as the program;
-/// replay (`execute_traced`) is not counted.
+/// The watch that counts a program's steps, or checks its states for a
+/// reachability property.
 ///
 /// Exhaustive searches count **distinct transitions**: each transition
-/// the search takes, once ([`Program::count_transition`]: the search
-/// tells it, whatever executes it again: the look-ahead, retirement's
-/// probes, the liveness pass), and the monitor states of each state it
-/// counts ([`Program::count_state`]). Sampling searches count **every step
-/// of every execution**, in `execute`, and the monitor states after each.
+/// the search takes, once ([`Watch::transition`]: the search tells it,
+/// whatever executes it again: the look-ahead, retirement's probes), and
+/// the monitor states of each state it counts ([`Watch::state`]).
+/// Sampling searches count **every step of every execution**
+/// ([`Watch::before`]), and the monitor states after each
+/// ([`Watch::after`]).
 pub struct Covered<'p, P: Program> {
     program: &'p P,
     /// What the counts are over; `None`: nothing is counted.
@@ -115,19 +112,6 @@ impl<'p, P: Program> Covered<'p, P> {
         }
     }
 
-    /// `program` as it is: counting nothing and seeking no property. A
-    /// search with the symmetry check runs on this (`search::run`), and a
-    /// replay of a schedule that reaches no property, so that they share
-    /// the coverage check's instance of every search and of replay.
-    pub fn off(program: &'p P) -> Self {
-        Covered {
-            program,
-            over: None,
-            property: None,
-            tallies: Vec::new(),
-        }
-    }
-
     /// `program`, counting nothing, whose executions end with the violation
     /// [`reached`] in a state where its reachability property number
     /// `property` holds: a search of it is a search for the property.
@@ -169,27 +153,6 @@ impl<'p, P: Program> Covered<'p, P> {
             Some((i, name)) if self.program.holds(s, i) => Err(reached(name)),
             _ => Ok(()),
         }
-    }
-
-    /// [`Program::execute`] counting the step and the state it reaches (a
-    /// sampling search's coverage).
-    #[inline(never)]
-    fn execute_counted(
-        &self,
-        s: &mut P::State,
-        actor: ActorId,
-        alt: u32,
-        events: &mut Vec<Event>,
-    ) -> Result<(), Violation> {
-        let mut result = Ok(());
-        self.count(|hits| {
-            self.program.cover_step(s, actor, alt, hits);
-            result = self.program.execute(s, actor, alt, events);
-            if result.is_ok() {
-                self.program.cover_state(s, hits);
-            }
-        });
-        self.check(s, result)
     }
 
     /// Counts what `name` pushes onto a list of hits, on this thread's
@@ -262,64 +225,33 @@ impl<'p, P: Program> Covered<'p, P> {
     }
 }
 
-impl<P: Program> Program for Covered<'_, P> {
-    type State = P::State;
-
-    fn initial(&self) -> P::State {
-        self.program.initial()
-    }
-
-    fn actors(&self, s: &P::State) -> Vec<ActorInfo> {
-        self.program.actors(s)
-    }
-
+impl<P: Program> Watch<P::State> for Covered<'_, P> {
     #[inline]
-    fn enabled(&self, s: &P::State, out: &mut Vec<Enabled>) {
-        self.program.enabled(s, out)
-    }
-
-    fn deadlock(&self, s: &P::State) -> Option<Violation> {
-        self.program.deadlock(s)
-    }
-
-    fn liveness(&self) -> Option<&dyn Monitors<P::State>> {
-        self.program.liveness()
-    }
-
-    fn symmetry(&self) -> Option<&dyn Symmetry<P::State>> {
-        self.program.symmetry()
-    }
-
-    fn coverage(&self) -> Option<&dyn Covers<P::State>> {
-        self.program.coverage()
-    }
-
-    fn traces(&self) -> Option<&dyn Traces<P::State>> {
-        self.program.traces()
-    }
-
-    #[inline(always)]
-    fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
-        if self.every_step() {
-            return self.execute_counted(s, actor, alt, events);
-        }
-        let result = self.program.execute(s, actor, alt, events);
-        self.check(s, result)
-    }
-
-    #[inline(always)]
-    fn count_transition(&self, s: &P::State, actor: ActorId, alt: u32) {
+    fn transition(&self, s: &P::State, actor: ActorId, alt: u32) {
         if self.told() {
             self.count(|hits| self.program.cover_step(s, actor, alt, hits));
         }
-        self.program.count_transition(s, actor, alt)
     }
 
-    #[inline(always)]
-    fn count_state(&self, s: &P::State) {
+    #[inline]
+    fn state(&self, s: &P::State) {
         if self.told() {
             self.count(|hits| self.program.cover_state(s, hits));
         }
-        self.program.count_state(s)
+    }
+
+    #[inline]
+    fn before(&self, s: &P::State, actor: ActorId, alt: u32) {
+        if self.every_step() {
+            self.count(|hits| self.program.cover_step(s, actor, alt, hits));
+        }
+    }
+
+    #[inline]
+    fn after(&self, s: &P::State, result: Result<(), Violation>) -> Result<(), Violation> {
+        if self.every_step() && result.is_ok() {
+            self.count(|hits| self.program.cover_state(s, hits));
+        }
+        self.check(s, result)
     }
 }

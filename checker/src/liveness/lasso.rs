@@ -5,10 +5,11 @@
 use super::graph::{Graph, NONE};
 use super::scc::membership;
 use crate::cache::fingerprint;
-use crate::program::{ActorId, Enabled, Event, Hot, Program, Violation, ViolationKind};
+use crate::program::{Enabled, Hot, Program, Violation, ViolationKind};
 use crate::report::Found;
 use crate::schedule::Schedule;
-use crate::search::exec::{choice_at, execute, ChoiceDriver, End, Execution};
+use crate::search::exec::{choice_at, execute_watched, ChoiceDriver, End, Execution};
+use crate::watch::{Watch, Watched};
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
@@ -92,7 +93,7 @@ struct Seen {
     enabled: Vec<Enabled>,
 }
 
-/// A program that records [`Seen`] after every step of the one it wraps.
+/// The watch that records [`Seen`] after every step of a replay.
 struct Recorder<'p, P> {
     inner: &'p P,
     seen: Mutex<Vec<Seen>>,
@@ -111,24 +112,12 @@ impl<P: Program> Recorder<'_, P> {
     }
 }
 
-impl<P: Program> Program for Recorder<'_, P> {
-    type State = P::State;
-    fn initial(&self) -> P::State {
-        self.inner.initial()
-    }
-    fn actors(&self, s: &P::State) -> Vec<crate::program::ActorInfo> {
-        self.inner.actors(s)
-    }
-    fn enabled(&self, s: &P::State, out: &mut Vec<Enabled>) {
-        self.inner.enabled(s, out)
-    }
-    fn execute(&self, s: &mut P::State, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
-        self.inner.execute(s, actor, alt, events)?;
-        self.record(s);
-        Ok(())
-    }
-    fn traces(&self) -> Option<&dyn crate::program::Traces<P::State>> {
-        self.inner.traces()
+impl<P: Program> Watch<P::State> for Recorder<'_, P> {
+    fn after(&self, s: &P::State, result: Result<(), Violation>) -> Result<(), Violation> {
+        if result.is_ok() {
+            self.record(s);
+        }
+        result
     }
 }
 
@@ -160,7 +149,14 @@ pub fn replay_lasso<P: Program>(program: &P, schedule: &Schedule, traced: bool) 
     };
     rec.record(&program.initial());
     let choices: Vec<u64> = schedule.path.iter().chain(&schedule.cycle).copied().collect();
-    let mut ex = execute(&rec, &mut ChoiceDriver::new(&choices), choices.len() + 1, false, traced);
+    let watched = Watched::new(program, Some(&rec));
+    let mut ex = execute_watched(
+        watched,
+        &mut ChoiceDriver::new(&choices),
+        choices.len() + 1,
+        false,
+        traced,
+    );
     let seen = rec.seen.into_inner().unwrap_or_else(|e| e.into_inner());
     let (stem, len) = (schedule.path.len(), schedule.cycle.len());
     if ex.end == End::Violation || ex.end == End::Diverged || ex.steps != stem + len {

@@ -12,6 +12,7 @@ use crate::program::{
     ActorId, ActorInfo, Covers, Enabled, Event, Hot, Monitors, Program, ProgramExt, StateView, StepTrace, Symmetry,
     SymmetryMismatch, Traces, Violation, ViolationKind,
 };
+use crate::watch::{Watch, Watched};
 use std::hash::{Hash, Hasher};
 
 /// A state of the wrapped program with the execution's counters. The
@@ -54,7 +55,7 @@ impl<S: Hash> Hash for Tempered<S> {
 /// wrapper reports a real deadlock only when `deadlock` says the user
 /// asked for it ([`crate::search::run`] and replay do both).
 pub struct Temperature<'p, P: Program> {
-    inner: &'p P,
+    inner: Watched<'p, P>,
     monitors: Option<&'p dyn Monitors<P::State>>,
     max_steps: u64,
     threshold: u64,
@@ -75,9 +76,17 @@ impl<'p, P: Program> Temperature<'p, P> {
     /// Wrap `inner` (see the type's docs); `deadlock`: whether a terminal
     /// state that is cold and a deadlock of `inner` violates.
     pub fn new(inner: &'p P, max_steps: usize, threshold: u64, deadlock: bool) -> Self {
+        Temperature::watched(Watched::bare(inner), max_steps, threshold, deadlock)
+    }
+
+    /// [`Temperature::new`] of a watched program: its steps are the
+    /// watched program's, and the watch is told of the transitions,
+    /// states and orbits that an exhaustive search of the temperature
+    /// tells it of (hybrid's first phase, [`Watch`] on this type).
+    pub fn watched(inner: Watched<'p, P>, max_steps: usize, threshold: u64, deadlock: bool) -> Self {
         Temperature {
             inner,
-            monitors: inner.liveness(),
+            monitors: inner.program().liveness(),
             max_steps: max_steps as u64,
             threshold,
             deadlock,
@@ -171,11 +180,22 @@ impl<P: Program> Program for Temperature<'_, P> {
     fn traces(&self) -> Option<&dyn Traces<Self::State>> {
         self.inner.traces().map(|_| self as &dyn Traces<Self::State>)
     }
-    fn count_transition(&self, s: &Self::State, actor: ActorId, alt: u32) {
+}
+
+/// The wrapped program's watch, told of an exhaustive search's
+/// transitions and states on the wrapped part of the state (the steps
+/// themselves tell it through [`Watched::execute`]).
+impl<P: Program> Watch<Tempered<P::State>> for Temperature<'_, P> {
+    fn transition(&self, s: &Tempered<P::State>, actor: ActorId, alt: u32) {
         self.inner.count_transition(&s.inner, actor, alt)
     }
-    fn count_state(&self, s: &Self::State) {
+    fn state(&self, s: &Tempered<P::State>) {
         self.inner.count_state(&s.inner)
+    }
+    fn keyed(&self, s: &Tempered<P::State>, canonical: u64) {
+        if let Some(w) = self.inner.watch() {
+            w.keyed(&s.inner, canonical)
+        }
     }
 }
 
@@ -225,7 +245,9 @@ impl<P: Program> Traces<Tempered<P::State>> for Temperature<'_, P> {
         events: &mut Vec<Event>,
         trace: &mut StepTrace,
     ) -> Result<(), Violation> {
-        self.inner.execute_traced(&mut s.inner, actor, alt, events, trace)
+        self.inner
+            .program()
+            .execute_traced(&mut s.inner, actor, alt, events, trace)
     }
     fn view(&self, s: &Tempered<P::State>) -> Option<StateView> {
         self.inner.view(&s.inner)

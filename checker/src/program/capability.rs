@@ -187,10 +187,17 @@ pub trait ProgramExt: Program {
         events: &mut Vec<Event>,
         trace: &mut StepTrace,
     ) -> Result<(), Violation> {
+        self.describe(s, actor, alt, trace);
+        self.execute(s, actor, alt, events)
+    }
+
+    /// The step of `actor` with `alt` at `s` described in `trace` by
+    /// [`Traces::execute_traced`] on a copy of `s`, when the program has
+    /// traces; nothing otherwise.
+    fn describe(&self, s: &Self::State, actor: ActorId, alt: u32, trace: &mut StepTrace) {
         if let Some(t) = self.traces() {
             let _ = t.execute_traced(&mut s.clone(), actor, alt, &mut Vec::new(), trace);
         }
-        self.execute(s, actor, alt, events)
     }
 
     /// [`Traces::view`]; `None` without traces.

@@ -340,27 +340,6 @@ pub trait Program: Sync {
     fn traces(&self) -> Option<&dyn Traces<Self::State>> {
         None
     }
-
-    /// Told by the exhaustive searches (SES, DFS, PB, on any number of
-    /// threads) of each transition they take: the step of `actor` with
-    /// alternative `alt` at `s`, once, before it executes or when its
-    /// successor is found cached without executing it (a frontier entry
-    /// retired with its choices left counts each of them). So a search
-    /// that ends with its cache holding every state it met tells each
-    /// transition of the reachable graph exactly once, however often its
-    /// look-aheads and probes execute it. For wrappers that count what a
-    /// search exercised (`coverage::Covered`, ARCHITECTURE.md §6,
-    /// "Coverage and reachability"); it must not change what the program
-    /// does. Default: nothing.
-    #[inline(always)]
-    fn count_transition(&self, _s: &Self::State, _actor: ActorId, _alt: u32) {}
-
-    /// Told by the exhaustive searches of each state they count as new
-    /// (the initial state included; their `states` figure), once. As
-    /// [`Program::count_transition`], for counting wrappers. Default:
-    /// nothing.
-    #[inline(always)]
-    fn count_state(&self, _s: &Self::State) {}
 }
 
 /// Blanket implementation so that `&P` is a program too.
@@ -392,13 +371,5 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn traces(&self) -> Option<&dyn Traces<Self::State>> {
         (**self).traces()
-    }
-    #[inline(always)]
-    fn count_transition(&self, s: &Self::State, actor: ActorId, alt: u32) {
-        (**self).count_transition(s, actor, alt)
-    }
-    #[inline(always)]
-    fn count_state(&self, s: &Self::State) {
-        (**self).count_state(s)
     }
 }

@@ -13,6 +13,7 @@ use crate::program::ProgramExt;
 use crate::program::{ActorId, Enabled, Event, Program, StepTrace};
 use crate::report::Found;
 use crate::schedule::{PathKind, Schedule, TrailStep};
+use crate::watch::Watched;
 
 /// How an execution ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +66,17 @@ pub fn enabled_digest(en: &[Enabled]) -> u64 {
 /// `max_steps` steps.
 pub fn execute<P: Program, D: Driver>(
     program: &P,
+    driver: &mut D,
+    max_steps: usize,
+    deadlock: bool,
+    traced: bool,
+) -> Execution {
+    execute_watched(Watched::bare(program), driver, max_steps, deadlock, traced)
+}
+
+/// [`execute`] with the run's watch told of every step.
+pub fn execute_watched<P: Program, D: Driver>(
+    program: Watched<'_, P>,
     driver: &mut D,
     max_steps: usize,
     deadlock: bool,

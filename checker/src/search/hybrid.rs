@@ -47,6 +47,7 @@ use crate::explorer::Explorer;
 use crate::program::Program;
 use crate::report::Report;
 use crate::schedule::PathKind;
+use crate::watch::Watched;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -76,6 +77,16 @@ pub fn hybrid<P: Program, E: Explorer>(
     config: &Config,
     params: &HybridParams,
 ) -> Result<Report, SearchError> {
+    hybrid_on(Watched::bare(program), explorer, config, params)
+}
+
+/// [`hybrid`] on a watched program.
+pub(super) fn hybrid_on<P: Program, E: Explorer>(
+    program: Watched<'_, P>,
+    explorer: E,
+    config: &Config,
+    params: &HybridParams,
+) -> Result<Report, SearchError> {
     params.ss.check()?;
     if config.max_steps == 0 {
         return Err(SearchError::Input("max-steps must be at least 1".into()));
@@ -87,7 +98,7 @@ pub fn hybrid<P: Program, E: Explorer>(
         ));
     }
     let total_time = config.sampling_time_limit();
-    let explorer = crate::explorer::prepare(program, explorer, config.seed);
+    let explorer = crate::explorer::prepare(program.program(), explorer, config.seed);
     let name = explorer.name().to_string();
     let mut ses_config = config.clone();
     ses_config.threads = 1;

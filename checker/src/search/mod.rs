@@ -59,9 +59,11 @@ pub use threads::run_indexed;
 use crate::config::Config;
 use crate::explorer::Explorer;
 use crate::liveness::Temperature;
+use crate::orbits::OrbitsChecked;
 use crate::program::{Program, ProgramExt, ViolationKind};
 use crate::report::Report;
 use crate::schedule::PathKind;
+use crate::watch::{Both, Watch, Watched};
 use order::{ChoiceOrder, Composed, Natural, Preemptive};
 use stratified::SearchResult;
 
@@ -77,7 +79,16 @@ use stratified::SearchResult;
 /// that many threads (see the `parallel` module): the counts may then vary from run
 /// to run, the outcome and, run to exhaustion, the states may not.
 pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -> Result<Report, SearchError> {
-    let explorer = crate::explorer::prepare(program, explorer, config.seed);
+    ses_on(Watched::bare(program), explorer, config)
+}
+
+/// [`ses`] on a watched program.
+fn ses_on<P: Program, E: Explorer>(
+    program: Watched<'_, P>,
+    explorer: E,
+    config: &Config,
+) -> Result<Report, SearchError> {
+    let explorer = crate::explorer::prepare(program.program(), explorer, config.seed);
     let name = explorer.name().to_string();
     let report = Report::new("ses", Some(&name), config.seed, 1);
     let result = stratified_on_threads(program, Composed::new(explorer), config, report)?;
@@ -116,6 +127,11 @@ fn with_delay_schedule(result: SearchResult, name: &str, config: &Config) -> Rep
 /// strata. Run to exhaustion, the states and transitions are those of one
 /// thread; which state is found first, hence the counterexample, may vary.
 pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
+    dfs_on(Watched::bare(program), config)
+}
+
+/// [`dfs`] on a watched program.
+fn dfs_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("dfs", None, config.seed, 1);
     let result = match config.worker_threads() {
         1 => one_thread(program, Natural::default(), config, report)?,
@@ -131,7 +147,7 @@ pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErr
             result
         }
     };
-    with_choice_schedule(program, Natural::default(), result, config)
+    with_choice_schedule(program.program(), Natural::default(), result, config)
 }
 
 /// The work items per thread a parallel DFS spreads its work into before
@@ -173,14 +189,19 @@ fn one_stratum(report: &mut Report, threads: usize) {
 /// free. `max_delays` bounds the preemptions. On several threads like
 /// [`ses`].
 pub fn pb<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
+    pb_on(Watched::bare(program), config)
+}
+
+/// [`pb`] on a watched program.
+fn pb_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("pb", None, config.seed, 1);
     let result = stratified_on_threads(program, Preemptive::initial(), config, report)?;
-    with_choice_schedule(program, Preemptive::initial(), result, config)
+    with_choice_schedule(program.program(), Preemptive::initial(), result, config)
 }
 
 /// The stratified search on one thread, or on `config.worker_threads()`.
 fn stratified_on_threads<P: Program, O: ChoiceOrder>(
-    program: &P,
+    program: Watched<'_, P>,
     root: O,
     config: &Config,
     report: Report,
@@ -201,7 +222,7 @@ fn stratified_on_threads<P: Program, O: ChoiceOrder>(
 /// The stratified search on one thread: the optimised one, or with
 /// [`Config::plain`] the plain one.
 fn one_thread<P: Program, O: ChoiceOrder>(
-    program: &P,
+    program: Watched<'_, P>,
     root: O,
     config: &Config,
     report: Report,
@@ -339,21 +360,48 @@ impl Strategy {
 
 /// Run `strategy` on `program` (with `explorer` where it uses one). With
 /// `config.liveness`, the sampling strategies run on the
-/// [`Temperature`](crate::liveness::Temperature) wrapper, and an
+/// [`Temperature`](crate::liveness::Temperature) program, and an
 /// exhaustive search (or hybrid) that verified the program goes on to
-/// [`liveness::check_into`](crate::liveness::check_into).
+/// [`liveness::check_into`](crate::liveness::check_into). With
+/// `config.symmetry`, the search is watched by the check of the
+/// program's declaration ([`OrbitsChecked`]).
 pub fn run<P: Program, E: Explorer>(
     program: &P,
     explorer: E,
     strategy: &Strategy,
     config: &Config,
 ) -> Result<Report, SearchError> {
-    if !checks_symmetry(program, config) {
-        let mut report = run_checked(program, explorer, strategy, config)?;
-        report.monitors = monitors(program, strategy, config);
-        return Ok(report);
-    }
-    run_covered(&crate::coverage::Covered::off(program), explorer, strategy, config)
+    run_watched(program, None, explorer, strategy, config)
+}
+
+/// [`run`] with `watch` told of what the search does (coverage counts, a
+/// reachability property): see [`Watch`]'s contract. A mistaken symmetry
+/// declaration is an error, never an answer (ARCHITECTURE.md §3,
+/// "Symmetry").
+pub fn run_watched<P: Program, E: Explorer>(
+    program: &P,
+    watch: Option<&dyn Watch<P::State>>,
+    explorer: E,
+    strategy: &Strategy,
+    config: &Config,
+) -> Result<Report, SearchError> {
+    let mut report = if checks_symmetry(program, config) {
+        let orbits = OrbitsChecked::new(program);
+        let both = watch.map(|w| Both(w, &orbits));
+        let watch: &dyn Watch<P::State> = match &both {
+            Some(both) => both,
+            None => &orbits,
+        };
+        let report = run_checked(Watched::new(program, Some(watch)), explorer, strategy, config);
+        if let Some(m) = orbits.mismatch() {
+            return Err(SearchError::Symmetry(m));
+        }
+        report?
+    } else {
+        run_checked(Watched::new(program, watch), explorer, strategy, config)?
+    };
+    report.monitors = monitors(program, strategy, config);
+    Ok(report)
 }
 
 /// What [`run`] checks of `program` with `strategy`, in words, for
@@ -381,44 +429,16 @@ pub fn monitors<P: Program>(program: &P, strategy: &Strategy, config: &Config) -
     checks
 }
 
-/// [`run`] on a program under coverage (counting, seeking a property, or
-/// neither: [`Covered::off`](crate::coverage::Covered::off)), always on
-/// the symmetry check's wrapper, which checks the declaration only when
-/// [`run`] would. So a search with the symmetry check and every search of
-/// a coverage check run on one program type: with the program itself,
-/// two instances of each search per program, not one per combination of
-/// wrappers. A mistaken declaration is an error, never an answer
-/// (ARCHITECTURE.md §3, "Symmetry").
-pub fn run_covered<P: Program, E: Explorer>(
-    program: &crate::coverage::Covered<'_, P>,
-    explorer: E,
-    strategy: &Strategy,
-    config: &Config,
-) -> Result<Report, SearchError> {
-    let checked = crate::orbits::OrbitsChecked::new(program, checks_symmetry(program, config));
-    let mut report = run_checked(&checked, explorer, strategy, config);
-    if let Some(m) = checked.mismatch() {
-        return Err(SearchError::Symmetry(m));
-    }
-    if let Ok(report) = report.as_mut() {
-        report.monitors = monitors(program, strategy, config);
-        report.monitors.extend(program.over().map(|_| "coverage".to_string()));
-        report
-            .monitors
-            .extend(program.property().map(|p| format!("reachability of {p}")));
-    }
-    report
-}
-
 /// Whether [`run`] checks `program`'s symmetry declaration (asked for, and
-/// the program declares one): the search then runs on a wrapper.
+/// the program declares one): the search is then watched.
 fn checks_symmetry<P: Program>(program: &P, config: &Config) -> bool {
     config.symmetry && program.canonical_fingerprint(&program.initial()).is_some()
 }
 
 /// Whether [`run`] checks liveness (asked for, and the program has
-/// liveness properties): a sampling search then runs on a wrapper, and
-/// every search is followed by the liveness check.
+/// liveness properties): a sampling search then runs on the
+/// [`Temperature`] program, and every search is followed by the liveness
+/// check.
 fn checks_liveness<P: Program>(program: &P, config: &Config) -> bool {
     config.liveness && program.liveness().is_some()
 }
@@ -430,69 +450,70 @@ pub fn runs_unwrapped<P: Program>(program: &P, config: &Config) -> bool {
     !checks_symmetry(program, config) && !checks_liveness(program, config)
 }
 
-/// [`run`] once the symmetry declaration is being checked.
+/// [`run_watched`] once its watch is chosen.
 fn run_checked<P: Program, E: Explorer>(
-    program: &P,
+    program: Watched<'_, P>,
     explorer: E,
     strategy: &Strategy,
     config: &Config,
 ) -> Result<Report, SearchError> {
-    if !checks_liveness(program, config) {
+    if !checks_liveness(program.program(), config) {
         return run_strategy(program, explorer, strategy, config);
     }
     let mut report = if strategy.is_exhaustive() {
         run_strategy(program, explorer, strategy, config)?
     } else {
-        // The wrapper judges terminal states (see its docs), so the search
-        // runs with deadlock detection on; the schedule says what the user
-        // asked.
-        let tempered = Temperature::new(program, config.max_steps, config.temperature(), config.deadlock);
+        // The temperature judges terminal states (see its docs), so the
+        // search runs with deadlock detection on; the schedule says what
+        // the user asked.
+        let tempered = Temperature::watched(program, config.max_steps, config.temperature(), config.deadlock);
         let judged = Config {
             deadlock: true,
             ..config.clone()
         };
-        let mut report = run_sampling(&tempered, explorer, strategy, &judged)?;
+        let watch = program.watch().map(|_| &tempered as &dyn Watch<_>);
+        let mut report = run_sampling(Watched::new(&tempered, watch), explorer, strategy, &judged)?;
         if let Some(schedule) = report.schedule.as_mut() {
             schedule.deadlock = config.deadlock;
         }
         report
     };
-    crate::liveness::check_into(program, config, &mut report);
+    crate::liveness::check_into(program.program(), config, &mut report);
     Ok(report)
 }
 
 /// [`run`] without liveness.
 fn run_strategy<P: Program, E: Explorer>(
-    program: &P,
+    program: Watched<'_, P>,
     explorer: E,
     strategy: &Strategy,
     config: &Config,
 ) -> Result<Report, SearchError> {
     match strategy {
-        Strategy::Ses => ses(program, explorer, config),
-        Strategy::Dfs => dfs(program, config),
-        Strategy::Pb => pb(program, config),
+        Strategy::Ses => ses_on(program, explorer, config),
+        Strategy::Dfs => dfs_on(program, config),
+        Strategy::Pb => pb_on(program, config),
         sampling => run_sampling(program, explorer, sampling, config),
     }
 }
 
 /// [`run_strategy`] for the sampling strategies (hybrid among them): the
-/// only ones that run on the [`Temperature`](crate::liveness::Temperature)
-/// wrapper, so that the exhaustive searches are not instantiated for it.
+/// only ones that run on the [`Temperature`] program, so that the
+/// exhaustive searches are not instantiated for it.
 fn run_sampling<P: Program, E: Explorer>(
-    program: &P,
+    program: Watched<'_, P>,
     explorer: E,
     strategy: &Strategy,
     config: &Config,
 ) -> Result<Report, SearchError> {
     match strategy {
-        Strategy::Ss(params) => ss(program, explorer, config, params),
-        Strategy::Rs => rs(program, config),
-        Strategy::Irs { step } => irs(program, config, *step),
-        Strategy::Pct { depth, steps } => pct(program, config, *depth, *steps),
-        Strategy::Pos => pos(program, config),
-        Strategy::Pctcp { depth, steps } => pctcp(program, config, *depth, *steps),
-        Strategy::Hybrid(params) => hybrid(program, explorer, config, params),
+        Strategy::Ss(params) => ss::ss_on(program, explorer, config, params),
+        Strategy::Rs => random::rs_on(program, config),
+        Strategy::Irs { step } => random::irs_on(program, config, *step),
+        Strategy::Pct { depth, steps } => pct::pct_on(program, config, *depth, *steps),
+        Strategy::Pos => pos::pos_on(program, config),
+        Strategy::Pctcp { depth, steps } => pctcp::pctcp_on(program, config, *depth, *steps),
+        Strategy::Hybrid(params) => hybrid::hybrid_on(program, explorer, config, params),
         Strategy::Ses | Strategy::Dfs | Strategy::Pb => Err(SearchError::Internal(format!(
             "{} is an exhaustive strategy, not a sampling one",
             strategy.name()

@@ -43,6 +43,7 @@ use crate::cache::{SharedCache, SharedHandle};
 use crate::config::Config;
 use crate::program::Program;
 use crate::report::Report;
+use crate::watch::Watched;
 use std::sync::Mutex;
 
 /// Chunks per thread in one stratum: enough to balance uneven work items.
@@ -55,7 +56,7 @@ const CHUNKS_PER_THREAD: usize = 16;
 /// violation's path replays. With `spread` (a parallel DFS), the first
 /// stratum with at least that many work items runs without a bound.
 pub(super) fn run<P: Program, O: ChoiceOrder>(
-    program: &P,
+    program: Watched<'_, P>,
     root: O,
     config: &Config,
     mut report: Report,

@@ -15,6 +15,7 @@ use super::walk::{run_one, walk_until_found};
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Report;
+use crate::watch::Watched;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -100,6 +101,11 @@ impl Driver for PctDriver {
 /// length of one execution that always runs the lowest enabled actor with
 /// its first alternative (at least 1).
 pub fn default_steps<P: Program>(program: &P, config: &Config) -> u64 {
+    default_steps_on(Watched::bare(program), config)
+}
+
+/// [`default_steps`] on a watched program.
+fn default_steps_on<P: Program>(program: Watched<'_, P>, config: &Config) -> u64 {
     struct Lowest;
     impl Driver for Lowest {
         fn choose(&mut self, _: usize, en: &[Enabled], _: &[ActorId]) -> Result<Option<(ActorId, u32)>, String> {
@@ -114,6 +120,16 @@ pub fn default_steps<P: Program>(program: &P, config: &Config) -> u64 {
 /// PCT with bug depth `depth` (>= 1) and `steps` (None: [`default_steps`]).
 /// Runs until a violation or a budget. The counterexample is a choice path.
 pub fn pct<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u64>) -> Result<Report, SearchError> {
+    pct_on(Watched::bare(program), config, depth, steps)
+}
+
+/// [`pct`] on a watched program.
+pub(super) fn pct_on<P: Program>(
+    program: Watched<'_, P>,
+    config: &Config,
+    depth: u32,
+    steps: Option<u64>,
+) -> Result<Report, SearchError> {
     let (k, report) = depth_report("pct", program, config, depth, steps)?;
     let actors: Vec<ActorId> = program.actors(&program.initial()).iter().map(|a| a.id).collect();
     walk_until_found(program, config, report, "pct", |seed| {
@@ -126,7 +142,7 @@ pub fn pct<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u
 /// [`default_steps`]); an input error for a depth or range of 0.
 pub(super) fn depth_report<P: Program>(
     name: &str,
-    program: &P,
+    program: Watched<'_, P>,
     config: &Config,
     depth: u32,
     steps: Option<u64>,
@@ -137,7 +153,7 @@ pub(super) fn depth_report<P: Program>(
     if steps == Some(0) {
         return Err(SearchError::Input("--pct-steps must be at least 1".into()));
     }
-    let k = steps.unwrap_or_else(|| default_steps(program, config));
+    let k = steps.unwrap_or_else(|| default_steps_on(program, config));
     let mut report = Report::new(name, None, config.seed, 1);
     report
         .notes

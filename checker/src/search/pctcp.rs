@@ -60,6 +60,7 @@ use super::walk::walk_until_found;
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Report;
+use crate::watch::Watched;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -183,6 +184,16 @@ impl Driver for PctcpDriver {
 /// points in `[1, steps]` (None: [`super::pct_default_steps`]). Runs until
 /// a violation or a budget. The counterexample is a choice path.
 pub fn pctcp<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u64>) -> Result<Report, SearchError> {
+    pctcp_on(Watched::bare(program), config, depth, steps)
+}
+
+/// [`pctcp`] on a watched program.
+pub(super) fn pctcp_on<P: Program>(
+    program: Watched<'_, P>,
+    config: &Config,
+    depth: u32,
+    steps: Option<u64>,
+) -> Result<Report, SearchError> {
     let (k, report) = depth_report("pctcp", program, config, depth, steps)?;
     walk_until_found(program, config, report, "pctcp", |seed| {
         PctcpDriver::new(seed, depth, k)

@@ -41,8 +41,8 @@
 //! (a successor it cannot hold is explored again, not counted, and the
 //! next frontier keeps one entry per state), the deadlock check of a
 //! terminal state, the run-time soundness check of the order, the
-//! coverage calls ([`Program::count_transition`] before every step,
-//! [`Program::count_state`] for every state counted) and the budgets,
+//! watch's calls ([`Watched::count_transition`] before every step,
+//! [`Watched::count_state`] for every state counted) and the budgets,
 //! checked as often as the optimised search checks them.
 //!
 //! What it leaves out is the optimisation layer: retired entries, their
@@ -57,11 +57,12 @@ use super::stratified::{
     cache_budget, check_symmetry, close_report, interrupted_or_late, key_of, offer, offer_at, over_memory,
     progress_line, Ending, RawViolation, SearchResult, Stop, CHECK_EVERY, MEMORY_EVERY,
 };
-use crate::cache::{state_fingerprint, FingerprintSet, FixedHashSet, Insert, FIXED_HASHER};
+use crate::cache::{FingerprintSet, FixedHashSet, Insert, FIXED_HASHER};
 use crate::config::Config;
 use crate::explorer::enabled_mask;
 use crate::program::{ActorId, Enabled, Event, Program, Violation};
 use crate::report::{BoundedBy, Found, Report, Stratum};
+use crate::watch::Watched;
 use std::collections::VecDeque;
 use std::mem::size_of;
 use std::time::Instant;
@@ -110,7 +111,7 @@ struct Entry<S, O> {
 /// the order there, on one thread. The caller names the strategy in
 /// `report`.
 pub(super) fn run<P: Program, O: ChoiceOrder>(
-    program: &P,
+    program: Watched<'_, P>,
     root: O,
     config: &Config,
     report: Report,
@@ -143,7 +144,7 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
 
 /// The search: one stack, one frontier, one cache.
 struct Plain<'a, P: Program, O> {
-    program: &'a P,
+    program: Watched<'a, P>,
     config: &'a Config,
     cache: FingerprintSet,
     bound: u32,
@@ -183,7 +184,7 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
         let mut started = Instant::now();
         let s0 = self.program.initial();
         if self.config.symmetry {
-            check_symmetry(self.program, &s0, self.config)?;
+            check_symmetry(self.program.program(), &s0, self.config)?;
         }
         if self.config.use_cache {
             let key = self.key(&s0, &d0);
@@ -403,7 +404,7 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
     /// The cache key of `s` with order `d`: its fingerprint (its orbit's
     /// with `symmetry`), hashed with d's state with `exact_bound`.
     fn key(&self, s: &P::State, d: &O) -> u64 {
-        let fp = state_fingerprint(self.program, s, self.config.symmetry);
+        let fp = self.program.fingerprint(s, self.config.symmetry);
         if self.config.exact_bound {
             key_of(fp, d)
         } else {
@@ -545,7 +546,15 @@ mod tests {
     #[test]
     fn the_diamond_strata_are_the_ones_worked_by_hand() {
         let config = Config::default();
-        let search = |order| run(&diamond(), order, &config, Report::new("test", None, 0, 1)).unwrap();
+        let search = |order| {
+            run(
+                Watched::bare(&diamond()),
+                order,
+                &config,
+                Report::new("test", None, 0, 1),
+            )
+            .unwrap()
+        };
         let charged = search(Natural::charging());
         assert_eq!(strata(&charged.report), vec![(0, 3, 2, 1, 1), (1, 1, 2, 0, 0)]);
         let free = search(Natural::default());
@@ -563,7 +572,13 @@ mod tests {
         for (bad, step, path) in [((1, 1, 0), 1, vec![]), ((2, 0, 0), 1, vec![(0, 1)])] {
             let mut program = diamond();
             program.bad.insert(bad);
-            let r = run(&program, Natural::charging(), &config, Report::new("test", None, 0, 1)).unwrap();
+            let r = run(
+                Watched::bare(&program),
+                Natural::charging(),
+                &config,
+                Report::new("test", None, 0, 1),
+            )
+            .unwrap();
             let v = r.violation.expect("a violation");
             assert_eq!((v.found.step, v.advances), (step, path), "{bad:?}");
         }

@@ -67,6 +67,7 @@ use super::walk::walk_until_found;
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Report;
+use crate::watch::Watched;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
@@ -237,6 +238,11 @@ impl Driver for PosDriver {
 /// execution per sample on the batch runner, each seeded from the run's
 /// seed and the sample's index. The counterexample is a choice path.
 pub fn pos<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
+    pos_on(Watched::bare(program), config)
+}
+
+/// [`pos`] on a watched program.
+pub(super) fn pos_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("pos", None, config.seed, 1);
     walk_until_found(program, config, report, "pos", PosDriver::new)
 }

@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::{BoundedBy, Report};
 use crate::schedule::PathKind;
+use crate::watch::Watched;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -41,6 +42,11 @@ impl Driver for UniformDriver {
 /// violation or a budget (the time limit, 60 s by default). The
 /// counterexample is a choice path.
 pub fn rs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchError> {
+    rs_on(Watched::bare(program), config)
+}
+
+/// [`rs`] on a watched program.
+pub(super) fn rs_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("rs", None, config.seed, 1);
     walk_until_found(program, config, report, "rs", UniformDriver::new)
 }
@@ -49,6 +55,11 @@ pub fn rs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErro
 /// walks cut at depth `i * step` (and at `max_steps`), so that short
 /// counterexamples are tried first. `max_delays` bounds the iterations.
 pub fn irs<P: Program>(program: &P, config: &Config, step: usize) -> Result<Report, SearchError> {
+    irs_on(Watched::bare(program), config, step)
+}
+
+/// [`irs`] on a watched program.
+pub(super) fn irs_on<P: Program>(program: Watched<'_, P>, config: &Config, step: usize) -> Result<Report, SearchError> {
     if step == 0 {
         return Err(SearchError::Input("--irs-step must be at least 1".into()));
     }

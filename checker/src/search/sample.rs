@@ -47,6 +47,7 @@ use crate::config::StopFlag;
 use crate::explorer::Explorer;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Found;
+use crate::watch::Watched;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
@@ -211,7 +212,7 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
     /// Returns the steps executed and how the run ended.
     fn run<P: Program<State = S>>(
         &mut self,
-        program: &P,
+        program: Watched<'_, P>,
         start: &Start<'_, S, E>,
         limits: &Limits<'_>,
         record: bool,
@@ -327,7 +328,7 @@ pub(super) struct Start<'a, S, E> {
 /// `s0` the program's initial state. See the module docs for the
 /// algorithm and its guarantee.
 pub(super) fn run_sample<P: Program, E: Explorer>(
-    program: &P,
+    program: Watched<'_, P>,
     s0: &P::State,
     prepared: &E,
     seeds: SampleSeeds,
@@ -347,7 +348,7 @@ pub(super) fn run_sample<P: Program, E: Explorer>(
 /// [`run_sample`] from `start` (steps and delay positions relative to
 /// it; `max_steps` of `limits` counts from it).
 pub(super) fn run_sample_from<P: Program, E: Explorer>(
-    program: &P,
+    program: Watched<'_, P>,
     start: &Start<'_, P::State, E>,
     seeds: SampleSeeds,
     bound: u32,

@@ -47,6 +47,7 @@ use crate::explorer::Explorer;
 use crate::program::{ActorInfo, Program};
 use crate::report::{BoundedBy, Report};
 use crate::schedule::PathKind;
+use crate::watch::Watched;
 
 /// Where the samples of a delay bound put their delays.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -212,7 +213,15 @@ pub fn draw_sample<P: Program, E: Explorer>(
         deadline: None,
         stop: None,
     };
-    run_sample(program, &s0, &prepared, seeds, bound, &limits, &mut Scratch::default())
+    run_sample(
+        Watched::bare(program),
+        &s0,
+        &prepared,
+        seeds,
+        bound,
+        &limits,
+        &mut Scratch::default(),
+    )
 }
 
 /// [`crate::explorer::prepare`] with the initial actors computed once.
@@ -233,6 +242,16 @@ fn prepare<E: Explorer>(explorer: &E, actors0: &[ActorInfo], seed: u64) -> E {
 /// with an explorer prepared with that seed reproduces it.
 pub fn ss<P: Program, E: Explorer>(
     program: &P,
+    explorer: E,
+    config: &Config,
+    params: &SsParams,
+) -> Result<Report, SearchError> {
+    ss_on(Watched::bare(program), explorer, config, params)
+}
+
+/// [`ss`] on a watched program.
+pub(super) fn ss_on<P: Program, E: Explorer>(
+    program: Watched<'_, P>,
     explorer: E,
     config: &Config,
     params: &SsParams,

@@ -8,6 +8,7 @@ use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
 use crate::report::Report;
 use crate::schedule::PathKind;
+use crate::watch::Watched;
 
 /// Records the flat choice index of every step a driver takes.
 struct Recording<'d, D> {
@@ -29,12 +30,17 @@ impl<D: Driver> Driver for Recording<'_, D> {
 }
 
 /// Run `program` once under `driver` for at most `max_steps` steps.
-pub(super) fn run_one<P: Program, D: Driver>(program: &P, driver: &mut D, max_steps: usize, deadlock: bool) -> Sample {
+pub(super) fn run_one<P: Program, D: Driver>(
+    program: Watched<'_, P>,
+    driver: &mut D,
+    max_steps: usize,
+    deadlock: bool,
+) -> Sample {
     let mut rec = Recording {
         inner: driver,
         path: Vec::new(),
     };
-    let ex = exec::execute(program, &mut rec, max_steps, deadlock, false);
+    let ex = exec::execute_watched(program, &mut rec, max_steps, deadlock, false);
     let steps = ex.steps as u64;
     Sample {
         steps,
@@ -52,7 +58,7 @@ pub(super) fn run_one<P: Program, D: Driver>(program: &P, driver: &mut D, max_st
 /// `report` (`label` in progress lines), walk `i` driven by
 /// `driver(seed)`. The counterexample is a choice path.
 pub(super) fn walk_until_found<P: Program, D: Driver>(
-    program: &P,
+    program: Watched<'_, P>,
     config: &Config,
     report: Report,
     label: &str,
@@ -68,7 +74,7 @@ pub(super) fn walk_until_found<P: Program, D: Driver>(
 /// `driver(seed)`, with the seed of stream 0 of sample `i`.
 pub(super) fn walks<P: Program, D: Driver>(
     batches: &mut Batches<'_>,
-    program: &P,
+    program: Watched<'_, P>,
     (round, count, label): (u32, u64, &str),
     max_steps: usize,
     driver: impl Fn(u64) -> D + Sync + Send,

@@ -11,9 +11,7 @@ use mcheck_checker::explorers::{RoundRobin, RunToCompletion};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Receive, Setup, World};
 use mcheck_checker::search::{self, Strategy};
 use mcheck_checker::testing::RandomProgram;
-use mcheck_checker::{
-    ActorId, ActorInfo, Config, Enabled, Event, Model, ModelInfo, Outcome, ParamSpec, Params, Program, Violation,
-};
+use mcheck_checker::{ActorId, Config, Enabled, Model, ModelInfo, Outcome, ParamSpec, Params, Program, Watch};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -311,39 +309,27 @@ fn sampling_counts_steps_and_reports_not_seen() {
     assert_eq!(status, [Status::Reached, Status::NotSeen]);
 }
 
-/// A random system that records what the search tells it
-/// (`Program::count_transition`, `count_state`) and how often it executes.
-struct Told<'p> {
-    program: &'p RandomProgram,
+/// A watch that records what the search tells it (`Watch::transition`,
+/// `Watch::state`) and how often it executes a step (`Watch::before`).
+struct Told {
     transitions: Mutex<HashMap<(u32, u32, u32), u32>>,
     states: Mutex<HashMap<u32, u32>>,
     executions: AtomicU64,
 }
 
-impl Program for Told<'_> {
-    type State = u32;
-    fn initial(&self) -> u32 {
-        self.program.initial()
-    }
-    fn actors(&self, s: &u32) -> Vec<ActorInfo> {
-        self.program.actors(s)
-    }
-    fn enabled(&self, s: &u32, out: &mut Vec<Enabled>) {
-        self.program.enabled(s, out)
-    }
-    fn execute(&self, s: &mut u32, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
-        self.executions.fetch_add(1, Ordering::Relaxed);
-        self.program.execute(s, actor, alt, events)
-    }
-    fn count_transition(&self, s: &u32, actor: ActorId, alt: u32) {
+impl Watch<u32> for Told {
+    fn transition(&self, s: &u32, actor: ActorId, alt: u32) {
         *self.transitions.lock().unwrap().entry((*s, actor.0, alt)).or_insert(0) += 1;
     }
-    fn count_state(&self, s: &u32) {
+    fn state(&self, s: &u32) {
         *self.states.lock().unwrap().entry(*s).or_insert(0) += 1;
+    }
+    fn before(&self, _s: &u32, _actor: ActorId, _alt: u32) {
+        self.executions.fetch_add(1, Ordering::Relaxed);
     }
 }
 
-/// Every exhaustive search, on one thread and on two, tells a program of
+/// Every exhaustive search, on one thread and on two, tells its watch of
 /// each transition of the reachable graph once and of each reachable
 /// state once, though its look-aheads, retirement's probes and resumed
 /// entries execute transitions more often: on random systems, against a
@@ -368,7 +354,6 @@ fn searches_tell_each_transition_and_state_once() {
         }
         for (name, threads) in [("ses-rr", 1), ("ses-rtc", 2), ("dfs", 1), ("pb", 1), ("pb", 2)] {
             let told = Told {
-                program: &program,
                 transitions: Mutex::new(HashMap::new()),
                 states: Mutex::new(HashMap::new()),
                 executions: AtomicU64::new(0),
@@ -377,11 +362,13 @@ fn searches_tell_each_transition_and_state_once() {
                 threads,
                 ..Config::default()
             };
+            let watch = Some(&told as &dyn Watch<u32>);
+            let rr = |strategy| search::run_watched(&program, watch, RoundRobin::default(), &strategy, &config);
             let r = match name {
-                "ses-rr" => search::ses(&told, RoundRobin::default(), &config),
-                "ses-rtc" => search::ses(&told, RunToCompletion::default(), &config),
-                "dfs" => search::dfs(&told, &config),
-                _ => search::pb(&told, &config),
+                "ses-rr" => rr(Strategy::Ses),
+                "ses-rtc" => search::run_watched(&program, watch, RunToCompletion::default(), &Strategy::Ses, &config),
+                "dfs" => rr(Strategy::Dfs),
+                _ => rr(Strategy::Pb),
             }
             .unwrap();
             assert_eq!(r.outcome, Outcome::Verified, "seed {seed} {name} -j{threads}");

@@ -13,6 +13,7 @@ use crate::report::{Report, Stratum};
 use crate::search::error::SearchError;
 use crate::search::order::ChoiceOrder;
 use crate::search::progress::Meter;
+use crate::watch::Watched;
 use std::mem::size_of;
 use std::time::Instant;
 
@@ -20,8 +21,8 @@ use std::time::Instant;
 /// program, settings, cache, bound and start time, and its path arena
 /// (read-only).
 #[derive(Debug)]
-pub(in crate::search) struct Fork<'w, P> {
-    program: &'w P,
+pub(in crate::search) struct Fork<'w, P: Program> {
+    program: Watched<'w, P>,
     config: &'w Config,
     cache: &'w SharedCache,
     strategy: &'w str,
@@ -35,12 +36,12 @@ pub(in crate::search) struct Fork<'w, P> {
 }
 
 // Not derived: `P` need not be `Clone` for a reference to it to be copied.
-impl<P> Clone for Fork<'_, P> {
+impl<P: Program> Clone for Fork<'_, P> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<P> Copy for Fork<'_, P> {}
+impl<P: Program> Copy for Fork<'_, P> {}
 
 /// The parallel driver's emptied buffers, reused from one stratum to the
 /// next so that their pages stay mapped (ARCHITECTURE.md §3): work lists
@@ -182,7 +183,7 @@ impl<'w, P: Program> Fork<'w, P> {
 impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, SharedHandle<'a>> {
     /// The main search of a parallel run, on `cache`.
     pub(in crate::search) fn on_shared_cache(
-        program: &'a P,
+        program: Watched<'a, P>,
         config: &'a Config,
         cache: &'a SharedCache,
         report: Report,

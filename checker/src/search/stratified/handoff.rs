@@ -16,6 +16,7 @@ use crate::program::Program;
 use crate::report::{BoundedBy, Report};
 use crate::search::error::SearchError;
 use crate::search::order::ChoiceOrder;
+use crate::watch::Watched;
 
 /// A state the exhaustive phase left with choices it did not take.
 #[derive(Debug)]
@@ -41,7 +42,7 @@ pub(in crate::search) struct Root<S, O> {
 /// roots (`None` otherwise: the search's outcome stands).
 #[allow(clippy::type_complexity)]
 pub(in crate::search) fn run_to_roots<P: Program, O: ChoiceOrder>(
-    program: &P,
+    program: Watched<'_, P>,
     root: O,
     config: &Config,
     report: Report,

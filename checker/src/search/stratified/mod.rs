@@ -56,6 +56,7 @@ use crate::cache::{FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
 use crate::config::{peak_rss, Config};
 use crate::program::{ActorId, Enabled, Event, Program, ProgramExt};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
+use crate::watch::Watched;
 use arena::Arena;
 use retire::{Ahead, Owed};
 use std::time::Instant;
@@ -191,7 +192,7 @@ pub(super) enum Stop {
 
 /// The stratified search: one stack, one frontier, one cache.
 pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
-    program: &'a P,
+    program: Watched<'a, P>,
     config: &'a Config,
     cache: C,
     stack: Vec<Frame<P::State, O>>,
@@ -303,7 +304,7 @@ pub(super) fn check_symmetry<P: Program>(program: &P, s0: &P::State, config: &Co
 /// Run the stratified search on one thread from the initial state with
 /// `root` as the order at s0. The caller names the strategy in `report`.
 pub(super) fn run<P: Program, O: ChoiceOrder>(
-    program: &P,
+    program: Watched<'_, P>,
     root: O,
     config: &Config,
     report: Report,
@@ -316,7 +317,7 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
 
 impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     /// A search at bound 0 with nothing explored yet.
-    fn new(program: &'a P, config: &'a Config, cache: C, report: Report) -> Self {
+    fn new(program: Watched<'a, P>, config: &'a Config, cache: C, report: Report) -> Self {
         Search {
             program,
             config,
@@ -403,7 +404,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
     fn start(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
         let s0 = self.program.initial();
         if self.config.symmetry {
-            check_symmetry(self.program, &s0, self.config)?;
+            check_symmetry(self.program.program(), &s0, self.config)?;
         }
         if self.config.use_cache {
             let key = self.key(self.fp(&s0), &root);

@@ -4,9 +4,10 @@
 //! successors are still taken, looked up and explored in the search's order.
 
 use super::{enabled_set, Search};
-use crate::cache::{fingerprint, state_fingerprint, StateCache};
+use crate::cache::{fingerprint, StateCache};
 use crate::program::{ActorId, Event, Program};
 use crate::search::order::ChoiceOrder;
+use crate::watch::Watched;
 
 /// How many work items the search takes at a time: it prepares their
 /// retirement checks together and prefetches the cache slots of the
@@ -110,7 +111,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// its orbit's (ARCHITECTURE.md §3, "Symmetry").
     #[inline(always)]
     pub(super) fn fp(&self, s: &P::State) -> u64 {
-        state_fingerprint(self.program, s, self.config.symmetry)
+        self.program.fingerprint(s, self.config.symmetry)
     }
 
     /// The cache key of the successor a deferred entry reaches first when
@@ -152,7 +153,7 @@ pub(in crate::search) fn key_of<O: ChoiceOrder>(fp: u64, order: &O) -> u64 {
 /// SES's instructions on TwoPhase: ARCHITECTURE.md §9).
 #[inline(always)]
 pub(super) fn successor_fp<P: Program, O: ChoiceOrder>(
-    program: &P,
+    program: Watched<'_, P>,
     (events, scratch): (&mut Vec<Event>, &mut Option<P::State>),
     state: &P::State,
     (actor, alt): (ActorId, u32),
@@ -180,8 +181,8 @@ pub(super) fn successor_fp<P: Program, O: ChoiceOrder>(
     events.clear();
     match program.execute(c, actor, alt, events) {
         Ok(()) => match order {
-            None => state_fingerprint(program, c, symmetry),
-            Some(o) => key_of(state_fingerprint(program, c, symmetry), &o.child(actor, events)),
+            None => program.fingerprint(c, symmetry),
+            Some(o) => key_of(program.fingerprint(c, symmetry), &o.child(actor, events)),
         },
         Err(_) => 0,
     }

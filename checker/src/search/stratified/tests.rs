@@ -55,7 +55,12 @@ fn search<E: Explorer + Default>(
     let mut explorer = E::default();
     explorer.init(&program.actors(&program.initial()));
     let cache = FingerprintSet::new(cache_budget(&config));
-    let mut s = Search::new(program, &config, cache, Report::new("ses", Some("causal"), 0, 1));
+    let mut s = Search::new(
+        crate::watch::Watched::bare(program),
+        &config,
+        cache,
+        Report::new("ses", Some("causal"), 0, 1),
+    );
     s.retire_on = retire;
     s.fast_resume = fast_resume;
     let stop = s
