@@ -14,6 +14,7 @@ use crate::program::{Program, ProgramExt};
 use crate::races::{explain, ExplainError, Explanation};
 use crate::replay::{model_digest, replay_watched, ReplayError};
 use crate::report::{Outcome, Report};
+use crate::run;
 use crate::schedule::Schedule;
 use crate::search::exec::Execution;
 use crate::search::{self, SearchError, Strategy};
@@ -74,7 +75,7 @@ pub fn check_instance<M: Model, E: Explorer>(
     explain: bool,
 ) -> Result<Checked, SearchError> {
     let program = instance.build(model);
-    let report = search::run(&program, explorer.clone(), strategy, config)?;
+    let report = run::run(&program, explorer.clone(), strategy, config)?;
     complete_report(&model.info(), instance, &program, explorer, config, report, explain)
 }
 
@@ -86,7 +87,7 @@ fn resolved<M: Model>(model: &M, params: &Params, bug: Option<u32>) -> Result<In
 /// [`check_model`] with [`Strategy::Ses`], for a caller that holds the
 /// explorer as its own type (the registry's built-in explorers, each with
 /// its own instance of the search: ARCHITECTURE.md §1, "registry"), where
-/// the search runs on the program as it is ([`search::runs_unwrapped`]).
+/// the search runs on the program as it is ([`run::runs_unwrapped`]).
 /// `Ok(None)` where it would not (a symmetry or liveness check wraps it):
 /// run [`check_model`] then, with a general explorer, so that only the
 /// plain search is instantiated per explorer.
@@ -98,18 +99,18 @@ pub fn check_model_ses<M: Model, E: Explorer>(
     explain: bool,
 ) -> Result<Option<Checked>, SearchError> {
     let program = instance.build(model);
-    if !search::runs_unwrapped(&program, config) {
+    if !run::runs_unwrapped(&program, config) {
         return Ok(None);
     }
     let mut report = search::ses(&program, explorer.clone(), config)?;
-    report.monitors = search::monitors(&program, &Strategy::Ses, config);
+    report.monitors = run::monitors(&program, &Strategy::Ses, config);
     let checked = complete_report(&model.info(), instance, &program, explorer, config, report, explain)?;
     Ok(Some(checked))
 }
 
 /// [`check_model`]'s search of the program that the model `info`
 /// describes builds for `instance`, watched by `covered`
-/// ([`search::run_watched`]), its counterexample completed (replayed
+/// ([`run::run_watched`]), its counterexample completed (replayed
 /// watched only when `covered` seeks a property, so that the replay is
 /// not counted).
 fn check_covered<P: Program, E: Explorer>(
@@ -120,7 +121,7 @@ fn check_covered<P: Program, E: Explorer>(
     config: &Config,
     explain: bool,
 ) -> Result<Checked, SearchError> {
-    let mut report = search::run_watched(program, Some(covered), explorer.clone(), strategy, config)?;
+    let mut report = run::run_watched(program, Some(covered), explorer.clone(), strategy, config)?;
     report.monitors.extend(covered.over().map(|_| "coverage".to_string()));
     report
         .monitors

@@ -29,6 +29,7 @@ pub mod program;
 pub mod races;
 pub mod replay;
 pub mod report;
+pub mod run;
 pub mod schedule;
 pub mod search;
 pub mod shrink;
@@ -49,6 +50,7 @@ pub use program::{
 pub use races::{explain, explain_model, ExplainError, Explanation, Race, Variant};
 pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};
 pub use report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
+pub use run::{run, run_watched};
 pub use schedule::{ParseError, PathKind, Schedule};
 pub use search::exec::{End, Execution};
 pub use search::{SearchError, Strategy};

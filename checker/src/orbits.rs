@@ -1,5 +1,5 @@
 //! A mistaken symmetry declaration is not silently accepted
-//! (ARCHITECTURE.md §3, "Symmetry"): with `--symmetry`, `search::run`
+//! (ARCHITECTURE.md §3, "Symmetry"): with `--symmetry`, `run::run`
 //! watches the search with [`OrbitsChecked`], which checks the declaration
 //! at a sample of the states the search keys by their canonical
 //! fingerprint, and turns a mismatch into [`SymmetryMismatch`] instead of
@@ -70,7 +70,7 @@ impl<P: Program> fmt::Debug for OrbitsChecked<'_, P> {
 }
 
 /// The violation that stops the search once a mismatch is recorded (never
-/// reported: `search::run` returns the mismatch instead).
+/// reported: `run::run` returns the mismatch instead).
 fn stop() -> Violation {
     Violation::new(
         ViolationKind::Assertion,

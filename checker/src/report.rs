@@ -193,7 +193,7 @@ pub struct Report {
     /// What the run checked, in words, safety first (`"safety"`,
     /// `"deadlocks"`, `"liveness (...)"`, `"the symmetry declaration"`,
     /// `"coverage"`, `"reachability of P"`), so that a user sees what they
-    /// pay for; filled by [`crate::search::run`] (empty for a strategy
+    /// pay for; filled by [`crate::run::run`] (empty for a strategy
     /// called directly).
     pub monitors: Vec<String>,
     /// What the search exercised and the reachability properties

@@ -107,7 +107,7 @@ fn a_replayed_lasso_marks_where_its_cycle_starts_and_returns() {
         liveness: true,
         ..mcheck_checker::Config::default()
     };
-    let report = mcheck_checker::search::run(&Spinner, Causal::default(), &mcheck_checker::Strategy::Dfs, &config)
+    let report = mcheck_checker::run(&Spinner, Causal::default(), &mcheck_checker::Strategy::Dfs, &config)
         .expect("the search runs");
     let schedule = report.schedule.expect("a lasso");
     assert_eq!((schedule.path.clone(), schedule.cycle.clone()), (vec![0], vec![0, 0]));

@@ -4,10 +4,10 @@
 //! sampling search executes), or ends an execution in a state where a
 //! reachability property holds, as a marked violation ([`reached`]).
 
-use super::key::{Hit, How};
 use super::reach::{reached, reached_property};
 use super::report::{CountedOver, Entry};
 use crate::program::{ActorId, Program, ProgramExt, Violation};
+use crate::program::{Hit, How};
 use crate::watch::Watch;
 use hashbrown::HashMap;
 use std::borrow::Cow;

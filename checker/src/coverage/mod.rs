@@ -15,12 +15,11 @@
 //! * [`Coverage`] is the report's section; `check::check_coverage` fills it.
 
 mod count;
-mod key;
 mod reach;
 mod report;
 mod text;
 
+pub use crate::program::{Hit, How};
 pub use count::Covered;
-pub use key::{Hit, How};
 pub use reach::{reached, reached_property, SOMETIMES};
 pub use report::{CountedOver, Coverage, Entry, Property, Status};

@@ -1,7 +1,7 @@
 //! The coverage section of a report (ARCHITECTURE.md §6, "Coverage and
 //! reachability").
 
-use super::key::How;
+use crate::program::How;
 use crate::schedule::Schedule;
 use serde::Serialize;
 

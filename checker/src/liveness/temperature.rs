@@ -53,7 +53,7 @@ impl<S: Hash> Hash for Tempered<S> {
 /// search asks at every terminal state when deadlock detection is on: so
 /// the strategies run on this wrapper with deadlock detection on, and the
 /// wrapper reports a real deadlock only when `deadlock` says the user
-/// asked for it ([`crate::search::run`] and replay do both).
+/// asked for it ([`crate::run::run`] and replay do both).
 pub struct Temperature<'p, P: Program> {
     inner: Watched<'p, P>,
     monitors: Option<&'p dyn Monitors<P::State>>,

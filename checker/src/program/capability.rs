@@ -5,8 +5,8 @@
 //! them on the checker's behalf with the defaults of a program that lacks
 //! one.
 
+use super::hit::{Hit, How};
 use super::{ActorId, Event, Program, StateView, StepTrace, Violation, ViolationKind};
-use crate::coverage::{Hit, How};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -6,8 +6,10 @@
 //! and executes one step of one actor at a time.
 
 mod capability;
+mod hit;
 
 pub use capability::{Covers, Hot, Monitors, ProgramExt, Symmetry, SymmetryMismatch, Traces};
+pub use hit::{Hit, How};
 use serde::{Deserialize, Serialize};
 use std::fmt::{self, Debug};
 use std::hash::Hash;

@@ -19,7 +19,7 @@ pub enum SearchError {
     Internal(String),
     /// `--symmetry` on a program whose declaration does not hold: a
     /// sampled state and its image differ (ARCHITECTURE.md §3).
-    Symmetry(crate::orbits::SymmetryMismatch),
+    Symmetry(crate::program::SymmetryMismatch),
 }
 
 impl fmt::Display for SearchError {

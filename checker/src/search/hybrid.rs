@@ -81,7 +81,7 @@ pub fn hybrid<P: Program, E: Explorer>(
 }
 
 /// [`hybrid`] on a watched program.
-pub(super) fn hybrid_on<P: Program, E: Explorer>(
+pub(crate) fn hybrid_on<P: Program, E: Explorer>(
     program: Watched<'_, P>,
     explorer: E,
     config: &Config,

@@ -23,6 +23,11 @@
 //! and [`hybrid`], SES up to a state budget, then SS from the states it
 //! left unexplored (the stratified loop, then the batch runner).
 //!
+//! Each runs the program as it is; [`crate::run`] runs a strategy as a
+//! user asks for it (watched by coverage or the symmetry check, with
+//! liveness), through the `_on` forms here that take a [`Watched`]
+//! program.
+//!
 //! The counterexample of every strategy is a self-contained
 //! [`Schedule`](crate::Schedule): its path, explorer and seed, the step
 //! limit, whether deadlocks count and the violation it reproduces.
@@ -55,15 +60,16 @@ pub use random::{irs, rs};
 pub use sample::{SampleEnd, SampleResult};
 pub use ss::{draw_sample, ss, SsParams, SsPlacement};
 pub use threads::run_indexed;
+pub(crate) use {
+    hybrid::hybrid_on, pct::pct_on, pctcp::pctcp_on, pos::pos_on, random::irs_on, random::rs_on, ss::ss_on,
+};
 
 use crate::config::Config;
 use crate::explorer::Explorer;
-use crate::liveness::Temperature;
-use crate::orbits::OrbitsChecked;
-use crate::program::{Program, ProgramExt, ViolationKind};
+use crate::program::{Program, ViolationKind};
 use crate::report::Report;
 use crate::schedule::PathKind;
-use crate::watch::{Both, Watch, Watched};
+use crate::watch::Watched;
 use order::{ChoiceOrder, Composed, Natural, Preemptive};
 use stratified::SearchResult;
 
@@ -83,7 +89,7 @@ pub fn ses<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -
 }
 
 /// [`ses`] on a watched program.
-fn ses_on<P: Program, E: Explorer>(
+pub(crate) fn ses_on<P: Program, E: Explorer>(
     program: Watched<'_, P>,
     explorer: E,
     config: &Config,
@@ -131,7 +137,7 @@ pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErr
 }
 
 /// [`dfs`] on a watched program.
-fn dfs_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
+pub(crate) fn dfs_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("dfs", None, config.seed, 1);
     let result = match config.worker_threads() {
         1 => one_thread(program, Natural::default(), config, report)?,
@@ -193,7 +199,7 @@ pub fn pb<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErro
 }
 
 /// [`pb`] on a watched program.
-fn pb_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
+pub(crate) fn pb_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("pb", None, config.seed, 1);
     let result = stratified_on_threads(program, Preemptive::initial(), config, report)?;
     with_choice_schedule(program.program(), Preemptive::initial(), result, config)
@@ -355,168 +361,5 @@ impl Strategy {
     /// Whether it explores exhaustively (and defaults to one thread).
     pub fn is_exhaustive(&self) -> bool {
         matches!(self, Strategy::Ses | Strategy::Dfs | Strategy::Pb)
-    }
-}
-
-/// Run `strategy` on `program` (with `explorer` where it uses one). With
-/// `config.liveness`, the sampling strategies run on the
-/// [`Temperature`](crate::liveness::Temperature) program, and an
-/// exhaustive search (or hybrid) that verified the program goes on to
-/// [`liveness::check_into`](crate::liveness::check_into). With
-/// `config.symmetry`, the search is watched by the check of the
-/// program's declaration ([`OrbitsChecked`]).
-pub fn run<P: Program, E: Explorer>(
-    program: &P,
-    explorer: E,
-    strategy: &Strategy,
-    config: &Config,
-) -> Result<Report, SearchError> {
-    run_watched(program, None, explorer, strategy, config)
-}
-
-/// [`run`] with `watch` told of what the search does (coverage counts, a
-/// reachability property): see [`Watch`]'s contract. A mistaken symmetry
-/// declaration is an error, never an answer (ARCHITECTURE.md §3,
-/// "Symmetry").
-pub fn run_watched<P: Program, E: Explorer>(
-    program: &P,
-    watch: Option<&dyn Watch<P::State>>,
-    explorer: E,
-    strategy: &Strategy,
-    config: &Config,
-) -> Result<Report, SearchError> {
-    let mut report = if checks_symmetry(program, config) {
-        let orbits = OrbitsChecked::new(program);
-        let both = watch.map(|w| Both(w, &orbits));
-        let watch: &dyn Watch<P::State> = match &both {
-            Some(both) => both,
-            None => &orbits,
-        };
-        let report = run_checked(Watched::new(program, Some(watch)), explorer, strategy, config);
-        if let Some(m) = orbits.mismatch() {
-            return Err(SearchError::Symmetry(m));
-        }
-        report?
-    } else {
-        run_checked(Watched::new(program, watch), explorer, strategy, config)?
-    };
-    report.monitors = monitors(program, strategy, config);
-    Ok(report)
-}
-
-/// What [`run`] checks of `program` with `strategy`, in words, for
-/// [`Report::monitors`]: safety always (the program's violations, its
-/// monitors and invariants), then what the configuration and the
-/// program's capabilities add.
-pub fn monitors<P: Program>(program: &P, strategy: &Strategy, config: &Config) -> Vec<String> {
-    let mut checks = vec!["safety".to_string()];
-    if config.deadlock {
-        checks.push("deadlocks".into());
-    }
-    if checks_liveness(program, config) {
-        checks.push(match strategy.is_exhaustive() {
-            true => "liveness (fair hot cycles, once verified)".into(),
-            false => format!(
-                "liveness (hot at the end, or for more than {} steps at max-steps {})",
-                config.temperature(),
-                config.max_steps
-            ),
-        });
-    }
-    if checks_symmetry(program, config) {
-        checks.push("the symmetry declaration".into());
-    }
-    checks
-}
-
-/// Whether [`run`] checks `program`'s symmetry declaration (asked for, and
-/// the program declares one): the search is then watched.
-fn checks_symmetry<P: Program>(program: &P, config: &Config) -> bool {
-    config.symmetry && program.canonical_fingerprint(&program.initial()).is_some()
-}
-
-/// Whether [`run`] checks liveness (asked for, and the program has
-/// liveness properties): a sampling search then runs on the
-/// [`Temperature`] program, and every search is followed by the liveness
-/// check.
-fn checks_liveness<P: Program>(program: &P, config: &Config) -> bool {
-    config.liveness && program.liveness().is_some()
-}
-
-/// Whether [`run`] searches `program` as it is, with nothing before or
-/// after the strategy (no symmetry check, no liveness): then `run` with
-/// [`Strategy::Ses`] is exactly [`ses`].
-pub fn runs_unwrapped<P: Program>(program: &P, config: &Config) -> bool {
-    !checks_symmetry(program, config) && !checks_liveness(program, config)
-}
-
-/// [`run_watched`] once its watch is chosen.
-fn run_checked<P: Program, E: Explorer>(
-    program: Watched<'_, P>,
-    explorer: E,
-    strategy: &Strategy,
-    config: &Config,
-) -> Result<Report, SearchError> {
-    if !checks_liveness(program.program(), config) {
-        return run_strategy(program, explorer, strategy, config);
-    }
-    let mut report = if strategy.is_exhaustive() {
-        run_strategy(program, explorer, strategy, config)?
-    } else {
-        // The temperature judges terminal states (see its docs), so the
-        // search runs with deadlock detection on; the schedule says what
-        // the user asked.
-        let tempered = Temperature::watched(program, config.max_steps, config.temperature(), config.deadlock);
-        let judged = Config {
-            deadlock: true,
-            ..config.clone()
-        };
-        let watch = program.watch().map(|_| &tempered as &dyn Watch<_>);
-        let mut report = run_sampling(Watched::new(&tempered, watch), explorer, strategy, &judged)?;
-        if let Some(schedule) = report.schedule.as_mut() {
-            schedule.deadlock = config.deadlock;
-        }
-        report
-    };
-    crate::liveness::check_into(program.program(), config, &mut report);
-    Ok(report)
-}
-
-/// [`run`] without liveness.
-fn run_strategy<P: Program, E: Explorer>(
-    program: Watched<'_, P>,
-    explorer: E,
-    strategy: &Strategy,
-    config: &Config,
-) -> Result<Report, SearchError> {
-    match strategy {
-        Strategy::Ses => ses_on(program, explorer, config),
-        Strategy::Dfs => dfs_on(program, config),
-        Strategy::Pb => pb_on(program, config),
-        sampling => run_sampling(program, explorer, sampling, config),
-    }
-}
-
-/// [`run_strategy`] for the sampling strategies (hybrid among them): the
-/// only ones that run on the [`Temperature`] program, so that the
-/// exhaustive searches are not instantiated for it.
-fn run_sampling<P: Program, E: Explorer>(
-    program: Watched<'_, P>,
-    explorer: E,
-    strategy: &Strategy,
-    config: &Config,
-) -> Result<Report, SearchError> {
-    match strategy {
-        Strategy::Ss(params) => ss::ss_on(program, explorer, config, params),
-        Strategy::Rs => random::rs_on(program, config),
-        Strategy::Irs { step } => random::irs_on(program, config, *step),
-        Strategy::Pct { depth, steps } => pct::pct_on(program, config, *depth, *steps),
-        Strategy::Pos => pos::pos_on(program, config),
-        Strategy::Pctcp { depth, steps } => pctcp::pctcp_on(program, config, *depth, *steps),
-        Strategy::Hybrid(params) => hybrid::hybrid_on(program, explorer, config, params),
-        Strategy::Ses | Strategy::Dfs | Strategy::Pb => Err(SearchError::Internal(format!(
-            "{} is an exhaustive strategy, not a sampling one",
-            strategy.name()
-        ))),
     }
 }

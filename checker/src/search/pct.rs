@@ -124,7 +124,7 @@ pub fn pct<P: Program>(program: &P, config: &Config, depth: u32, steps: Option<u
 }
 
 /// [`pct`] on a watched program.
-pub(super) fn pct_on<P: Program>(
+pub(crate) fn pct_on<P: Program>(
     program: Watched<'_, P>,
     config: &Config,
     depth: u32,

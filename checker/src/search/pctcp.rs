@@ -188,7 +188,7 @@ pub fn pctcp<P: Program>(program: &P, config: &Config, depth: u32, steps: Option
 }
 
 /// [`pctcp`] on a watched program.
-pub(super) fn pctcp_on<P: Program>(
+pub(crate) fn pctcp_on<P: Program>(
     program: Watched<'_, P>,
     config: &Config,
     depth: u32,

@@ -242,7 +242,7 @@ pub fn pos<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErr
 }
 
 /// [`pos`] on a watched program.
-pub(super) fn pos_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
+pub(crate) fn pos_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("pos", None, config.seed, 1);
     walk_until_found(program, config, report, "pos", PosDriver::new)
 }

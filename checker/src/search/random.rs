@@ -46,7 +46,7 @@ pub fn rs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErro
 }
 
 /// [`rs`] on a watched program.
-pub(super) fn rs_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
+pub(crate) fn rs_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("rs", None, config.seed, 1);
     walk_until_found(program, config, report, "rs", UniformDriver::new)
 }
@@ -59,7 +59,7 @@ pub fn irs<P: Program>(program: &P, config: &Config, step: usize) -> Result<Repo
 }
 
 /// [`irs`] on a watched program.
-pub(super) fn irs_on<P: Program>(program: Watched<'_, P>, config: &Config, step: usize) -> Result<Report, SearchError> {
+pub(crate) fn irs_on<P: Program>(program: Watched<'_, P>, config: &Config, step: usize) -> Result<Report, SearchError> {
     if step == 0 {
         return Err(SearchError::Input("--irs-step must be at least 1".into()));
     }

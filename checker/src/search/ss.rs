@@ -250,7 +250,7 @@ pub fn ss<P: Program, E: Explorer>(
 }
 
 /// [`ss`] on a watched program.
-pub(super) fn ss_on<P: Program, E: Explorer>(
+pub(crate) fn ss_on<P: Program, E: Explorer>(
     program: Watched<'_, P>,
     explorer: E,
     config: &Config,

@@ -9,7 +9,7 @@ use mcheck_checker::check::{check_coverage, replay_model};
 use mcheck_checker::coverage::{reached_property, CountedOver, Coverage, How, Status};
 use mcheck_checker::explorers::{RoundRobin, RunToCompletion};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Receive, Setup, World};
-use mcheck_checker::search::{self, Strategy};
+use mcheck_checker::search::Strategy;
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{ActorId, Config, Enabled, Model, ModelInfo, Outcome, ParamSpec, Params, Program, Watch};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -363,10 +363,12 @@ fn searches_tell_each_transition_and_state_once() {
                 ..Config::default()
             };
             let watch = Some(&told as &dyn Watch<u32>);
-            let rr = |strategy| search::run_watched(&program, watch, RoundRobin::default(), &strategy, &config);
+            let rr = |strategy| mcheck_checker::run_watched(&program, watch, RoundRobin::default(), &strategy, &config);
             let r = match name {
                 "ses-rr" => rr(Strategy::Ses),
-                "ses-rtc" => search::run_watched(&program, watch, RunToCompletion::default(), &Strategy::Ses, &config),
+                "ses-rtc" => {
+                    mcheck_checker::run_watched(&program, watch, RunToCompletion::default(), &Strategy::Ses, &config)
+                }
                 "dfs" => rr(Strategy::Dfs),
                 _ => rr(Strategy::Pb),
             }

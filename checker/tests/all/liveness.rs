@@ -266,7 +266,7 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
     // The client's retries form a hot cycle, but the server is enabled
     // throughout and never runs in it: unfair, so no violation.
     let fair = Retry { fair_server: true };
-    let report = mcheck_checker::search::run(
+    let report = mcheck_checker::run(
         &fair,
         mcheck_checker::testing::Causal::default(),
         &Strategy::Dfs,
@@ -286,8 +286,7 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
     let broken = Retry { fair_server: false };
     for strategy in [Strategy::Dfs, Strategy::Ses, Strategy::Pb] {
         let report =
-            mcheck_checker::search::run(&broken, mcheck_checker::testing::Causal::default(), &strategy, &config)
-                .unwrap();
+            mcheck_checker::run(&broken, mcheck_checker::testing::Causal::default(), &strategy, &config).unwrap();
         let found = report.violation.clone().expect("a liveness violation");
         assert_eq!(found.violation.kind, ViolationKind::Liveness);
         assert_eq!(found.violation.machine.as_deref(), Some("answer"));
@@ -313,7 +312,7 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
         ..Config::default()
     };
     assert_eq!(sampling.temperature(), 20);
-    let report = mcheck_checker::search::run(
+    let report = mcheck_checker::run(
         &broken,
         mcheck_checker::testing::Causal::default(),
         &Strategy::Rs,
@@ -335,7 +334,7 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
         temperature: Some(40),
         ..sampling
     };
-    let report = mcheck_checker::search::run(
+    let report = mcheck_checker::run(
         &broken,
         mcheck_checker::testing::Causal::default(),
         &Strategy::Rs,

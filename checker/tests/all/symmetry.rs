@@ -8,7 +8,8 @@
 //! must be found with symmetry exactly when it is found without.
 
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Renamed, Setup, World};
-use mcheck_checker::search::{dfs, pb, run, ses, SearchError, Strategy};
+use mcheck_checker::run;
+use mcheck_checker::search::{dfs, pb, ses, SearchError, Strategy};
 use mcheck_checker::testing::Causal;
 use mcheck_checker::ProgramExt;
 use mcheck_checker::{Config, Enabled, Outcome, Program};
