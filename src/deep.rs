@@ -29,7 +29,7 @@ pub const TECHNIQUES: &[&str] = &[
 
 /// The deep table's columns (see [`TECHNIQUES`]), from the first table's,
 /// but stratified sampling with its default settings (the mixed
-/// placement, as `mcheck run -s ss`), not the paper's (ARCHITECTURE.md §4).
+/// placement, as `mcheck run -s ss`), not the paper's (ARCHITECTURE.md, "Where the delays go").
 pub fn columns() -> Vec<Column> {
     let all = table::columns();
     TECHNIQUES

@@ -1,6 +1,6 @@
 //! `mcheck run ... -s ses --workers W [--processes N [--process I
 //! --hostfile F]]`: SES on timely dataflow (the `mcheck-distributed`
-//! crate, ARCHITECTURE.md §3 "Distributed SES"). `--processes N` alone
+//! crate, ARCHITECTURE.md, "Distributed SES"). `--processes N` alone
 //! starts processes 1..N-1 itself on loopback addresses and runs process 0
 //! here, for trying it on one machine; with `--process I --hostfile F`
 //! (timely's conventions: one `host:port` a line, in process order) each

@@ -197,7 +197,7 @@ pub fn page(ex: &Explanation, schedule: &Schedule) -> String {
         .as_ref()
         .map_or("none".to_string(), |f| format!("{} (step {})", f.violation, f.step));
     let mut steps = String::new();
-    // A lasso's cycle (ARCHITECTURE.md §5): its first and last steps say so.
+    // A lasso's cycle (ARCHITECTURE.md, "Liveness"): its first and last steps say so.
     let start = schedule.path.len();
     let end = (!schedule.cycle.is_empty()).then(|| start + schedule.cycle.len() - 1);
     for i in 0..ex.trace.len() {

@@ -1,5 +1,5 @@
 //! `mcheck merge FILE...`: one report from the `--json` reports of the
-//! shards of one sampling run (ARCHITECTURE.md §4, "Sharding").
+//! shards of one sampling run (ARCHITECTURE.md, "Determinism and sharding").
 //!
 //! A shard `K/N` runs the samples with index `i mod N = K` and lists, per
 //! round, the steps, longest execution and truncation of each sample it

@@ -19,8 +19,8 @@ fn abbreviate(s: &str, verbose: bool) -> String {
     }
 }
 
-/// One line per step, then the violation. A lasso's cycle (ARCHITECTURE.md
-/// §5, "Liveness") is marked where it starts and where it returns.
+/// One line per step, then the violation. A lasso's cycle (ARCHITECTURE.md,
+/// "Liveness") is marked where it starts and where it returns.
 pub fn text_trace(ex: &Execution, verbose: bool) -> String {
     let mut out = String::new();
     let cycle = cycle_of(ex);
@@ -123,7 +123,7 @@ pub fn bounded_text(b: BoundedBy) -> &'static str {
 }
 
 /// What a search stopped at `--max-delays` guarantees, given its cache key
-/// (ARCHITECTURE.md §3), as a line.
+/// (ARCHITECTURE.md, "Guarantees and the cache key"), as a line.
 fn bound_guarantee(r: &Report, key: CacheKey) -> String {
     let d = r.bound_reached;
     let unit = if r.strategy == "pb" { "preemption" } else { "delay" };

@@ -1,4 +1,4 @@
-//! The floor the engine is measured against (ARCHITECTURE.md §9): an
+//! The floor the engine is measured against (docs/performance.md, "Against the floors"): an
 //! exhaustive search of TwoPhase written for this one specification and
 //! for speed alone. A state is a `u64` of bit fields; a state's successors
 //! are all generated, hashed and their table slots prefetched before any
@@ -244,7 +244,7 @@ impl Table {
 }
 
 /// `n` zeros, on transparent huge pages where Linux gives them (as the
-/// engine's tables are: ARCHITECTURE.md §9).
+/// engine's tables are: ARCHITECTURE.md, "The state cache").
 fn zeroed_on_huge_pages(n: usize) -> Vec<u64> {
     let mut v: Vec<u64> = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]

@@ -1,4 +1,4 @@
-//! The SES floor (ARCHITECTURE.md §9): stratified exhaustive search of
+//! The SES floor (docs/performance.md, "Against the floors"): stratified exhaustive search of
 //! TwoPhase under round robin, written for this one specification and this
 //! one explorer, as [`floor`](super::floor) is for DFS. A state is the
 //! floor's `u64`; the round-robin queue is a `u64` of 4-bit actor ids; a
@@ -6,7 +6,7 @@
 //! count of choices taken (24 bytes). There is no generic explorer, path,
 //! invariant or budget.
 //!
-//! It is written from the algorithm (ARCHITECTURE.md §3) and the
+//! It is written from the algorithm (ARCHITECTURE.md, "Stratified exhaustive search (SES)") and the
 //! explorer's definition (`checker/src/explorers/rr.rs`: the first enabled
 //! actor of the queue; a delay moves it to the tail; every move to the next
 //! choice, an actor's next alternative included, costs one delay), not from the

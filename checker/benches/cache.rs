@@ -1,6 +1,6 @@
 //! State-cache micro-benchmarks: fingerprinting, single inserts against
 //! batched (prefetched) inserts into a table far larger than the CPU cache,
-//! with the workload of ARCHITECTURE.md §9 (most successors already present).
+//! with the workload of ARCHITECTURE.md, "The state cache" (most successors already present).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use mcheck_checker::cache::{fingerprint, FingerprintSet, Insert};
@@ -20,7 +20,7 @@ fn prefilled() -> FingerprintSet {
     s
 }
 
-/// Fingerprints of which about 92% are present (as in §9's TwoPhase run).
+/// Fingerprints of which about 92% are present (as in TwoPhase: ARCHITECTURE.md, "Performance design").
 fn workload() -> Vec<u64> {
     (0..OPS)
         .map(|k| {

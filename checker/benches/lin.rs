@@ -1,4 +1,4 @@
-//! Linearizability checking of one long history (ARCHITECTURE.md §6): 1,000
+//! Linearizability checking of one long history (ARCHITECTURE.md, "Linearizability"): 1,000
 //! operations on 10 keys from 8 clients, linearizable (the search must
 //! find a full linearization) and with one stale read (it must exhaust the
 //! failing key). Target: under 100 ms each.

@@ -7,8 +7,8 @@
 //! system allocator's per-thread cache (glibc keeps 7 blocks of a size)
 //! into its shared bins, where they are split, merged and sorted again:
 //! 15 to 31% of SES's time on paxos and chain, against DFS's frees, which
-//! come back soon enough to stay in that cache (ARCHITECTURE.md §9,
-//! "Paxos and chain"). This allocator keeps a thread's freed blocks of up
+//! come back soon enough to stay in that cache (ARCHITECTURE.md,
+//! "Performance design"). This allocator keeps a thread's freed blocks of up
 //! to [`MAX_CACHED`] bytes in one plain list per size class, up to
 //! [`CLASS_BYTES`] a class and [`THREAD_BYTES`] a thread, and hands the
 //! last block freed out first; everything else goes to [`System`]. The

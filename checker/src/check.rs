@@ -86,7 +86,7 @@ fn resolved<M: Model>(model: &M, params: &Params, bug: Option<u32>) -> Result<In
 
 /// [`check_model`] with [`Strategy::Ses`], for a caller that holds the
 /// explorer as its own type (the registry's built-in explorers, each with
-/// its own instance of the search: ARCHITECTURE.md §1, "registry"), where
+/// its own instance of the search: ARCHITECTURE.md, "The registry"), where
 /// the search runs on the program as it is ([`run::runs_unwrapped`]).
 /// `Ok(None)` where it would not (a symmetry or liveness check wraps it):
 /// run [`check_model`] then, with a general explorer, so that only the
@@ -193,7 +193,7 @@ fn explained<P: Program>(program: &P, execution: Execution, schedule: &Schedule,
     Counterexample { execution, explanation }
 }
 
-/// [`check_model`] with the coverage section (ARCHITECTURE.md §6,
+/// [`check_model`] with the coverage section (ARCHITECTURE.md,
 /// "Coverage and reachability"): the search counts what each step
 /// exercises; then, unless it found a violation, one search per
 /// reachability property of the program, with the same strategy,

@@ -85,11 +85,11 @@ pub struct Config {
     /// with no more budget, so pruning it loses nothing within the bound.
     /// With the default key a state reached again with another explorer
     /// state is pruned too, and the executions it would have led to within
-    /// the bound may hide a violation (ARCHITECTURE.md §3). Needs an
+    /// the bound may hide a violation (ARCHITECTURE.md, "Guarantees and the cache key"). Needs an
     /// explorer whose [`crate::Explorer::state_hash`] is defined; costs
     /// more states (one per explorer state reaching a program state).
     pub exact_bound: bool,
-    /// Check liveness too (ARCHITECTURE.md §5, "Liveness"): the exhaustive
+    /// Check liveness too (ARCHITECTURE.md, "Liveness"): the exhaustive
     /// searches, once verified, look for fair cycles of hot states and
     /// terminal hot states; the sampling strategies report executions that
     /// reach `max_steps` hot for more than `temperature` consecutive steps
@@ -99,7 +99,7 @@ pub struct Config {
     /// steps. `None`: [`Config::temperature`]'s default, half of
     /// `max_steps`.
     pub temperature: Option<u64>,
-    /// Symmetry reduction (ARCHITECTURE.md §3, "Symmetry"): the exhaustive
+    /// Symmetry reduction (ARCHITECTURE.md, "Symmetry"): the exhaustive
     /// searches (DFS, SES, PB, hybrid's SES phase) cache
     /// [`crate::Symmetry::canonical_fingerprint`], one entry per orbit, and
     /// still execute real states. Needs a program that declares a symmetry
@@ -110,7 +110,7 @@ pub struct Config {
     /// (retirement, throttles, pass-through, look-ahead, fast resume, path
     /// arena): the same counts in every stratum, the same outcome and
     /// counterexample, slower; for a user who suspects the optimisations
-    /// (ARCHITECTURE.md §3, "The plain search"). One thread only: with
+    /// (ARCHITECTURE.md, "The plain search"). One thread only: with
     /// more worker threads these searches return an input error.
     pub plain: bool,
 }

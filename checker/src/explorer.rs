@@ -95,8 +95,8 @@ pub trait Explorer: Clone + Send + Sync + Debug {
     /// (the built-in explorers, whose contract tests check it). In release
     /// builds the exhaustive search then skips the run-time soundness
     /// check of its moves and retires a deferred state by the choices it
-    /// has left without walking the explorer through them (ARCHITECTURE.md
-    /// §3, "Retired entries"); builds with debug assertions, the tests
+    /// has left without walking the explorer through them (ARCHITECTURE.md,
+    /// "Retirement"); builds with debug assertions, the tests
     /// among them, still check and walk. A custom explorer leaves it
     /// `false`: its mistakes are then reported as
     /// `SearchError::UnsoundExplorer`.
@@ -107,7 +107,7 @@ pub trait Explorer: Clone + Send + Sync + Debug {
     /// values are reproducible: two explorers with equal states must return
     /// equal hashes. With `Config::exact_bound` the exhaustive search keys
     /// its cache by (program state, explorer state) through this hash
-    /// (ARCHITECTURE.md §3). `None` (the default): the explorer cannot be
+    /// (ARCHITECTURE.md, "Guarantees and the cache key"). `None` (the default): the explorer cannot be
     /// keyed, and `exact_bound` with it is an input error naming it. An
     /// explorer returns `None` for all of its states or for none.
     fn state_hash(&self) -> Option<u64> {

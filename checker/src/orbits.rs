@@ -1,5 +1,5 @@
 //! A mistaken symmetry declaration is not silently accepted
-//! (ARCHITECTURE.md §3, "Symmetry"): with `--symmetry`, `run::run`
+//! (ARCHITECTURE.md, "Symmetry"): with `--symmetry`, `run::run`
 //! watches the search with [`OrbitsChecked`], which checks the declaration
 //! at a sample of the states the search keys by their canonical
 //! fingerprint, and turns a mismatch into [`SymmetryMismatch`] instead of

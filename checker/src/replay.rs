@@ -1,5 +1,5 @@
 //! Replaying a [`Schedule`] on a program, and checking that it reproduces
-//! what it recorded (ARCHITECTURE.md §5).
+//! what it recorded (ARCHITECTURE.md, "Counterexamples: schedules and replay").
 //!
 //! [`replay`] takes the explorer the schedule names (and checks that it is
 //! that one), seeds it with the schedule's own seed, runs the execution, and

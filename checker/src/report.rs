@@ -72,7 +72,7 @@ impl BoundedBy {
 }
 
 /// What the state cache of an exhaustive search is keyed by, which sets
-/// what a finished stratum guarantees (ARCHITECTURE.md §3).
+/// what a finished stratum guarantees (ARCHITECTURE.md, "Guarantees and the cache key").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheKey {
@@ -108,7 +108,7 @@ pub struct Stratum {
     /// this shard in index order (the j-th has index K + j*N), as
     /// [steps, longest execution, 1 if truncated else 0], so that
     /// `mcheck merge` can count exactly the samples an unsharded run
-    /// counts (ARCHITECTURE.md §4, "Sharding"). Empty otherwise.
+    /// counts (ARCHITECTURE.md, "Determinism and sharding"). Empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<[u64; 3]>,
 }
@@ -172,7 +172,7 @@ pub struct Report {
     /// cache; `None` otherwise).
     pub cache_key: Option<CacheKey>,
     /// Symmetry reduction was on: the cache held one state per orbit
-    /// (`states` counts orbits; ARCHITECTURE.md §3, "Symmetry").
+    /// (`states` counts orbits; ARCHITECTURE.md, "Symmetry").
     pub symmetry: bool,
     /// Bytes used by the cache at the end.
     pub cache_bytes: u64,

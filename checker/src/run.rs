@@ -33,7 +33,7 @@ pub fn run<P: Program, E: Explorer>(
 
 /// [`run`] with `watch` told of what the search does (coverage counts, a
 /// reachability property): see [`Watch`]'s contract. A mistaken symmetry
-/// declaration is an error, never an answer (ARCHITECTURE.md §3,
+/// declaration is an error, never an answer (ARCHITECTURE.md,
 /// "Symmetry").
 pub fn run_watched<P: Program, E: Explorer>(
     program: &P,

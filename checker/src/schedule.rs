@@ -1,5 +1,5 @@
 //! Counterexamples: one [`Schedule`] value for every strategy, with a
-//! self-contained, versioned text form (ARCHITECTURE.md §5).
+//! self-contained, versioned text form (ARCHITECTURE.md, "Counterexamples: schedules and replay").
 //!
 //! Text form (version 2), fields separated by `:`; it needs no quoting in
 //! a shell:
@@ -27,7 +27,7 @@
 //!   order). An empty path is `d=` or `c=`;
 //! * for a liveness lasso only, `cyc=` its cycle: choice indices (as in
 //!   `c=`) that lead from the state the path ends in back to that same
-//!   state (ARCHITECTURE.md §5, "Liveness");
+//!   state (ARCHITECTURE.md, "Liveness");
 //! * last, `sum=` the [checksum](Schedule::content_checksum) of everything
 //!   above, so that replay can tell an edited schedule from a changed model.
 //!

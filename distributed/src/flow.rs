@@ -1,4 +1,4 @@
-//! The timely dataflow of the distributed SES (ARCHITECTURE.md §3,
+//! The timely dataflow of the distributed SES (ARCHITECTURE.md,
 //! "Distributed SES"): one operator per worker on a feedback loop whose
 //! exchange sends each successor to its owner.
 //!

@@ -1,6 +1,6 @@
 //! # mcheck-distributed: stratified exhaustive search on timely dataflow
 //!
-//! SES (ARCHITECTURE.md §3) on more than one thread, process or machine:
+//! SES (ARCHITECTURE.md, "Distributed SES") on more than one thread, process or machine:
 //! the states are partitioned across timely workers by fingerprint, each
 //! worker owning its part of the cache and the frontier of its states; a
 //! successor owned by another worker is sent to it as its delay path, and

@@ -1,10 +1,10 @@
-//! One worker's part of the distributed SES (ARCHITECTURE.md §3,
+//! One worker's part of the distributed SES (ARCHITECTURE.md,
 //! "Distributed SES"): its partition of the cache, the depth-first search
 //! of one stratum over the states it owns, and the frontier of its states
 //! for the next strata. A successor owned by another worker becomes a
 //! [`Msg::State`] in the outbox; the dataflow (`flow.rs`) delivers it.
 //!
-//! The loop is the recursion of ARCHITECTURE.md §3 on an explicit stack:
+//! The loop is the recursion of ARCHITECTURE.md, "Stratified exhaustive search (SES)" on an explicit stack:
 //! a frame takes its current choice, decides its continuation (the next
 //! choice, or a deferral when it costs more than the bound), then explores
 //! the successor if it is new. The composed delay rule is the checker's
@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Transitions between two checks of the budgets (as the single-machine
-/// engine, ARCHITECTURE.md §3, "Budgets").
+/// engine, ARCHITECTURE.md, "Budgets").
 const CHECK_EVERY: u64 = 1024;
 
 /// The worker that owns fingerprint `fp` among `peers`: the high bits of
@@ -302,7 +302,7 @@ impl<P: Program, E: Explorer> Local<P, E> {
             }
             let child_order = top.order.child(actor, &self.events);
             let child_delays = top.delays.clone();
-            // The continuation first, as in the recursion (ARCHITECTURE.md §3).
+            // The continuation first, as in the recursion (ARCHITECTURE.md, "Stratified exhaustive search (SES)").
             if top.next < top.total {
                 let set = EnabledSet {
                     en: &top.en,

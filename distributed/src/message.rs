@@ -1,5 +1,5 @@
 //! What workers send each other: a successor for its owner, a halt, and
-//! at the end each worker's summary for worker 0 (ARCHITECTURE.md §3,
+//! at the end each worker's summary for worker 0 (ARCHITECTURE.md,
 //! "Distributed SES"). States are never serialized: a successor travels
 //! as its delay path (the steps at which delays were taken) and depth, and
 //! its owner rebuilds it, with its explorer, from s0.

@@ -1,5 +1,5 @@
 //! The distributed SES on random cyclic transition systems against the BFS
-//! oracle of `mcheck_checker::testing` (ARCHITECTURE.md §10): with 1, 2
+//! oracle of `mcheck_checker::testing` (ARCHITECTURE.md, "Testing"): with 1, 2
 //! and 3 workers in one process, and with 2 local processes (this test
 //! binary started again as process 1), it visits exactly the oracle's
 //! reachable set and finds a planted violation exactly when it is

@@ -1,7 +1,7 @@
 //! The long-workload ("deep") configurations: for every seeded bug of every
 //! model, parameters (in `--set` syntax) under which a random walk runs
 //! executions of at least 300 steps on average, so that the bug is a race
-//! that may come late in a long execution (ARCHITECTURE.md §8).
+//! that may come late in a long execution (ARCHITECTURE.md, "Models").
 //! `mcheck table --deep` and the scaling experiment run these; the scaling
 //! experiment varies [`workload_param`].
 //!

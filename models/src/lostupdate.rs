@@ -7,14 +7,14 @@
 //! another client got there first. A monitor checks that when every client
 //! is done, the counter equals the number of increments.
 //!
-//! Liveness (the `increments` monitor, ARCHITECTURE.md §5): a client is
+//! Liveness (the `increments` monitor, ARCHITECTURE.md, "Liveness"): a client is
 //! owed its increments from the start until the last one has succeeded
 //! (hot while some client has increments left, halted or not). A failed
 //! compare-and-swap means another client's succeeded, so the retries are
 //! bounded by the total number of increments: every execution of the
 //! correct model ends, with every client done.
 //!
-//! Symmetry (ARCHITECTURE.md §3, "Symmetry"): the clients are
+//! Symmetry (ARCHITECTURE.md, "Symmetry"): the clients are
 //! interchangeable. Each starts with the same state and the same `Go`, the
 //! server answers whoever asked (`from`), and neither the monitor nor the
 //! counter depends on which client did what; `from` is the only id held.

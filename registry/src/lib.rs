@@ -132,8 +132,8 @@ impl<M: Model> DynModel for M {
         // A plain SES gets an instance of the search per built-in explorer:
         // its state held without the enum's tag and padding, as a frontier
         // entry holds one, and its calls direct. Every other strategy and
-        // wrapper runs on `AnyExplorer` alone (ARCHITECTURE.md §1,
-        // "registry").
+        // wrapper runs on `AnyExplorer` alone (ARCHITECTURE.md,
+        // "The registry").
         let any = explorer_for(self, explorer)?;
         if *strategy == Strategy::Ses {
             let plain = match &any {
@@ -157,7 +157,7 @@ impl<M: Model> DynModel for M {
         config: &Config,
         explain: bool,
     ) -> Result<Checked, Error> {
-        // On `AnyExplorer` alone (ARCHITECTURE.md §1, "registry"): the
+        // On `AnyExplorer` alone (ARCHITECTURE.md, "The registry"): the
         // coverage search wraps the program twice (counted, and one search
         // per reachability property), and an instance of each per built-in
         // explorer cost a quarter or more of this crate's compile time, for a

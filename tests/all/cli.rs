@@ -825,8 +825,8 @@ fn closed_stdout_ends_every_command_quietly() {
     }
 }
 
-/// `--plain` runs the plain stratified search (ARCHITECTURE.md §3, "The
-/// plain search"), and says so: the optimised search's figures in every
+/// `--plain` runs the plain stratified search (ARCHITECTURE.md,
+/// "The plain search"), and says so: the optimised search's figures in every
 /// stratum, its outcome and its counterexample (a stratum a violation
 /// stopped counts only the work done: the strata before it); on one
 /// thread only.

@@ -1,5 +1,5 @@
 //! `mcheck run -s ses --workers W` and `--processes N` (the distributed SES
-//! on timely dataflow, ARCHITECTURE.md §3, "Distributed SES"): a shipped
+//! on timely dataflow, ARCHITECTURE.md, "Distributed SES"): a shipped
 //! model's correct version is verified with the state count of one thread,
 //! and a seeded bug is found with a schedule that replays on one machine.
 

@@ -1,4 +1,4 @@
-//! Linearizability end to end (ARCHITECTURE.md §6): each seeded bug that
+//! Linearizability end to end (ARCHITECTURE.md, "Linearizability"): each seeded bug that
 //! only clients can see exits 1 with a `linearizability` violation whose
 //! text is the timeline, and its schedule replays; 2pc stays verified with
 //! the check on.

@@ -2,7 +2,7 @@
 //! API, one module per concern, in one test binary: each binary links the
 //! whole registry (every model, explorer and strategy), so one binary
 //! rather than one per file keeps the test build's disk and link time
-//! small (ARCHITECTURE.md §1). One module's tests: `cargo test --test all
+//! small (ARCHITECTURE.md, "Layout"). One module's tests: `cargo test --test all
 //! cli::`.
 
 /// The binary's allocator, so that the library's searches here run on it

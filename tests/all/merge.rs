@@ -1,5 +1,5 @@
 //! `mcheck merge`: the shards of a sampling run, run as local processes,
-//! merge into the unsharded run's report (ARCHITECTURE.md §4, "Sharding").
+//! merge into the unsharded run's report (ARCHITECTURE.md, "Determinism and sharding").
 
 use crate::common::{json, mcheck, Scratch};
 use serde_json::Value;

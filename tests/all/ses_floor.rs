@@ -1,6 +1,6 @@
 //! The engine's SES with round robin against an independent SES: the SES
 //! floor of the engine bench (`benches/engine/floor_ses.rs`), written for
-//! TwoPhase alone from the algorithm (ARCHITECTURE.md §3) and the
+//! TwoPhase alone from the algorithm (ARCHITECTURE.md, "Stratified exhaustive search (SES)") and the
 //! explorer's definition, on its own bit-packed states, queue and table.
 //! Every stratum's new states, transitions and deferrals must agree, with
 //! the floor's retirement and without it (the plain algorithm).

@@ -1,4 +1,4 @@
-//! `--symmetry` on the command line (ARCHITECTURE.md §3, "Symmetry"): it
+//! `--symmetry` on the command line (ARCHITECTURE.md, "Symmetry"): it
 //! applies to dfs, ses, pb and hybrid only, reports orbits, `mcheck list`
 //! names the declared groups, and a model without one is an error.
 

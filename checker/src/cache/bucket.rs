@@ -1,5 +1,5 @@
-//! The layout both compact tables share (ARCHITECTURE.md §9, "The compact
-//! cache"): a bucket is one 64-byte cache line of 12 quotiented fields of
+//! The layout both compact tables share (ARCHITECTURE.md,
+//! "The state cache"): a bucket is one 64-byte cache line of 12 quotiented fields of
 //! 40 bits. The fields' low bytes (their tags) come first, with the
 //! bucket's count and flags, so that one 16-byte comparison finds the
 //! fields that may hold a value; their other 32 bits (their rests)

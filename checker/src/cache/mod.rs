@@ -1,5 +1,5 @@
 //! The state cache: a set of 64-bit state fingerprints under a memory budget
-//! (ARCHITECTURE.md §3 and §9).
+//! (ARCHITECTURE.md, "The state cache" and "Performance design").
 //!
 //! * [`fingerprint`] hashes a program state with [`FpHasher`], a small fixed
 //!   hash function that gives the same value on every platform, CPU and
@@ -12,7 +12,7 @@
 //!   answers [`Insert::Full`] for new fingerprints (the search stays sound,
 //!   it only re-explores). [`FingerprintSet::insert_batch`] prefetches the
 //!   slots of a whole batch before inserting, so that the cache misses of
-//!   one state's successors overlap (§9: one miss per probe is the floor).
+//!   one state's successors overlap (one miss per probe is the floor: ARCHITECTURE.md, "Performance design").
 //! * [`SharedCache`] is the cache of a parallel search: 16 shards of atomic
 //!   8-byte slots that turn compact past 512 KiB (the same buckets, made
 //!   safe for concurrent inserts), looked up without a lock, inserted by

@@ -1,5 +1,5 @@
 //! Zero-filled memory that grows in place: the compact cache's buckets
-//! and the shared cache's tables (ARCHITECTURE.md §9, "The compact cache").
+//! and the shared cache's tables (ARCHITECTURE.md, "The state cache").
 //!
 //! On Linux a [`Region`] is an anonymous mapping aligned to 2 MiB and
 //! marked for transparent huge pages (`madvise(MADV_HUGEPAGE)`, a hint: it

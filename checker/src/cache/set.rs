@@ -279,7 +279,7 @@ impl FingerprintSet {
     }
 
     /// How many bits of each fingerprint the set keeps: 64, or fewer once
-    /// it is compact (ARCHITECTURE.md §9). Two distinct states whose
+    /// it is compact (ARCHITECTURE.md, "The state cache"). Two distinct states whose
     /// fingerprints agree on these bits are one entry, so among n states
     /// some pair is confused with probability at most n^2 / 2^(bits + 1).
     pub fn fingerprint_bits(&self) -> u32 {
@@ -331,7 +331,7 @@ impl FingerprintSet {
     }
 
     // The three operations below are in the search's inner loop: inlined
-    // whole into it, the compact form's too (ARCHITECTURE.md §9).
+    // whole into it, the compact form's too (ARCHITECTURE.md, "The state cache").
 
     /// Whether `fp` is in the set.
     #[inline(always)]
@@ -400,7 +400,7 @@ impl FingerprintSet {
         }
         let cur = self.shards[k].slots.len();
         // Where a set that may turn compact would split, it turns compact
-        // (ARCHITECTURE.md §9): from 8 MiB, its 8-byte slots' misses cost
+        // (ARCHITECTURE.md, "The state cache"): from 8 MiB, its 8-byte slots' misses cost
         // more than the compact form's (its table on huge pages).
         if self.compactable
             && self.shard_bits == 0

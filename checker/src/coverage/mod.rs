@@ -1,5 +1,5 @@
-//! Coverage and reachability properties (ARCHITECTURE.md §6, "Coverage and
-//! reachability"): what a search actually exercised, and conditions that
+//! Coverage and reachability properties (ARCHITECTURE.md,
+//! "Coverage and reachability"): what a search actually exercised, and conditions that
 //! must hold in at least one reachable state.
 //!
 //! * [`Covered`] wraps a program and counts what each step exercises, as

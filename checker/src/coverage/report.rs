@@ -1,5 +1,5 @@
-//! The coverage section of a report (ARCHITECTURE.md §6, "Coverage and
-//! reachability").
+//! The coverage section of a report (ARCHITECTURE.md,
+//! "Coverage and reachability").
 
 use crate::program::How;
 use crate::schedule::Schedule;

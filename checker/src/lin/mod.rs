@@ -1,5 +1,5 @@
 //! Linearizability: client histories checked against a sequential
-//! specification (ARCHITECTURE.md §6, Linearizability).
+//! specification (ARCHITECTURE.md, "Linearizability").
 //!
 //! * [`SequentialSpec`] with ready specs: [`Register`], [`KvMap`] (checked
 //!   key by key), [`Log`];

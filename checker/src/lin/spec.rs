@@ -1,5 +1,5 @@
 //! Sequential specifications: the plain objects that client histories are
-//! checked against (ARCHITECTURE.md §6, Linearizability).
+//! checked against (ARCHITECTURE.md, "Linearizability").
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;

@@ -1,5 +1,5 @@
 //! The incremental check that runs inside an execution and the part of it
-//! that is hashed with the state (ARCHITECTURE.md §6, Linearizability).
+//! that is hashed with the state (ARCHITECTURE.md, "Linearizability").
 
 use super::check::check;
 use super::history::{Entry, History, HistoryError};
@@ -77,8 +77,8 @@ pub struct Tracker<S: SequentialSpec> {
 /// A recorded event and the ones before it. The copies of a state share
 /// their history's prefix, and each records an event as one node: a
 /// history kept whole (a vector behind an `Arc`) was copied by every
-/// successor that recorded an event (ARCHITECTURE.md §9, "Paxos and
-/// chain").
+/// successor that recorded an event (ARCHITECTURE.md,
+/// "Performance design").
 struct Node<S: SequentialSpec> {
     entry: Entry<S>,
     prev: Option<Arc<Node<S>>>,

@@ -1,6 +1,6 @@
 //! The state graph of the liveness check: every reachable state by
 //! fingerprint, breadth first, with its outgoing edges and the tree edge
-//! that first reached it (ARCHITECTURE.md §5, "Liveness").
+//! that first reached it (ARCHITECTURE.md, "Liveness").
 //!
 //! Per state it stores the fingerprint -> index entry of a hashbrown map
 //! (12 bytes and a control byte, at most 7/8 full), the tree parent and the
@@ -91,7 +91,7 @@ pub(super) fn build<P: Program>(program: &P, config: &Config, started: Instant) 
     // Each successor is made in `t`, a copy of its parent by `clone_from`,
     // which keeps the memory of a state that owns some (a machine model's
     // queues); only a new state is cloned, into the queue
-    // (ARCHITECTURE.md §9, "Successors in a scratch state").
+    // (ARCHITECTURE.md, "Performance design").
     let mut t = s0.clone();
     let mut queue = VecDeque::from([s0]);
     let (mut en, mut events) = (Vec::<Enabled>::new(), Vec::new());

@@ -1,6 +1,6 @@
 //! Lassos: building one from a fair hot SCC of the graph, and replaying
 //! one, checking that its cycle returns to the state it starts from, stays
-//! hot and is fair (ARCHITECTURE.md §5, "Liveness").
+//! hot and is fair (ARCHITECTURE.md, "Liveness").
 
 use super::graph::{Graph, NONE};
 use super::scc::membership;

@@ -1,4 +1,4 @@
-//! Liveness checking (ARCHITECTURE.md §5, "Liveness").
+//! Liveness checking (ARCHITECTURE.md, "Liveness").
 //!
 //! A program marks states **hot** ([`Program::liveness`], whose
 //! [`Monitors`](crate::program::Monitors) say so): some monitor is owed

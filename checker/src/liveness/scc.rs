@@ -1,6 +1,6 @@
 //! The fair hot cycles of a [`Graph`]: Tarjan's strongly connected
 //! components of the hot subgraph (iterative), each checked for weak
-//! fairness (ARCHITECTURE.md §5, "Liveness").
+//! fairness (ARCHITECTURE.md, "Liveness").
 //!
 //! An SCC C of hot states with at least one edge inside holds a fair cycle
 //! iff no actor is enabled at every state of C without taking an edge

@@ -1,4 +1,4 @@
-//! Monitor temperature for the sampling strategies (ARCHITECTURE.md §5,
+//! Monitor temperature for the sampling strategies (ARCHITECTURE.md,
 //! "Liveness"): [`Temperature`] wraps a program and counts, along each
 //! execution, its steps and the consecutive steps that ended hot; the step
 //! that reaches the step limit with more than the threshold of them is a

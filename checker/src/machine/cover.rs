@@ -1,5 +1,5 @@
-//! Coverage hooks of the machine runtime (ARCHITECTURE.md §6, "Coverage
-//! and reachability"): what a step exercises, by machine kind and message
+//! Coverage hooks of the machine runtime (ARCHITECTURE.md,
+//! "Coverage and reachability"): what a step exercises, by machine kind and message
 //! kind, before it executes.
 
 use super::delivery::Action;
@@ -25,8 +25,8 @@ fn hasher() -> ahash::RandomState {
 /// The kind of `msg`: its `Debug` text up to the first `(`, `{` or space
 /// (`Prepare(tx=1)` is `Prepare`), computed once per type and enum variant
 /// and kept for the life of the process. Each thread remembers the last
-/// few kinds it looked up, so a step reads no lock (ARCHITECTURE.md §6,
-/// "Cost").
+/// few kinds it looked up, so a step reads no lock (ARCHITECTURE.md,
+/// "Coverage and reachability").
 pub(crate) fn debug_kind<T: Debug>(msg: &T) -> &'static str {
     static NAMES: OnceLock<KindNames> = OnceLock::new();
     thread_local! {

@@ -1,7 +1,7 @@
 //! How the network delivers a message: FIFO, unordered, lossy, duplicating
-//! (ARCHITECTURE.md §6).
+//! (ARCHITECTURE.md, "The network").
 
-/// How the network delivers a message (ARCHITECTURE.md §6).
+/// How the network delivers a message (ARCHITECTURE.md, "The network").
 ///
 /// A model says it per message with [`super::MachineModel::delivery`]. The
 /// receiver's step then has one alternative per way the network can treat

@@ -1,5 +1,5 @@
 //! The machine runtime: P-style state machines with input queues and a
-//! network model (ARCHITECTURE.md §6).
+//! network model (ARCHITECTURE.md, "The machine runtime").
 //!
 //! A model implements [`MachineModel`]: its own machine type (usually an
 //! enum with one variant per role), its message type, its monitors, and a
@@ -23,7 +23,7 @@
 //!   deterministic functions of the machine, the message and the choices;
 //!   the pending choice is part of the state;
 //! * [`MachineModel::delivery`] says, per message, how the network
-//!   delivers it (ARCHITECTURE.md §6): FIFO per receiver (the default), or
+//!   delivers it (ARCHITECTURE.md, "The network"): FIFO per receiver (the default), or
 //!   **unordered** (any pending one may come next), **lossy** (it may be
 //!   dropped) and **duplicating** (delivered and kept pending, a bounded
 //!   number of times). A machine's step then has alternatives, so every
@@ -148,7 +148,7 @@ pub enum Receive {
 ///   a scratch state for every successor the search only fingerprints:
 ///   a `Clone` with `clone_from` written to reuse that memory (field by
 ///   field, as paxos's monitor does) spares an allocation per copy
-///   (ARCHITECTURE.md §9, "Successors in a scratch state").
+///   (ARCHITECTURE.md, "Performance design").
 pub trait MachineModel: Send + Sync {
     /// A machine: a value of the model's own type.
     type Machine: Clone + Eq + Hash + Debug + Send + Sync;
@@ -213,7 +213,7 @@ pub trait MachineModel: Send + Sync {
     /// network at once, as if delivered to no effect (a message that can
     /// only be taken to no effect multiplies states and interleavings, not
     /// behaviours): at the send, and after each step of its receiver
-    /// (ARCHITECTURE.md §6). FIFO messages are not asked. Must be a pure
+    /// (ARCHITECTURE.md, "The network"). FIFO messages are not asked. Must be a pure
     /// function of its arguments; a wrong `true` hides behaviours.
     /// Default: never.
     fn stale(&self, _machine: &Self::Machine, _msg: &Self::Msg) -> bool {
@@ -242,7 +242,7 @@ pub trait MachineModel: Send + Sync {
         false
     }
 
-    /// Monitor temperature (liveness, ARCHITECTURE.md §5): whether some
+    /// Monitor temperature (liveness, ARCHITECTURE.md, "Liveness"): whether some
     /// monitor is **hot** in `world`, owed something, rather than cold.
     /// Read the monitors' state (`world.monitor`) and, where what is owed
     /// depends on it, the machines. A pure function of the world, and
@@ -269,7 +269,7 @@ pub trait MachineModel: Send + Sync {
     }
 
     /// Groups of interchangeable machines, by id, for symmetry reduction
-    /// (`--symmetry`; ARCHITECTURE.md §3, "Symmetry"). Default: none.
+    /// (`--symmetry`; ARCHITECTURE.md, "Symmetry"). Default: none.
     ///
     /// Contract: for every permutation π of the ids of one group, applied to
     /// a world by moving machine i to π(i) and renaming every id with
@@ -288,7 +288,7 @@ pub trait MachineModel: Send + Sync {
     /// default renames nothing (no value holds an id).
     fn rename(&self, _value: Renamed<'_, Self>, _f: &dyn Fn(MachineId) -> MachineId) {}
 
-    /// Coverage (ARCHITECTURE.md §6, "Coverage and reachability"): the
+    /// Coverage (ARCHITECTURE.md, "Coverage and reachability"): the
     /// kind of `msg` (`"Prepare"`). Default: its `Debug` text up to the
     /// first `(`, `{` or space, computed once per enum variant.
     fn message_kind(&self, msg: &Self::Msg) -> &'static str {

@@ -1,5 +1,5 @@
 //! A machine's candidate messages and the network's alternatives for them
-//! (ARCHITECTURE.md §6): which message a step takes, drops or duplicates.
+//! (ARCHITECTURE.md, "The network"): which message a step takes, drops or duplicates.
 
 use super::delivery::{Action, Delivery};
 use super::program::Machines;

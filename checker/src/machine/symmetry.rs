@@ -1,4 +1,4 @@
-//! Symmetry reduction for machine models (ARCHITECTURE.md §3, "Symmetry"):
+//! Symmetry reduction for machine models (ARCHITECTURE.md, "Symmetry"):
 //! the canonical fingerprint of a [`World`] under permutations of the
 //! groups of interchangeable machines a model declares
 //! ([`MachineModel::symmetry`]), computed once here for every model.

@@ -1,5 +1,5 @@
 //! Checking a machine model's symmetry declaration at a state
-//! (ARCHITECTURE.md §3, "Symmetry", "A mistaken declaration"): a random
+//! (ARCHITECTURE.md, "Symmetry": a mistaken declaration): a random
 //! permutation π of one declared group is applied to the world with
 //! [`MachineModel::rename`], and everything the contract of
 //! [`MachineModel::symmetry`] says is invariant is compared between s and

@@ -64,7 +64,7 @@ pub struct Pending<Msg> {
 }
 
 /// Identical copies of an unordered message in flight to one receiver
-/// (ARCHITECTURE.md §6): the network may deliver any of them next.
+/// (ARCHITECTURE.md, "The network"): the network may deliver any of them next.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct InFlight<Msg> {
     pub(crate) to: MachineId,

@@ -1,4 +1,4 @@
-//! The optional capabilities of a program (ARCHITECTURE.md §2): each a
+//! The optional capabilities of a program (ARCHITECTURE.md, "Programs and capabilities"): each a
 //! small trait that a program offers through one accessor of [`Program`]
 //! ([`Program::liveness`], [`Program::symmetry`], [`Program::coverage`]),
 //! asked for only by a run that uses it, and [`ProgramExt`], which asks
@@ -10,7 +10,7 @@ use super::{ActorId, Event, Program, StateView, StepTrace, Violation, ViolationK
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// A program's liveness monitors (ARCHITECTURE.md §5, "Liveness"), the
+/// A program's liveness monitors (ARCHITECTURE.md, "Liveness"), the
 /// capability that [`Program::liveness`] offers: a state is **hot** when
 /// some monitor is owed something (a request waits for its answer, a
 /// crashed server waits for repair), **cold** otherwise. Liveness checking
@@ -49,7 +49,7 @@ impl Hot {
     }
 }
 
-/// A program's symmetry (ARCHITECTURE.md §3, "Symmetry"), the capability
+/// A program's symmetry (ARCHITECTURE.md, "Symmetry"), the capability
 /// that [`Program::symmetry`] offers: the exhaustive searches store the
 /// fingerprint of a state's **orbit** in their cache instead of the
 /// state's own when symmetry is on ([`crate::Config::symmetry`]); they
@@ -91,7 +91,7 @@ pub trait Symmetry<S>: Sync {
     fn groups(&self) -> Vec<String>;
 }
 
-/// What a program's steps and states exercise (ARCHITECTURE.md §6,
+/// What a program's steps and states exercise (ARCHITECTURE.md,
 /// "Coverage and reachability"), and its reachability properties: the
 /// capability that [`Program::coverage`] offers. Every method is a pure
 /// function of its arguments.

@@ -1,4 +1,4 @@
-//! What a step exercises, as a coverage entry's key (ARCHITECTURE.md §6,
+//! What a step exercises, as a coverage entry's key (ARCHITECTURE.md,
 //! "Coverage and reachability"). Programs name them; nothing here knows
 //! about searches.
 

@@ -96,12 +96,12 @@ pub enum ViolationKind {
     /// Model code panicked; the message is the panic's.
     Panic,
     /// The history of client operations has no linearization with respect
-    /// to the model's sequential specification (ARCHITECTURE.md §6); the
+    /// to the model's sequential specification (ARCHITECTURE.md, "Linearizability"); the
     /// message shows it as a timeline.
     Linearizability,
     /// A liveness violation found by exhaustive search: a fair cycle of
     /// hot states, or an execution that ends with a monitor hot
-    /// (ARCHITECTURE.md §5, "Liveness"). The schedule is a lasso.
+    /// (ARCHITECTURE.md, "Liveness"). The schedule is a lasso.
     Liveness,
     /// A *possible* liveness violation found by sampling: an execution
     /// reached the step limit with a monitor hot for more than the

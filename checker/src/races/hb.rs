@@ -1,5 +1,5 @@
 //! The happens-before order of an execution and its races
-//! (ARCHITECTURE.md §5, "Races").
+//! (ARCHITECTURE.md, "Races").
 //!
 //! Messages are matched with the steps that take them: per receiver, the
 //! oldest pending message with the same text (a message the network
@@ -144,7 +144,7 @@ pub(super) fn clocks(steps: &[Ran], messages: &[Message]) -> Clocks {
     out
 }
 
-/// The races among `messages` (see ARCHITECTURE.md §5): two messages to
+/// The races among `messages` (see ARCHITECTURE.md, "Races"): two messages to
 /// the same actor, the first received, the second received later or still
 /// in flight when the execution ends, with different texts, such that the
 /// second could have been received first. FIFO messages race when they come

@@ -1,5 +1,5 @@
 //! Explaining a counterexample: its happens-before order, its races, and
-//! which races the violation depends on (ARCHITECTURE.md §5, "Races").
+//! which races the violation depends on (ARCHITECTURE.md, "Races").
 //!
 //! [`explain`] re-executes a traced execution step by step, recording a
 //! [`StateView`] of every state (each actor's state and inbox, the

@@ -1,6 +1,6 @@
 //! Re-executing a counterexample's steps in another order: the one loop
 //! that runs the original execution (with views) and every race variant
-//! (ARCHITECTURE.md §5, "Races").
+//! (ARCHITECTURE.md, "Races").
 //!
 //! A plan is a list of steps, each "this actor, receiving this message"
 //! (by its text and what the network did with it) or, for a step that

@@ -18,7 +18,7 @@ pub enum SearchError {
     /// An internal invariant failed: a bug in mcheck.
     Internal(String),
     /// `--symmetry` on a program whose declaration does not hold: a
-    /// sampled state and its image differ (ARCHITECTURE.md §3).
+    /// sampled state and its image differ (ARCHITECTURE.md, "Symmetry").
     Symmetry(crate::program::SymmetryMismatch),
 }
 

@@ -1,4 +1,4 @@
-//! The hybrid strategy (ARCHITECTURE.md §4, "Hybrid"): stratified
+//! The hybrid strategy (ARCHITECTURE.md, "Hybrid"): stratified
 //! exhaustive search until a state budget, then stratified sampling of
 //! delay paths that start where the exhaustive search stopped.
 //!
@@ -53,7 +53,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// The SES phase's state budget when neither [`HybridParams::ses_states`]
 /// nor `--max-states` gives one: a few seconds of SES on the shipped
-/// models (measured in ARCHITECTURE.md §4, "Hybrid").
+/// models (measured in ARCHITECTURE.md, "Hybrid").
 pub const DEFAULT_HYBRID_STATES: u64 = 100_000;
 
 /// The settings of the hybrid strategy.

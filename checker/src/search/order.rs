@@ -4,7 +4,7 @@
 //! One search loop serves SES, DFS and PB; they differ only in the order:
 //!
 //! * [`Composed`] (SES): the explorer's order, where every move to the next
-//!   choice is one delay. This is the composed delay rule of ARCHITECTURE.md §2,
+//!   choice is one delay. This is the composed delay rule (ARCHITECTURE.md, "The composed delay rule"),
 //!   implemented here once: the next alternative of the current actor
 //!   first ("false before true"), and only after its last alternative
 //!   `Explorer::delay`, to the next actor's alternative 0.
@@ -120,7 +120,7 @@ fn next_alternative(pos: &mut u32, alt: &mut u32, alternatives: u32) {
     }
 }
 
-/// The composed explorer of ARCHITECTURE.md §2: an explorer plus the index of the
+/// The composed explorer (ARCHITECTURE.md, "The composed delay rule"): an explorer plus the index of the
 /// current actor's alternative.
 #[derive(Clone, Debug)]
 pub struct Composed<E> {

@@ -1,4 +1,4 @@
-//! Parallel stratified search (ARCHITECTURE.md §3, "Parallel SES"): opt-in
+//! Parallel stratified search (ARCHITECTURE.md, "Parallel SES, PB and DFS"): opt-in
 //! with more than one thread for SES, PB and DFS.
 //!
 //! DFS has a single stratum; on several threads it runs as this search
@@ -146,7 +146,7 @@ fn stratum<'a, P: Program, O: ChoiceOrder>(
 /// (and left sorted): the smallest that holds them, else the largest
 /// (which then grows), else a new one. Handed out largest first, every
 /// buffer grew in turn to the largest that any chunk had needed, into
-/// fresh pages (ARCHITECTURE.md §9, "Frontier buffers that fit").
+/// fresh pages (ARCHITECTURE.md, "Parallel SES, PB and DFS").
 fn take_fitting<T>(spares: &mut Vec<Vec<T>>, need: usize) -> Vec<T> {
     let fit = spares.partition_point(|list| list.capacity() < need);
     if fit < spares.len() {

@@ -3,8 +3,8 @@
 //! the engine's reference: [`Config::plain`] runs it in the optimised
 //! search's place for SES, DFS and PB, and the differential tests
 //! (`checker/tests/all/plain.rs`, `models/tests/all/plain.rs`) check that
-//! both give the same counts in every stratum (ARCHITECTURE.md §3, "The
-//! plain search").
+//! both give the same counts in every stratum (ARCHITECTURE.md,
+//! "The plain search").
 //!
 //! ```text
 //! DelayBoundedDFS(s, d, i, n):         # i: choices of s taken; n: cost so far
@@ -362,7 +362,7 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
         self.stratum.deferrals += 1;
         if self.report.cache_full && !self.deferred.insert(self.key(&e.state, &e.order)) {
             // The cache is full and an entry of this state waits in the
-            // next frontier already (ARCHITECTURE.md §3).
+            // next frontier already (ARCHITECTURE.md, "Passing through").
             return;
         }
         e.path = self.path(k);

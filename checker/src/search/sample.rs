@@ -1,4 +1,4 @@
-//! One sample of stratified sampling: `DelayBoundedSample(db)` of ARCHITECTURE.md §4,
+//! One sample of stratified sampling: `DelayBoundedSample(db)` of ARCHITECTURE.md, "Stratified sampling (SS)",
 //! with its own tight execution loop (no allocation per step).
 //!
 //! A sample places its delays one at a time. It runs the program from the
@@ -35,7 +35,7 @@
 //! lands within the first `m` candidates with probability
 //! `ln(m + 1) / ln(n + 1)`, whatever the length. Its delays cluster near the
 //! start and near each other, where the races of a long repeated workload
-//! sit (ARCHITECTURE.md §4, "Where the delays go"). Every candidate keeps
+//! sit (ARCHITECTURE.md, "Where the delays go"). Every candidate keeps
 //! probability at least `1 / ((n + 1) ln(n + 1))`, so a near sample reaches
 //! every execution with `d` useful delays with probability at least
 //! `1 / ((L' + 1) ln(L' + 1))^d`; stratified sampling pairs each near sample

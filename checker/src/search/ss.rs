@@ -1,4 +1,4 @@
-//! Stratified sampling (SS, paper §4; ARCHITECTURE.md §4).
+//! Stratified sampling (SS, paper §4; ARCHITECTURE.md, "Stratified sampling (SS)").
 //!
 //! For delay bound db = 0, 1, 2, ... SS runs `num_samples(db) = ⌈c1 · c2^db⌉`
 //! independent samples, each a random execution with `db` delays placed
@@ -13,7 +13,7 @@
 //! [`super::sample`], "Near placement"): on long repeated workloads the
 //! races sit in a short window of a long execution and need two to four
 //! delays there, which uniform positions almost never give
-//! (ARCHITECTURE.md §4, "Where the delays go"). The uniform samples are
+//! (ARCHITECTURE.md, "Where the delays go"). The uniform samples are
 //! those of the paper's placement ([`SsParams::paper`]), unchanged, so
 //! the guarantee per uniform sample stands.
 //!

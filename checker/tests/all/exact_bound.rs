@@ -4,7 +4,7 @@
 //! plain recursive enumeration of every execution with at most 3 delays,
 //! with no cache, on 1,000 random acyclic systems with planted violations
 //! and four explorers, one system in five also on 2 threads
-//! (ARCHITECTURE.md §3, §10).
+//! (ARCHITECTURE.md, "Guarantees and the cache key" and "Testing").
 
 use mcheck_checker::explorers::{builtin, AnyExplorer};
 use mcheck_checker::search::ses;

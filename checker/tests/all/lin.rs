@@ -1,4 +1,4 @@
-//! Linearizability (ARCHITECTURE.md §6): Wing and Gong's search and the
+//! Linearizability (ARCHITECTURE.md, "Linearizability"): Wing and Gong's search and the
 //! incremental tracker against a brute-force oracle written here (every
 //! order of the operations consistent with real time, pending operations
 //! placed anywhere or nowhere) on thousands of small random histories per
@@ -405,7 +405,7 @@ fn hash_of<T: Hash>(t: &T) -> u64 {
     h.finish()
 }
 
-/// The decision of ARCHITECTURE.md §6: the tracker (open operations and
+/// The decision of ARCHITECTURE.md, "Linearizability": the tracker (open operations and
 /// configurations), not the history, is the hashed part of the state.
 /// Two histories that end in the same tracker have the same verdict on
 /// every extension (checked here on all short extensions), and two that

@@ -1,4 +1,4 @@
-//! Network semantics of the machine runtime (ARCHITECTURE.md §6): unordered,
+//! Network semantics of the machine runtime (ARCHITECTURE.md, "The network"): unordered,
 //! lossy and duplicating delivery, checked on hand-counted models and
 //! against an independent BFS over random systems.
 

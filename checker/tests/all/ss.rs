@@ -613,6 +613,6 @@ fn mixed_is_deterministic_and_replays() {
     // and 1307 schedules (bounds 2, 3, 1, 3, 4) on these programs: their
     // violations lie anywhere in the execution, so the twins, which double
     // every bound, cost up to 1.9x here; the deep workloads are where they
-    // pay (ARCHITECTURE.md §4).
+    // pay (ARCHITECTURE.md, "Where the delays go").
     assert_eq!(schedules, [(252, 2), (655, 3), (55, 1), (822, 3), (1710, 4)]);
 }

@@ -1,4 +1,4 @@
-//! Symmetry reduction (ARCHITECTURE.md §3, "Symmetry") on random machine
+//! Symmetry reduction (ARCHITECTURE.md, "Symmetry") on random machine
 //! systems with interchangeable workers, against an independent oracle: a
 //! plain BFS of every reachable world, each canonicalized by brute force
 //! over all permutations of the workers (its own renaming, through the

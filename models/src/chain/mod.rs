@@ -75,7 +75,7 @@
 //!   invoked when first sent, done on its `UpdDone`) and query (`get(key)`,
 //!   done on its `Answer`; value 0 is "none") in a
 //!   [`mcheck_checker::lin::Tracker`] over a key-value map; the history of
-//!   every execution must be linearizable (ARCHITECTURE.md §6). Resends
+//!   every execution must be linearizable (ARCHITECTURE.md, "Linearizability"). Resends
 //!   are not new invocations.
 //!
 //! * liveness (`answered`, `repaired`; the private `monitor::owed`): a
@@ -374,7 +374,7 @@ pub enum Machine {
 /// Not derived: `clone_from` keeps the buffers of a machine of the same
 /// kind, as the `MachineModel` contract asks, so that the successors the
 /// search makes in one scratch state do not allocate them anew
-/// (ARCHITECTURE.md §9, "Successors in a scratch state").
+/// (ARCHITECTURE.md, "Performance design").
 impl Clone for Machine {
     fn clone(&self) -> Self {
         match self {

@@ -74,7 +74,7 @@ pub(crate) fn propagation(cfg: &Cfg, world: &World<Cfg>) -> Result<(), String> {
     Ok(())
 }
 
-/// The liveness monitors' temperature (ARCHITECTURE.md §5, "Liveness"):
+/// The liveness monitors' temperature (ARCHITECTURE.md, "Liveness"):
 /// `Some((monitor, what is owed))` while something is owed in `world`.
 ///
 /// * `answered`: a live client has an operation without its answer (a

@@ -1,4 +1,4 @@
-//! Symmetry (ARCHITECTURE.md §3, "Symmetry"): the clients are
+//! Symmetry (ARCHITECTURE.md, "Symmetry"): the clients are
 //! interchangeable. They differ only by their id and their value, and the
 //! value is part of a client's state, so it moves with the client under a
 //! permutation; no server, the master or a monitor treats one client id

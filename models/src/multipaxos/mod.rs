@@ -37,7 +37,7 @@
 //! client), **linearizability** (each value an `Append` of a
 //! [`mcheck_checker::lin::Log`], its process the value itself since the
 //! client pipelines, invoked when first sent and answered by its slot;
-//! ARCHITECTURE.md §6) and the liveness monitor **answered**
+//! ARCHITECTURE.md, "Linearizability") and the liveness monitor **answered**
 //! ([`Cfg::owed`]). Symmetry: nodes 2 and up are interchangeable (the
 //! private `symmetry` module; a group from `nodes=4`).
 //!
@@ -335,7 +335,7 @@ impl Client {
 }
 
 impl Cfg {
-    /// The liveness monitor `answered` (ARCHITECTURE.md §5, "Liveness"):
+    /// The liveness monitor `answered` (ARCHITECTURE.md, "Liveness"):
     /// what is owed in `world`, if anything. The client retransmits once
     /// and a deposed leader's proposals may be lost with it, so a request
     /// is owed only once the *current* leader holds it: a node that is

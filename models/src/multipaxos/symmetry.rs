@@ -1,4 +1,4 @@
-//! Symmetry (ARCHITECTURE.md §3, "Symmetry"): the nodes from 2 on are
+//! Symmetry (ARCHITECTURE.md, "Symmetry"): the nodes from 2 on are
 //! interchangeable acceptors. Node 0 leads ballot 1 from the start and
 //! node 1 is the one the timer makes take over (ballot `b` belongs to node
 //! `(b - 1) % nodes`, and only ballots 1 and 2 are ever used), so those two

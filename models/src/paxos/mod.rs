@@ -58,7 +58,7 @@
 //!    acceptor drops an `Accept` below its promise without a `Nack`, so the
 //!    proposer waits forever in phase 2.
 //!
-//! Liveness (the `progress` monitor, ARCHITECTURE.md §5): a proposer that
+//! Liveness (the `progress` monitor, ARCHITECTURE.md, "Liveness"): a proposer that
 //! has neither decided nor given up (every proposal, not halted) is owed an
 //! answer: each of its rounds ends by a decision, a `Nack` or its timer,
 //! and its retries are bounded, so every execution of the correct protocol
@@ -417,7 +417,7 @@ impl MachineModel for Cfg {
     /// given up on its proposal. Every round ends, by a decision, a Nack
     /// or the timer, and retries are bounded, so the correct protocol
     /// always finishes: with no competing proposer left, the last one's
-    /// proposal is chosen (ARCHITECTURE.md §5, "Liveness").
+    /// proposal is chosen (ARCHITECTURE.md, "Liveness").
     fn has_liveness(&self) -> bool {
         true
     }

@@ -13,7 +13,7 @@ pub const ATTEMPTS: u8 = 2;
 /// [`ATTEMPTS`] attempts per operation; then it gives the operation up and
 /// goes on with the next one.
 ///
-/// Its history (ARCHITECTURE.md §6, Linearizability) is checked against a
+/// Its history (ARCHITECTURE.md, "Linearizability") is checked against a
 /// log: operation `k` is process `k` (so a given-up operation stays pending
 /// without blocking the next), invoked when first sent; a command returns
 /// its position (the commands committed before it), a read the commands.

@@ -1,4 +1,4 @@
-//! What the liveness monitors say is owed (ARCHITECTURE.md §6, Liveness):
+//! What the liveness monitors say is owed (ARCHITECTURE.md, "Liveness"):
 //! a state is hot while one of them waits for something that the model's
 //! bounds still allow to come.
 

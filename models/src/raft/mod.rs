@@ -46,7 +46,7 @@
 //! or an append reply of an older term, a vote already counted, a success
 //! already counted: see [`Server::stale`]) leave the network at once, as
 //! if delivered to no effect: they would only multiply states
-//! (ARCHITECTURE.md §6).
+//! (ARCHITECTURE.md, "The network").
 //!
 //! # Configurations
 //!
@@ -75,8 +75,8 @@
 //! # Linearizability
 //!
 //! The client records its operations in a [`lin::Tracker`] over a
-//! [`lin::Log`] kept in the monitor state (ARCHITECTURE.md §6,
-//! Linearizability): operation `k` is process `k`, invoked when first
+//! [`lin::Log`] kept in the monitor state (ARCHITECTURE.md,
+//! "Linearizability"): operation `k` is process `k`, invoked when first
 //! sent; an `Ack` carries the commands committed before the operation, so
 //! a command returns its position and a read (`reads`, after the
 //! commands; a read goes through the log like a command) returns the log.

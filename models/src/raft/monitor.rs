@@ -38,8 +38,8 @@ pub struct Monitor {
     /// Commands acknowledged to the client (bit `c`).
     pub acked: u64,
     /// The client's history, checked against a log as it grows (its open
-    /// operations and configurations are hashed: ARCHITECTURE.md §6,
-    /// Linearizability).
+    /// operations and configurations are hashed: ARCHITECTURE.md,
+    /// "Linearizability").
     pub history: Tracker<Log>,
 }
 

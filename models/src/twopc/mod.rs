@@ -41,10 +41,10 @@
 //!   invoked when sent, returning on a committed `Result`, failed (no
 //!   effect) on an aborted one) and reads (`get(key)`, value 0 is "none")
 //!   in a [`mcheck_checker::lin::Tracker`] over a key-value map; the
-//!   history must be linearizable (ARCHITECTURE.md §6).
+//!   history must be linearizable (ARCHITECTURE.md, "Linearizability").
 //!
 //!
-//! # Liveness (ARCHITECTURE.md §5)
+//! # Liveness (ARCHITECTURE.md, "Liveness")
 //!
 //! Hot while something is owed: `answered`, a client that has not halted
 //! is owed the answer to its current request (its write's `Result`, then

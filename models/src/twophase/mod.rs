@@ -1,5 +1,5 @@
 //! Lamport's TwoPhase commit specification (`TwoPhase.tla`) as a raw
-//! transition system (ARCHITECTURE.md §2): no machine runtime, no intermediate
+//! transition system (ARCHITECTURE.md, "Programs and capabilities"): no machine runtime, no intermediate
 //! states, so reachable state counts are TLC's (3 resource managers: 288,
 //! 4: 1,568, 5: 8,832, 9: 10,340,352).
 //!

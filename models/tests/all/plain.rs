@@ -1,7 +1,7 @@
 //! Every shipped model's default configuration, optimised and plain
 //! (`Config::plain`, `checker/src/search/plain.rs`): SES with RTC gives
 //! the same counts in every stratum both ways, the same outcome and the
-//! same totals (ARCHITECTURE.md §3, "The plain search"). The random
+//! same totals (ARCHITECTURE.md, "The plain search"). The random
 //! systems are compared in `checker/tests/all/plain.rs`. The searches run
 //! through the registry, as the CLI's do.
 

@@ -1,4 +1,4 @@
-//! Symmetry reduction on the shipped models (ARCHITECTURE.md §3,
+//! Symmetry reduction on the shipped models (ARCHITECTURE.md,
 //! "Symmetry"): TwoPhase's orbit counts against an independent counter (a
 //! BFS of the TLA+ actions on its own representation, canonicalized by
 //! brute force over all permutations of the resource managers), DFS and
@@ -307,7 +307,7 @@ fn chain_bugs_are_found_with_symmetry_at_two_clients() {
 /// and 3 are found there by SES and hybrid. Bug 2 (a learner that counts
 /// one acceptor twice) cannot happen at four nodes: the client
 /// retransmits once, so the leader counts itself at most twice, one short
-/// of a majority of four (ARCHITECTURE.md §3, "Symmetry").
+/// of a majority of four (ARCHITECTURE.md, "Symmetry").
 #[test]
 fn multipaxos_bugs_are_found_with_symmetry_at_four_nodes() {
     let strategies = [Strategy::Ses, Strategy::Hybrid(HybridParams::default())];

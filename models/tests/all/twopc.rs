@@ -59,7 +59,7 @@ fn every_explorer_verifies_the_default_configuration() {
 
 /// Bug, best explorer, states to find it, delays, monitor.
 const FOUND: [(u32, &str, u64, u32, &str); 4] = [
-    // 3874 before the clients' history entered the state (ARCHITECTURE.md §6).
+    // 3874 before the clients' history entered the state (ARCHITECTURE.md, "Linearizability").
     (1, "prr", 3875, 3, "atomicity"),
     (2, "rtc", 3345, 4, "atomicity"),
     (3, "rtc", 1553, 3, "atomicity"),
@@ -98,7 +98,7 @@ fn each_bug_is_found_by_every_explorer() {
 }
 
 /// Bug 5 is visible only to the client: its history is not linearizable
-/// (ARCHITECTURE.md §6). (explorer, states, delays) to find it with SES.
+/// (ARCHITECTURE.md, "Linearizability"). (explorer, states, delays) to find it with SES.
 #[test]
 fn abort_resets_store_is_a_linearizability_violation() {
     let p = program(&[], Some(5));

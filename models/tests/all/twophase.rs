@@ -142,7 +142,7 @@ fn program_bfs(p: &TwoPhaseProgram) -> (u64, u64) {
 /// Pinned (rms, TLC's distinct states, transitions = successors generated,
 /// self-loops included; TLC's "states generated" also counts the initial
 /// state). Measured once in release, not here: rms=9 gives 10,340,352
-/// states and 123,558,401 transitions, ARCHITECTURE.md §9's figures.
+/// states and 123,558,401 transitions, docs/performance.md's figures's figures.
 const COUNTS: [(u64, u64, u64); 5] = [
     (1, 12, 19),
     (2, 56, 153),

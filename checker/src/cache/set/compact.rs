@@ -1,6 +1,6 @@
 //! The compact form of a large [`FingerprintSet`](super::FingerprintSet):
 //! quotiented buckets of 40-bit fields in one table that grows in place
-//! (ARCHITECTURE.md §9, "The compact cache").
+//! (ARCHITECTURE.md, "The state cache").
 //!
 //! The set keeps the top `W` bits of a fingerprint (`W = 40 + a_min`,
 //! fixed when the set turns compact). In a table of `2^a` buckets the top
@@ -251,7 +251,7 @@ impl Compact {
     /// takes the place of the oldest field, which goes to the stash: the
     /// search looks up recent states far more often than old ones, so
     /// that the stash, a second cache miss, is rarely looked at for a
-    /// state that is there (ARCHITECTURE.md §9). `Full` (and nothing
+    /// state that is there (ARCHITECTURE.md, "The state cache"). `Full` (and nothing
     /// changed) when the stash cannot take it.
     #[inline(always)]
     fn put(&mut self, v: u64) -> Insert {
@@ -273,7 +273,7 @@ impl Compact {
     // The stash is a `FingerprintSet`, whose look-ups inline this type's:
     // its two calls stay out of line, or the cycle of inlined calls would
     // leave this type's `insert` out of the search's loop (as it was: 10
-    // million calls at rms=8, ARCHITECTURE.md §9).
+    // million calls at rms=8, ARCHITECTURE.md, "The state cache").
 
     /// Whether the kept bits `v` are in the stash.
     #[inline(never)]

@@ -1,7 +1,7 @@
 //! The compact table of a [`SharedCache`](super::SharedCache) shard: the
 //! quotiented buckets of the single-threaded compact form
 //! ([`bucket`](crate::cache::bucket)'s layout) made safe for concurrent
-//! inserts (ARCHITECTURE.md §9, "The shared cache").
+//! inserts (ARCHITECTURE.md, "The shared cache").
 //!
 //! A shard keeps the top [`KEPT`] bits of a fingerprint (its shard says
 //! 4 more, its low bits). In a table of `2^a` buckets the top `a` of them

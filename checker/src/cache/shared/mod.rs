@@ -1,5 +1,5 @@
 //! The shared state cache of a parallel search: [`SharedCache`], lock-free
-//! on every path but growth (ARCHITECTURE.md §9, "The shared cache").
+//! on every path but growth (ARCHITECTURE.md, "The shared cache").
 
 mod compact;
 mod plain;
@@ -25,7 +25,7 @@ const SHARDS: usize = 16;
 
 /// The largest 8-byte table of a shard (512 KiB): the next growth turns
 /// the shard compact, at 16 * 512 KiB = 8 MiB, as the single-threaded set
-/// does (ARCHITECTURE.md §9).
+/// does (ARCHITECTURE.md, "The shared cache").
 const PLAIN_MAX_SLOTS: usize = 1 << 16;
 
 /// A slot that a growth has frozen: its table is being (or has been)
@@ -275,7 +275,7 @@ struct Shard {
 /// frozen one, an insert that finds its fingerprint absent from the frozen
 /// table stores it here instead of waiting for the growth (the other
 /// thread found a new state in the growing shard within microseconds, and
-/// waited for most of every growth: ARCHITECTURE.md §9); the growth adds
+/// waited for most of every growth: ARCHITECTURE.md, "The shared cache"); the growth adds
 /// them to the new table before it publishes it, under this lock.
 #[derive(Debug)]
 struct Side {
@@ -380,7 +380,7 @@ impl Shard {
     /// thread holding it is growing the shard (or waits for that), and
     /// the caller inserts past the limit meanwhile rather than wait (on
     /// two threads, one waited for the other's growths for 4 to 11% of a
-    /// parallel DFS's time: ARCHITECTURE.md §9).
+    /// parallel DFS's time: ARCHITECTURE.md, "The shared cache").
     #[cold]
     #[inline(never)]
     fn grow(&self, old: &Table, len: usize, units: &AtomicUsize, compact: &AtomicBool) -> Grown {
@@ -650,7 +650,7 @@ fn add_pending(len: &AtomicUsize, pending: &mut u32) {
 /// entry of a compact shard in a count of its own, added to the shard's
 /// shared one every 64 entries and when the handle is dropped. A
 /// shared count written on every insert moved its cache line between the
-/// cores on nearly every new state (ARCHITECTURE.md §9). A shard may so
+/// cores on nearly every new state (ARCHITECTURE.md, "The shared cache"). A shard may so
 /// pass its growth limit by up to 64 entries per thread, a small
 /// part of a compact table's hundreds of thousands; 8-byte tables, which
 /// are small and fill exactly, are counted at once.

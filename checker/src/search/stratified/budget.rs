@@ -232,7 +232,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
 /// at most once every [`RSS_EVERY`] whatever the number of searches and
 /// workers that ask; a call in between gets the last reading. (Read at
 /// every memory check, it was 30,000 reads and a tenth of a DFS's time on
-/// TwoPhase with 9 RMs: ARCHITECTURE.md §9.)
+/// TwoPhase with 9 RMs: ARCHITECTURE.md, "Budgets".)
 fn current_rss() -> u64 {
     static START: OnceLock<Instant> = OnceLock::new();
     static PROBE: Probe = Probe::new();

@@ -44,7 +44,7 @@ impl<P: Program> Clone for Fork<'_, P> {
 impl<P: Program> Copy for Fork<'_, P> {}
 
 /// The parallel driver's emptied buffers, reused from one stratum to the
-/// next so that their pages stay mapped (ARCHITECTURE.md §3): work lists
+/// next so that their pages stay mapped (ARCHITECTURE.md, "Parallel SES, PB and DFS"): work lists
 /// and worker frontiers, and workers' path nodes.
 pub(in crate::search) struct Spares<S, O> {
     pub(in crate::search) lists: Vec<Vec<Entry<S, O>>>,

@@ -1,5 +1,5 @@
 //! The hand-over of an SES search stopped by its state budget to the
-//! sampling phase of the hybrid strategy (ARCHITECTURE.md §4, "Hybrid"):
+//! sampling phase of the hybrid strategy (ARCHITECTURE.md, "Hybrid"):
 //! everything the search left unexplored, as roots. A root is a state, the
 //! order at the next choice it has not taken, and the path from the initial
 //! state (the advances, its own included).

@@ -1,7 +1,7 @@
 //! The one search loop behind SES, DFS and PB: a depth-first search of
 //! P x D over an explicit stack, stratified by a cost (delays for SES,
 //! preemptions for PB, nothing for DFS), with a cache of program states
-//! only (paper §3, ARCHITECTURE.md §3).
+//! only (paper §3, ARCHITECTURE.md, "Stratified exhaustive search (SES)").
 //!
 //! ```text
 //! DelayBoundedDFS(s, d, i, n):         # i: choices of s taken; n: cost so far
@@ -16,7 +16,7 @@
 //!
 //! Invariants of the explicit stack: a frame's child is the frame right
 //! above it, explored before the frame's next choice (the continuation is
-//! decided first, as in ARCHITECTURE.md §3, so frontier entries keep the
+//! decided first, as in ARCHITECTURE.md, "Stratified exhaustive search (SES)", so frontier entries keep the
 //! order of the recursion); a frame stays on the stack until its subtree is
 //! done, so paths are derived from the stack lazily and stored in the
 //! [`arena`] only when a frame is deferred or violates.
@@ -90,7 +90,7 @@ struct Frame<S, O> {
     /// The fingerprints of this stratum's successors from choice
     /// `peek_base` on are `peek[peek_start..peek_start + peek_len]`
     /// (0: not computed), computed when the frame is pushed
-    /// (ARCHITECTURE.md §9).
+    /// (ARCHITECTURE.md, "The optimised search").
     peek_start: u32,
     peek_base: u32,
     peek_len: u32,
@@ -141,7 +141,7 @@ pub(super) struct Entry<S, O> {
     node: u32,
     offered: u64,
     /// The fingerprint of the successor that resuming this entry reaches
-    /// first (0: unknown), prefetched a few entries ahead (ARCHITECTURE.md §9).
+    /// first (0: unknown), prefetched a few entries ahead (ARCHITECTURE.md, "The optimised search").
     fp: u64,
 }
 
@@ -267,7 +267,7 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
     /// A parallel search's next frontier, after `frontier`: the workers'
     /// frontiers in chunk order, each with the renumbering of its path
     /// nodes still to apply (the workers of the next stratum apply it), so
-    /// that no thread copies them into one list (ARCHITECTURE.md §3).
+    /// that no thread copies them into one list (ARCHITECTURE.md, "Parallel SES, PB and DFS").
     pending: Vec<WorkList<P::State, O>>,
 }
 
@@ -281,7 +281,7 @@ pub(super) fn cache_budget(config: &Config) -> Option<usize> {
 }
 
 /// Symmetry needs a program that declares one, a cache and the default
-/// cache key (ARCHITECTURE.md §3, "Symmetry").
+/// cache key (ARCHITECTURE.md, "Symmetry").
 pub(super) fn check_symmetry<P: Program>(program: &P, s0: &P::State, config: &Config) -> Result<(), SearchError> {
     if config.exact_bound {
         return Err(SearchError::Input(

@@ -1,6 +1,6 @@
 //! Successor fingerprints computed ahead, so that the cache look-ups of a
 //! frame's successors and of the next frontier entries overlap their
-//! misses (ARCHITECTURE.md §9). Nothing here inserts or counts: the
+//! misses (ARCHITECTURE.md, "The optimised search"). Nothing here inserts or counts: the
 //! successors are still taken, looked up and explored in the search's order.
 
 use super::{enabled_set, Search};
@@ -108,7 +108,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     }
 
     /// The fingerprint the cache stores for `s`: its own, or with symmetry
-    /// its orbit's (ARCHITECTURE.md §3, "Symmetry").
+    /// its orbit's (ARCHITECTURE.md, "Symmetry").
     #[inline(always)]
     pub(super) fn fp(&self, s: &P::State) -> u64 {
         self.program.fingerprint(s, self.config.symmetry)
@@ -128,7 +128,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
 
     /// The cache key of a state of fingerprint `fp` whose order is
     /// `order`: `fp` itself, or with `exact_bound` the fingerprint of `fp`
-    /// and the order's state (ARCHITECTURE.md §3).
+    /// and the order's state (ARCHITECTURE.md, "Guarantees and the cache key").
     #[inline]
     pub(super) fn key(&self, fp: u64, order: &O) -> u64 {
         if self.config.exact_bound {
@@ -150,7 +150,7 @@ pub(in crate::search) fn key_of<O: ChoiceOrder>(fp: u64, order: &O) -> u64 {
 /// transition violates: its fingerprint, with `exact_bound` (`order`: the
 /// order at `state`) keyed with its order. Inlined into each caller (as a
 /// call, with its state copy and events on its own frame, it cost 5% of
-/// SES's instructions on TwoPhase: ARCHITECTURE.md §9).
+/// SES's instructions on TwoPhase: ARCHITECTURE.md, "Performance design").
 #[inline(always)]
 pub(super) fn successor_fp<P: Program, O: ChoiceOrder>(
     program: Watched<'_, P>,
@@ -163,7 +163,7 @@ pub(super) fn successor_fp<P: Program, O: ChoiceOrder>(
     // A state that owns heap memory (a machine model's queues) is made in
     // `scratch`, a copy of the last one's parent: `clone_from` reuses that
     // memory where a fresh clone would allocate and free it
-    // (ARCHITECTURE.md §9, "Successors in a scratch state"). A flat state
+    // (ARCHITECTURE.md, "Performance design"). A flat state
     // is copied on the stack, as before.
     let mut fresh;
     let c = if std::mem::needs_drop::<P::State>() {

@@ -255,7 +255,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// plain search's. Only for a sound check (its successors all
     /// computed, none violating); the caller asks the throttle first
     /// (an entry that retires at its next check was carried through the
-    /// strata for nothing: ARCHITECTURE.md §3, "Passing through").
+    /// strata for nothing: ARCHITECTURE.md, "Passing through").
     #[inline(never)]
     pub(super) fn pass_cached(&mut self, e: &mut Entry<P::State, O>, checked: Ahead) -> Result<(), SearchError> {
         let Some((en, total)) = checked.en else {
@@ -359,8 +359,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
     /// choices are the `remaining` ones, no successor violates, and no
     /// offer would fail the run-time soundness check. For a trusted order
     /// without `exact_bound` the choices are read off the set by
-    /// [`left_by_set`] (no explorer moves: ARCHITECTURE.md §3, "Retired
-    /// entries"); for any other, the order walks through them, and with
+    /// [`left_by_set`] (no explorer moves: ARCHITECTURE.md,
+    /// "Retirement"); for any other, the order walks through them, and with
     /// `exact_bound` each successor is keyed with the order after its
     /// step.
     fn successors_left(

@@ -418,7 +418,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
         if self.report.cache_full && !self.deferred.insert(self.key(self.fp(&state), &order)) {
             // The cache is full: another entry of this state waits in the
             // next frontier, and its frame will take all the state's
-            // choices (ARCHITECTURE.md §3).
+            // choices (ARCHITECTURE.md, "Passing through").
             return Ok(());
         }
         let node = self.node_of(held)?;
