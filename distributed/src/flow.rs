@@ -4,7 +4,7 @@
 //!
 //! Timestamps are `bound << 32 | hop`: a successor sent at time t arrives at
 //! t + 1 (the loop's summary), so the transfers of stratum b have times in
-//! `[b << 32, (b + 1) << 32)`. A worker with frames deferred to stratum b
+//! `[b << 32, (b + 1) << 32)`. A worker with entries deferred to stratum b
 //! holds a capability at `b << 32`; it resumes them once the input frontier
 //! has passed `b << 32`, which timely's progress tracking says exactly when
 //! no transfer of an earlier stratum is in flight or can still be made on
@@ -29,7 +29,7 @@ fn start_of(bound: u32) -> u64 {
 
 /// Run the search on this worker; the summaries of all workers on worker 0,
 /// `None` elsewhere.
-pub fn run_worker<P: Program + 'static, E: Explorer + 'static>(
+pub fn run_worker<P: Program<State: 'static> + 'static, E: Explorer + 'static>(
     worker: &mut Worker,
     local: Local<P, E>,
     process: u32,
@@ -44,7 +44,7 @@ pub fn run_worker<P: Program + 'static, E: Explorer + 'static>(
                 "SES",
                 move |initial: Capability<u64>, _info| {
                     let mut initial = Some(initial);
-                    // Capabilities for the strata with deferred frames.
+                    // Capabilities for the strata with deferred entries.
                     let mut waiting: BTreeMap<u32, Capability<u64>> = BTreeMap::new();
                     move |(input, frontier), output| {
                         let mut l = shared.borrow_mut();
@@ -56,7 +56,7 @@ pub fn run_worker<P: Program + 'static, E: Explorer + 'static>(
                             };
                         if let Some(cap) = initial.take() {
                             l.start();
-                            output.session(&cap).give_iterator(l.outbox.drain(..));
+                            output.session(&cap).give_iterator(l.outbox());
                             keep(&l, &cap, &mut waiting);
                         }
                         input.for_each_stamp(|cap, data| {
@@ -69,7 +69,7 @@ pub fn run_worker<P: Program + 'static, E: Explorer + 'static>(
                                     l.receive(bound, msg);
                                 }
                             }
-                            output.session(&cap).give_iterator(l.outbox.drain(..));
+                            output.session(&cap).give_iterator(l.outbox());
                             keep(&l, &cap, &mut waiting);
                         });
                         // Strata whose predecessors are finished everywhere.
@@ -79,7 +79,7 @@ pub fn run_worker<P: Program + 'static, E: Explorer + 'static>(
                             }
                             let cap = waiting.remove(&bound).expect("the first waiting stratum");
                             l.resume(bound);
-                            output.session(&cap).give_iterator(l.outbox.drain(..));
+                            output.session(&cap).give_iterator(l.outbox());
                             keep(&l, &cap, &mut waiting);
                         }
                         if l.stopped() {
@@ -91,7 +91,7 @@ pub fn run_worker<P: Program + 'static, E: Explorer + 'static>(
             .connect_loop(handle);
     });
     while worker.step_or_park(None) {}
-    let summary = local.borrow().finish(process);
+    let summary = local.borrow_mut().finish(process);
     gather(worker, summary)
 }
 

@@ -2,9 +2,10 @@
 //!
 //! SES (ARCHITECTURE.md, "Distributed SES") on more than one thread, process or machine:
 //! the states are partitioned across timely workers by fingerprint, each
-//! worker owning its part of the cache and the frontier of its states; a
-//! successor owned by another worker is sent to it as its delay path, and
-//! rebuilt there with its explorer; each stratum is a round whose end
+//! worker running the engine's plain stratified search over its part of
+//! the cache and the frontier of its states; a successor owned by another
+//! worker is sent to it as its path, and rebuilt there with its explorer;
+//! each stratum is a round whose end
 //! timely's progress tracking detects (see `flow.rs`). Run to exhaustion
 //! the outcome, the reachable set (hence `states`) and `verified` are those
 //! of one thread; a counterexample is an ordinary delay-path schedule that
@@ -109,7 +110,7 @@ impl Layout {
 /// the others `None`.
 pub fn ses<P, E>(program: Arc<P>, explorer: E, config: &Config, layout: &Layout) -> Result<Option<Report>, SearchError>
 where
-    P: Program + Send + 'static,
+    P: Program<State: 'static> + Send + 'static,
     E: Explorer + 'static,
 {
     layout.check()?;

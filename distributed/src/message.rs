@@ -1,8 +1,9 @@
 //! What workers send each other: a successor for its owner, a halt, and
 //! at the end each worker's summary for worker 0 (ARCHITECTURE.md,
 //! "Distributed SES"). States are never serialized: a successor travels
-//! as its delay path (the steps at which delays were taken) and depth, and
-//! its owner rebuilds it, with its explorer, from s0.
+//! as its path (the plain search's: the choices that were not their
+//! state's first) and depth, and its owner rebuilds it, with its explorer,
+//! from s0.
 
 use mcheck_checker::BoundedBy;
 use serde::{Deserialize, Serialize};
@@ -20,8 +21,9 @@ pub enum Msg {
         cost: u32,
         /// Steps from s0.
         depth: u32,
-        /// The steps at which the delays were taken, in order.
-        delays: Vec<u32>,
+        /// (depth, index) for each step whose choice was not its state's
+        /// first (index moves to the next choice: delays), by depth.
+        path: Vec<(u32, u32)>,
     },
     /// Stop: another worker found a violation or hit a budget.
     Halt {
@@ -86,10 +88,21 @@ pub struct Counts {
     pub new_states: u64,
     /// Transitions executed.
     pub transitions: u64,
-    /// Frames deferred to the next stratum.
+    /// Entries deferred to the next stratum.
     pub deferrals: u64,
     /// Seconds of work (not of waiting).
     pub elapsed_s: f64,
+}
+
+/// Where a worker found a violation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Violated {
+    /// The stratum.
+    pub bound: u32,
+    /// The path from s0 (as [`Msg::State`]'s).
+    pub path: Vec<(u32, u32)>,
+    /// The step that violated.
+    pub step: u32,
 }
 
 /// What one worker did.
@@ -103,14 +116,14 @@ pub struct Summary {
     pub states: u64,
     /// Transitions it executed.
     pub transitions: u64,
-    /// Frames it deferred.
+    /// Entries it deferred.
     pub deferrals: u64,
     /// Per stratum.
     pub strata: Vec<Counts>,
     /// Why it stopped, if it did.
     pub stop: Option<Halt>,
-    /// Its violation: the stratum, the delay positions and the step.
-    pub violation: Option<(u32, Vec<u32>, u32)>,
+    /// Its violation.
+    pub violation: Option<Violated>,
     /// An execution was cut at the step limit.
     pub cut: bool,
     /// Its cache reached its budget.

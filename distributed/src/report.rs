@@ -66,20 +66,20 @@ pub fn assemble<P: Program, E: Explorer>(
             .join(", ")
     ));
     // The lowest (stratum, delays, worker) violation.
+    let delays = |path: &[(u32, u32)]| path.iter().map(|m| u64::from(m.1)).sum::<u64>();
     let violation = all
         .iter()
-        .filter_map(|s| s.violation.as_ref().map(|v| (v.0, v.1.len(), s.worker, v)))
+        .filter_map(|s| s.violation.as_ref().map(|v| (v.bound, delays(&v.path), s.worker, v)))
         .min_by_key(|v| (v.0, v.1, v.2));
     let stop = all
         .iter()
         .filter_map(|s| s.stop.and_then(Halt::bounded_by))
         .min_by_key(|b| *b as u8);
-    if let Some((_, _, _, (_, delays, step))) = violation {
-        let advances: Vec<(u32, u32)> = delays.iter().map(|&d| (d, 1)).collect();
-        let path = delay_path(&advances);
+    if let Some((_, _, _, v)) = violation {
+        let (path, step) = (delay_path(&v.path), v.step);
         let mut driver = DelayDriver::new(root, &path);
         let ex = execute(program, &mut driver, config.max_steps, config.deadlock, false);
-        let found = ex.violation.filter(|f| f.step == *step as usize).ok_or_else(|| {
+        let found = ex.violation.filter(|f| f.step == step as usize).ok_or_else(|| {
             SearchError::Internal(format!(
                 "the violation a worker found at step {step} with delay path {path:?} does not replay ({:?}): is the program deterministic?",
                 ex.end

@@ -40,7 +40,7 @@ pub mod order;
 mod parallel;
 mod pct;
 mod pctcp;
-mod plain;
+pub mod plain;
 mod pos;
 mod progress;
 mod random;

@@ -3,8 +3,8 @@
 //! the engine's reference: [`Config::plain`] runs it in the optimised
 //! search's place for SES, DFS and PB, and the differential tests
 //! (`checker/tests/all/plain.rs`, `models/tests/all/plain.rs`) check that
-//! both give the same counts in every stratum (ARCHITECTURE.md,
-//! "The plain search").
+//! both give the same counts in every stratum (ARCHITECTURE.md, "The
+//! plain search").
 //!
 //! ```text
 //! DelayBoundedDFS(s, d, i, n):         # i: choices of s taken; n: cost so far
@@ -33,6 +33,18 @@
 //! entry is deferred or a violation found: the index of each frame's
 //! choice below it.
 //!
+//! The `SES` line is [`Plain`]'s stepwise API: [`start`](Plain::start)
+//! runs stratum 0 from s0, [`open`](Plain::open) makes the next stratum
+//! (`bound += 1`, the frontier becomes its work), [`resume`](Plain::resume)
+//! resumes its entries and [`close_stratum`](Plain::close_stratum)
+//! records its counts; [`run`] drives them on one thread. A distributed
+//! worker (the `mcheck-distributed` crate) drives the same steps with a
+//! [`Route`] (the `worker` submodule) that keeps only the states it owns:
+//! `if s' not in cache` becomes "if s' is mine and not in cache", a
+//! successor owned elsewhere goes to its owner, which rebuilds it and
+//! hands it to [`accept`](Plain::accept). The default route, [`Keep`],
+//! keeps every successor.
+//!
 //! Besides the pseudo-code, it does what every exhaustive search of the
 //! engine does, as the optimised search does it: the cache key (the
 //! state's fingerprint, its orbit's with `symmetry`, hashed with the
@@ -50,21 +62,28 @@
 //! prefetched, the resume fast path, the path arena, and the parallel
 //! driver: it runs on one thread, and `search` refuses it with more.
 
+#[cfg(test)]
+mod tests;
+mod worker;
+
+pub use worker::{Away, Keep, Route, Stopped};
+
 use super::error::SearchError;
 use super::order::{ChoiceOrder, EnabledSet};
 use super::progress::Meter;
 use super::stratified::{
     cache_budget, check_symmetry, close_report, interrupted_or_late, key_of, offer, offer_at, over_memory,
-    progress_line, Ending, RawViolation, SearchResult, Stop, CHECK_EVERY, MEMORY_EVERY,
+    progress_line, Ending, RawViolation, SearchResult, CHECK_EVERY, MEMORY_EVERY,
 };
 use crate::cache::{FingerprintSet, FixedHashSet, Insert, FIXED_HASHER};
 use crate::config::Config;
 use crate::explorer::enabled_mask;
 use crate::program::{ActorId, Enabled, Event, Program, Violation};
 use crate::report::{BoundedBy, Found, Report, Stratum};
-use crate::watch::Watched;
+use crate::watch::{Watch, Watched};
 use std::collections::VecDeque;
 use std::mem::size_of;
+use std::ops::Deref;
 use std::time::Instant;
 
 /// The locals of one call `DelayBoundedDFS(s, d, i, n)`.
@@ -116,41 +135,36 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     config: &Config,
     report: Report,
 ) -> Result<SearchResult, SearchError> {
-    let mut search = Plain {
-        program,
-        config,
-        cache: FingerprintSet::new(cache_budget(config)),
-        bound: 0,
-        stack: Vec::new(),
-        base: Vec::new(),
-        frontier: Vec::new(),
-        work: VecDeque::new(),
-        deferred: FixedHashSet::with_hasher(FIXED_HASHER),
-        events: Vec::new(),
+    let search = Plain::new(
+        program.program(),
+        root,
+        config.clone(),
+        cache_budget(config),
+        Keep,
         report,
-        stratum: Stratum::default(),
-        violation: None,
-        cut: false,
-        revisits: 0,
-        started: Instant::now(),
-        meter: Meter::new(config.progress.clone()),
-        next_check: 0,
-        next_memory_check: 0,
-        peak_bytes: 0,
-    };
-    let stop = search.explore(root)?;
+    );
+    let mut search = search.watched_by(program.watch());
+    let stop = search.explore()?;
     Ok(search.finish(stop))
 }
 
-/// The search: one stack, one frontier, one cache.
-struct Plain<'a, P: Program, O> {
-    program: Watched<'a, P>,
-    config: &'a Config,
+/// The plain stratified search: one stack, one frontier, one cache, over
+/// the program `program` derefs to (`&P` on one thread, an `Arc` in a
+/// distributed worker), with the route `R` that decides where successors
+/// go.
+pub struct Plain<'w, P: Program, H, O, R = Keep> {
+    program: H,
+    /// What the run watches beside the program ([`Watched`]), if anything.
+    watch: Option<&'w dyn Watch<P::State>>,
+    /// d0: the order at s0.
+    root: O,
+    config: Config,
     cache: FingerprintSet,
+    route: R,
     bound: u32,
     stack: Vec<Frame<P::State, O>>,
     /// The path of the bottom frame's state: empty for s0, a resumed
-    /// entry's.
+    /// entry's, an accepted state's.
     base: Vec<(u32, u32)>,
     /// The next stratum's entries, in the order they were deferred.
     frontier: Vec<Entry<P::State, O>>,
@@ -176,47 +190,126 @@ struct Plain<'a, P: Program, O> {
     peak_bytes: u64,
 }
 
-impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
+impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route> Plain<'w, P, H, O, R> {
+    /// The search of `program` with the order `root` at s0, its cache of
+    /// `cache_bytes` (`None`: no cache; see `cache_budget`) and the route
+    /// `route`, reporting into `report` (which names the strategy), at
+    /// bound 0 with nothing explored.
+    pub fn new(program: H, root: O, config: Config, cache_bytes: Option<usize>, route: R, report: Report) -> Self {
+        Plain {
+            program,
+            watch: None,
+            root,
+            meter: Meter::new(config.progress.clone()),
+            config,
+            cache: FingerprintSet::new(cache_bytes),
+            route,
+            bound: 0,
+            stack: Vec::new(),
+            base: Vec::new(),
+            frontier: Vec::new(),
+            work: VecDeque::new(),
+            deferred: FixedHashSet::with_hasher(FIXED_HASHER),
+            events: Vec::new(),
+            report,
+            stratum: Stratum::default(),
+            violation: None,
+            cut: false,
+            revisits: 0,
+            started: Instant::now(),
+            next_check: 0,
+            next_memory_check: 0,
+            peak_bytes: 0,
+        }
+    }
+
+    /// The search told to `watch` (see [`Watch`]'s contract; `None`:
+    /// nothing watches).
+    pub fn watched_by(mut self, watch: Option<&'w dyn Watch<P::State>>) -> Self {
+        self.watch = watch;
+        self
+    }
+
     /// `SES`: bound 0 from s0, then bound 1, 2, ..., each resuming the
     /// entries the last one deferred, until the frontier is empty, a stop
     /// or `max_delays`.
-    fn explore(&mut self, d0: O) -> Result<Option<Stop>, SearchError> {
+    fn explore(&mut self) -> Result<Option<Stopped>, SearchError> {
         let mut started = Instant::now();
-        let s0 = self.program.initial();
-        if self.config.symmetry {
-            check_symmetry(self.program.program(), &s0, self.config)?;
-        }
-        if self.config.use_cache {
-            let key = self.key(&s0, &d0);
-            self.cache.insert(key);
-        }
-        self.count_state(&s0);
-        let mut stop = self.arrive(s0, d0, 0, 0, 0, 0)?;
-        if stop.is_none() {
-            stop = self.dfs()?;
-        }
+        let mut stop = self.start()?;
         loop {
-            self.close_stratum(started);
+            self.close_stratum(started.elapsed().as_secs_f64());
             if stop.is_some() || self.frontier.is_empty() {
                 return Ok(stop);
             }
             if self.config.max_delays.is_some_and(|m| self.bound >= m) {
-                return Ok(Some(Stop::Budget(BoundedBy::MaxDelays)));
+                return Ok(Some(Stopped::Budget(BoundedBy::MaxDelays)));
             }
-            self.bound += 1;
             started = Instant::now();
-            self.work = std::mem::take(&mut self.frontier).into();
-            self.deferred.clear();
-            while let Some(e) = self.work.pop_front() {
-                self.base = e.path;
-                stop = self.arrive(e.state, e.order, e.i, e.n, e.depth, e.offered)?;
-                if stop.is_none() {
-                    stop = self.dfs()?;
-                }
-                if stop.is_some() {
-                    break;
-                }
+            self.open();
+            stop = self.resume()?;
+        }
+    }
+
+    /// Stratum 0: `cache = {s0}; DelayBoundedDFS(s0, d0, 0, 0)`, unless
+    /// the route does not keep s0 (a distributed worker that does not own
+    /// it: every worker starts here, and s0 is not sent).
+    pub fn start(&mut self) -> Result<Option<Stopped>, SearchError> {
+        let (s0, d0) = (self.program.initial(), self.root.clone());
+        if self.config.symmetry {
+            check_symmetry(&*self.program, &s0, &self.config)?;
+        }
+        if self.config.use_cache {
+            let key = self.key(&s0, &d0);
+            if !self.route.keep(key) {
+                return Ok(None);
             }
+            self.cache.insert(key);
+        }
+        self.count_state(&s0);
+        self.base.clear();
+        self.enter(s0, d0, 0, 0, 0, 0)
+    }
+
+    /// The next stratum: `bound += 1`, and the entries deferred so far
+    /// become its work, which [`resume`](Plain::resume) runs.
+    pub fn open(&mut self) {
+        self.bound += 1;
+        let old = std::mem::take(&mut self.frontier);
+        if self.work.is_empty() {
+            self.work = old.into();
+        } else {
+            self.work.extend(old);
+        }
+        self.deferred.clear();
+    }
+
+    /// `resume every entry of the old frontier`: this stratum's work
+    /// items in order, until none is left or the search stops.
+    pub fn resume(&mut self) -> Result<Option<Stopped>, SearchError> {
+        while let Some(e) = self.work.pop_front() {
+            self.base = e.path;
+            let stop = self.enter(e.state, e.order, e.i, e.n, e.depth, e.offered)?;
+            if stop.is_some() {
+                return Ok(stop);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The call `DelayBoundedDFS(s, d, i, n)` for `s` at `depth` (its path
+    /// in `base`), run to its end or a stop.
+    fn enter(
+        &mut self,
+        s: P::State,
+        d: O,
+        i: u32,
+        n: u32,
+        depth: u32,
+        offered: u64,
+    ) -> Result<Option<Stopped>, SearchError> {
+        match self.arrive(s, d, i, n, depth, offered)? {
+            Some(stop) => Ok(Some(stop)),
+            None => self.dfs(),
         }
     }
 
@@ -231,7 +324,7 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
         n: u32,
         depth: u32,
         offered: u64,
-    ) -> Result<Option<Stop>, SearchError> {
+    ) -> Result<Option<Stopped>, SearchError> {
         let mut en = Vec::new();
         self.program.enabled(&s, &mut en);
         if en.is_empty() {
@@ -276,7 +369,7 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
     /// Runs the frames on the stack until it is empty or the search
     /// stops. The budgets are checked when due before a step and after it,
     /// as the optimised search checks them.
-    fn dfs(&mut self) -> Result<Option<Stop>, SearchError> {
+    fn dfs(&mut self) -> Result<Option<Stopped>, SearchError> {
         while let Some(top) = self.stack.last() {
             if top.done {
                 self.stack.pop();
@@ -293,9 +386,9 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
     }
 
     /// One pass of the loop of the top frame's call.
-    fn step(&mut self) -> Result<Option<Stop>, SearchError> {
+    fn step(&mut self) -> Result<Option<Stopped>, SearchError> {
         let k = self.stack.len() - 1;
-        let (program, bound) = (self.program, self.bound);
+        let (program, bound) = (Watched::new(&*self.program, self.watch), self.bound);
         let f = &mut self.stack[k];
         let set = EnabledSet {
             en: &f.en,
@@ -362,7 +455,7 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
         self.stratum.deferrals += 1;
         if self.report.cache_full && !self.deferred.insert(self.key(&e.state, &e.order)) {
             // The cache is full and an entry of this state waits in the
-            // next frontier already (ARCHITECTURE.md, "Passing through").
+            // next frontier already (ARCHITECTURE.md, "The state cache").
             return;
         }
         e.path = self.path(k);
@@ -370,12 +463,13 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
     }
 
     /// `if s' not in cache: cache.add(s'); DelayBoundedDFS(s', c, 0, n)`
-    /// for the successor `s` at `depth`, with the order `d` there. A
-    /// successor at the step limit with something enabled is cut instead:
-    /// not cached, so that a shorter path may explore it. Without a cache
-    /// every successor is new; one a full cache cannot hold is explored
-    /// again, not counted.
-    fn visit(&mut self, s: P::State, d: O, n: u32, depth: u32) -> Result<Option<Stop>, SearchError> {
+    /// for the successor `s` at `depth`, with the order `d` there, reached
+    /// by the path of the stack (and `base`). A successor at the step
+    /// limit with something enabled is cut instead: not cached, so that a
+    /// shorter path may explore it. One the route does not keep goes to
+    /// it, with that path. Without a cache every successor is new; one a
+    /// full cache cannot hold is explored again, not counted.
+    fn visit(&mut self, s: P::State, d: O, n: u32, depth: u32) -> Result<Option<Stopped>, SearchError> {
         if depth as usize >= self.config.max_steps {
             let mut en = Vec::new();
             self.program.enabled(&s, &mut en);
@@ -386,6 +480,16 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
         }
         let found = if self.config.use_cache {
             let key = self.key(&s, &d);
+            if !self.route.keep(key) {
+                let path = self.path(self.stack.len());
+                self.route.send(Away {
+                    key,
+                    cost: n,
+                    depth,
+                    path,
+                });
+                return Ok(None);
+            }
             self.cache.insert(key)
         } else {
             Insert::New
@@ -404,7 +508,7 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
     /// The cache key of `s` with order `d`: its fingerprint (its orbit's
     /// with `symmetry`), hashed with d's state with `exact_bound`.
     fn key(&self, s: &P::State, d: &O) -> u64 {
-        let fp = self.program.fingerprint(s, self.config.symmetry);
+        let fp = Watched::new(&*self.program, self.watch).fingerprint(s, self.config.symmetry);
         if self.config.exact_bound {
             key_of(fp, d)
         } else {
@@ -414,7 +518,7 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
 
     /// Counts the new state `s`.
     fn count_state(&mut self, s: &P::State) {
-        self.program.count_state(s);
+        Watched::new(&*self.program, self.watch).count_state(s);
         self.report.states += 1;
         self.stratum.new_states += 1;
     }
@@ -429,38 +533,39 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
     }
 
     /// Records the violation `v` at `step`, reached by `path`.
-    fn violate(&mut self, v: Violation, step: u32, path: Vec<(u32, u32)>) -> Stop {
+    fn violate(&mut self, v: Violation, step: u32, path: Vec<(u32, u32)>) -> Stopped {
         let found = Found {
             violation: v,
             step: step as usize,
         };
         self.violation = Some(RawViolation { found, advances: path });
-        Stop::Violation
+        Stopped::Violation
     }
 
-    /// Records the stratum that started at `started`.
-    fn close_stratum(&mut self, started: Instant) {
+    /// Records the counts of this stratum, which took `elapsed_s` seconds,
+    /// and starts counting the next one's.
+    pub fn close_stratum(&mut self, elapsed_s: f64) {
         let mut s = std::mem::take(&mut self.stratum);
         s.bound = self.bound;
         s.frontier = self.frontier.len() as u64;
-        s.elapsed_s = started.elapsed().as_secs_f64();
+        s.elapsed_s = elapsed_s;
         self.report.strata.push(s);
         self.report.bound_reached = self.bound;
     }
 
     /// The budgets when due: the stop flag, the time and the states every
     /// [`CHECK_EVERY`] transitions, the memory every [`MEMORY_EVERY`].
-    fn budgets_due(&mut self) -> Option<Stop> {
+    fn budgets_due(&mut self) -> Option<Stopped> {
         let transitions = self.report.transitions;
         if transitions < self.next_check {
             return None;
         }
         self.next_check = transitions + CHECK_EVERY;
-        if let Some(stop) = interrupted_or_late(self.config, self.started) {
-            return Some(stop);
+        if let Some(stop) = interrupted_or_late(&self.config, self.started) {
+            return Some(stop.into());
         }
         if self.config.max_states.is_some_and(|m| self.report.states >= m) {
-            return Some(Stop::Budget(BoundedBy::States));
+            return Some(Stopped::Budget(BoundedBy::States));
         }
         if transitions < self.next_memory_check {
             return None;
@@ -469,13 +574,13 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
         let bytes = self.bytes();
         self.peak_bytes = self.peak_bytes.max(bytes);
         let entries = (self.frontier.len() + self.work.len()) as u64;
-        if let Some(rss) = over_memory(self.config, bytes) {
+        if let Some(rss) = over_memory(&self.config, bytes) {
             let (budget, cache) = (self.config.max_memory >> 20, self.cache.bytes() >> 20);
             self.report.notes.push(format!(
                 "stopped at the memory budget of {budget} MiB: resident {} MiB, cache {cache} MiB, frontier {entries} entries",
                 rss >> 20
             ));
-            return Some(Stop::Budget(BoundedBy::Memory));
+            return Some(Stopped::Budget(BoundedBy::Memory));
         }
         let (strategy, bound, states) = (&self.report.strategy, self.bound, self.report.states);
         let counts = (states, transitions, entries);
@@ -491,96 +596,18 @@ impl<P: Program, O: ChoiceOrder> Plain<'_, P, O> {
     }
 
     /// The report, with the outcome `stop` says.
-    fn finish(mut self, stop: Option<Stop>) -> SearchResult {
+    fn finish(mut self, stop: Option<Stopped>) -> SearchResult {
         self.meter.finish();
         self.report.notes.push(
             "the plain stratified search ran (Config::plain, --plain): no retirement, throttles, pass-through, look-ahead or fast resume".into(),
         );
         let end = Ending {
-            stop,
+            stop: stop.map(Into::into),
             cut: self.cut,
             revisits: self.revisits,
             peak_bytes: self.peak_bytes.max(self.bytes()),
             started: self.started,
         };
-        close_report(self.report, self.violation, self.config, &self.cache, end)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::report::Outcome;
-    use crate::search::order::Natural;
-    use crate::testing::RandomProgram;
-
-    /// Two actors, A (0) and B (1), that each take one step: states 0
-    /// (neither ran), 1 (A ran), 2 (B ran), 3 (both).
-    fn diamond() -> RandomProgram {
-        RandomProgram {
-            states: 4,
-            actors: 2,
-            succ: vec![
-                vec![vec![1], vec![2]],
-                vec![vec![], vec![3]],
-                vec![vec![3], vec![]],
-                vec![vec![], vec![]],
-            ],
-            bad: FixedHashSet::with_hasher(FIXED_HASHER),
-            seen: None,
-        }
-    }
-
-    /// (bound, new states, transitions, deferrals, frontier) per stratum.
-    fn strata(r: &Report) -> Vec<(u32, u64, u64, u64, u64)> {
-        let s = r.strata.iter();
-        s.map(|s| (s.bound, s.new_states, s.transitions, s.deferrals, s.frontier))
-            .collect()
-    }
-
-    /// Worked by hand. Every move costing one: bound 0 takes A at 0
-    /// (deferring 0 at B), then B at 1, reaching 3 (terminal): 3 states,
-    /// 2 transitions, 1 deferral. Bound 1 resumes 0 at B, reaching 2,
-    /// whose A reaches 3 again: 1 state, 2 transitions. Every move free
-    /// (DFS): the same 4 states and 4 transitions in one stratum.
-    #[test]
-    fn the_diamond_strata_are_the_ones_worked_by_hand() {
-        let config = Config::default();
-        let search = |order| {
-            run(
-                Watched::bare(&diamond()),
-                order,
-                &config,
-                Report::new("test", None, 0, 1),
-            )
-            .unwrap()
-        };
-        let charged = search(Natural::charging());
-        assert_eq!(strata(&charged.report), vec![(0, 3, 2, 1, 1), (1, 1, 2, 0, 0)]);
-        let free = search(Natural::default());
-        assert_eq!(strata(&free.report), vec![(0, 4, 4, 0, 0)]);
-        for r in [&charged.report, &free.report] {
-            assert_eq!((r.states, r.transitions, r.outcome), (4, 4, Outcome::Verified));
-        }
-    }
-
-    /// A violation's path names the choices that were not their state's
-    /// first: B at 1 is choice 0 there, A at 2 needs the move past A at 0.
-    #[test]
-    fn a_violation_path_lists_the_moves_to_the_next_choice() {
-        let config = Config::default();
-        for (bad, step, path) in [((1, 1, 0), 1, vec![]), ((2, 0, 0), 1, vec![(0, 1)])] {
-            let mut program = diamond();
-            program.bad.insert(bad);
-            let r = run(
-                Watched::bare(&program),
-                Natural::charging(),
-                &config,
-                Report::new("test", None, 0, 1),
-            )
-            .unwrap();
-            let v = r.violation.expect("a violation");
-            assert_eq!((v.found.step, v.advances), (step, path), "{bad:?}");
-        }
+        close_report(self.report, self.violation, &self.config, &self.cache, end)
     }
 }
