@@ -206,6 +206,7 @@ pub(crate) enum StrategyName {
     Pct,
     Pos,
     Pctcp,
+    Surw,
     Hybrid,
 }
 
@@ -222,6 +223,7 @@ impl StrategyName {
             StrategyName::Pct => "pct",
             StrategyName::Pos => "pos",
             StrategyName::Pctcp => "pctcp",
+            StrategyName::Surw => "surw",
             StrategyName::Hybrid => "hybrid",
         }
     }
@@ -230,7 +232,7 @@ impl StrategyName {
 impl ValueEnum for StrategyName {
     fn value_variants<'a>() -> &'a [Self] {
         use StrategyName::*;
-        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct, Pos, Pctcp, Hybrid]
+        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid]
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
@@ -269,7 +271,7 @@ pub(crate) struct RunArgs {
     /// Stop after this many distinct states (ses, dfs, pb; hybrid: the SES phase, default 100,000).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_states: Option<u64>,
-    /// Stop after this many schedules (ss, rs, irs, pct, pos, pctcp; hybrid: its sampling phase).
+    /// Stop after this many schedules (ss, rs, irs, pct, pos, pctcp, surw; hybrid: its sampling phase).
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_schedules: Option<u64>,
     /// Memory budget of the state cache in MiB (ses, dfs, pb, hybrid; default: grow within --max-memory-mb).
@@ -278,13 +280,13 @@ pub(crate) struct RunArgs {
     /// Memory budget of the whole search in MiB (ses, dfs, pb, hybrid; default: 3/4 of the machine).
     #[arg(long, value_name = "MB", value_parser = memory_mb)]
     pub max_memory_mb: Option<u64>,
-    /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct, pos, pctcp, hybrid).
+    /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct, pos, pctcp, surw, hybrid).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Worker threads (every strategy; default: 1 for ses, dfs and pb, all cores for sampling and hybrid, whose SES phase runs on one).
     #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
     pub threads: Option<usize>,
-    /// Run only the samples with index mod N = K (ss, rs, irs, pct, pos, pctcp).
+    /// Run only the samples with index mod N = K (ss, rs, irs, pct, pos, pctcp, surw).
     #[arg(long, value_name = "K/N", value_parser = shard)]
     pub shard: Option<(u32, u32)>,
     /// The distributed SES (--workers, --processes, --process, --hostfile).
@@ -384,6 +386,7 @@ impl RunArgs {
                 depth: self.pct_depth,
                 steps: self.pct_steps,
             },
+            StrategyName::Surw => Strategy::Surw,
             StrategyName::Hybrid => Strategy::Hybrid(HybridParams {
                 ses_states: None,
                 ss: self.ss_params(),

@@ -24,7 +24,7 @@ pub const MEAN_SAMPLES: u64 = 100;
 
 /// The deep table's techniques, in order, by column name: one line each.
 pub const TECHNIQUES: &[&str] = &[
-    "RS", "IRS", "PCT", "POS", "PCTCP", "SS-RR", "SS-RTC", "SS-PRR", "Hybrid", "SES-RTC",
+    "RS", "IRS", "PCT", "POS", "PCTCP", "SURW", "SS-RR", "SS-RTC", "SS-PRR", "Hybrid", "SES-RTC",
 ];
 
 /// The deep table's columns (see [`TECHNIQUES`]), from the first table's,

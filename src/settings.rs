@@ -9,7 +9,7 @@ use mcheck_checker::{Config, Progress};
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use StrategyName::{Dfs, Hybrid, Irs, Pb, Pct, Pctcp, Pos, Rs, Ses, Ss};
+use StrategyName::{Dfs, Hybrid, Irs, Pb, Pct, Pctcp, Pos, Rs, Ses, Ss, Surw};
 
 /// A strategy-specific flag of `run`: its clap id, its spelling, the
 /// strategies it applies to, and why the others ignore it. Flags not
@@ -21,7 +21,7 @@ struct Applies {
     why: &'static str,
 }
 
-const SAMPLING: &[StrategyName] = &[Ss, Rs, Irs, Pct, Pos, Pctcp];
+const SAMPLING: &[StrategyName] = &[Ss, Rs, Irs, Pct, Pos, Pctcp, Surw];
 /// The exhaustive searches and hybrid, whose SES phase keeps a cache and
 /// counts states.
 const CACHED: &[StrategyName] = &[Ses, Dfs, Pb, Hybrid];
@@ -78,7 +78,7 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "max_schedules",
         flag: "--max-schedules",
-        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Hybrid],
+        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid],
         why: "exhaustive searches count states; use --max-states",
     },
     Applies {
@@ -90,7 +90,7 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "seed",
         flag: "--seed",
-        to: &[Ses, Ss, Rs, Irs, Pct, Pos, Pctcp, Hybrid],
+        to: &[Ses, Ss, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid],
         why: "dfs and pb make no random choice",
     },
     Applies {
@@ -126,7 +126,7 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "temperature",
         flag: "--temperature",
-        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Hybrid],
+        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid],
         why: "exhaustive searches find liveness violations as fair cycles, without a threshold",
     },
     Applies {

@@ -60,6 +60,7 @@ pub fn columns() -> Vec<Column> {
     };
     v.push(c("POS", Strategy::Pos, "rtc", false, false, true));
     v.push(c("PCTCP", pctcp, "rtc", false, false, true));
+    v.push(c("SURW", Strategy::Surw, "rtc", false, false, true));
     // Hybrid counts the schedules of its sampling phase (after SES spent
     // its state budget; 0 when SES found the bug). Not `delaying` here:
     // the first table's ratio compares SS alone with the baselines.

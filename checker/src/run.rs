@@ -11,7 +11,7 @@ use crate::orbits::OrbitsChecked;
 use crate::program::{Program, ProgramExt};
 use crate::report::Report;
 use crate::search::{
-    dfs_on, hybrid_on, irs_on, pb_on, pct_on, pctcp_on, pos_on, rs_on, ses_on, ss_on, SearchError, Strategy,
+    dfs_on, hybrid_on, irs_on, pb_on, pct_on, pctcp_on, pos_on, rs_on, ses_on, ss_on, surw_on, SearchError, Strategy,
 };
 use crate::watch::{Both, Watch, Watched};
 
@@ -170,6 +170,7 @@ fn run_sampling<P: Program, E: Explorer>(
         Strategy::Pct { depth, steps } => pct_on(program, config, *depth, *steps),
         Strategy::Pos => pos_on(program, config),
         Strategy::Pctcp { depth, steps } => pctcp_on(program, config, *depth, *steps),
+        Strategy::Surw => surw_on(program, config),
         Strategy::Hybrid(params) => hybrid_on(program, explorer, config, params),
         Strategy::Ses | Strategy::Dfs | Strategy::Pb => Err(SearchError::Internal(format!(
             "{} is an exhaustive strategy, not a sampling one",

@@ -255,7 +255,7 @@ fn clap_messages_are_shown_in_full() {
             &["run", "lostupdate", "-s", "se"],
             &[
                 "'se'",
-                "possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, hybrid",
+                "possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, surw, hybrid",
                 "similar value exists: 'ses'",
             ],
         ),
@@ -322,7 +322,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
     };
     let run = help(&["run", "-h"]);
     for n in [
-        "[possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, hybrid]",
+        "[possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, surw, hybrid]",
         "rr, rtc, prr, or one of the model's own",
         "--c1 <X>",
         "[default: 100]",
@@ -336,6 +336,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
         ("pct", "PCT: random"),
         ("pos", "POS: partial"),
         ("pctcp", "PCTCP: PCT"),
+        ("surw", "SURW: selectively"),
         ("hybrid", "ses until a state budget"),
     ] {
         let line = |l: &str| l.trim_start().starts_with(&format!("- {name}:")) && l.contains(what);
@@ -356,7 +357,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
 #[test]
 fn inapplicable_flags_are_rejected_naming_their_strategies() {
     let exhaustive = "it applies to ses, dfs, pb, hybrid";
-    let sampling = "it applies to ss, rs, irs, pct, pos, pctcp";
+    let sampling = "it applies to ss, rs, irs, pct, pos, pctcp, surw";
     let cases: &[(&str, &[&str], &str)] = &[
         ("ses", &["--shard", "0/2"], sampling),
         ("dfs", &["--shard", "1/2"], sampling),
@@ -370,13 +371,13 @@ fn inapplicable_flags_are_rejected_naming_their_strategies() {
         (
             "ses",
             &["--max-schedules", "10"],
-            "it applies to ss, rs, irs, pct, pos, pctcp, hybrid",
+            "it applies to ss, rs, irs, pct, pos, pctcp, surw, hybrid",
         ),
         ("dfs", &["-e", "prr"], "it applies to ses, ss, hybrid"),
         (
             "pb",
             &["--seed", "3"],
-            "it applies to ses, ss, rs, irs, pct, pos, pctcp, hybrid",
+            "it applies to ses, ss, rs, irs, pct, pos, pctcp, surw, hybrid",
         ),
         ("ses", &["--c1", "10"], "it applies to ss, hybrid"),
         ("rs", &["--placement", "uniform"], "it applies to ss, hybrid"),
@@ -545,7 +546,7 @@ fn shrink_note_counts_in_english() {
 /// Every strategy stops within a second of `--time-limit` and still reports.
 #[test]
 fn time_limit_holds_for_every_strategy() {
-    for s in ["ses", "dfs", "pb", "rs", "irs", "pct", "pos", "pctcp", "hybrid"] {
+    for s in ["ses", "dfs", "pb", "rs", "irs", "pct", "pos", "pctcp", "surw", "hybrid"] {
         let start = std::time::Instant::now();
         let o = mcheck(&[
             "run",

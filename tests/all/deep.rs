@@ -7,12 +7,13 @@ use serde_json::Value;
 
 /// The deep table's techniques: (column, strategy, explorer (only for
 /// the strategies that follow one), randomized).
-const COLUMNS: [(&str, &str, &str, bool); 10] = [
+const COLUMNS: [(&str, &str, &str, bool); 11] = [
     ("RS", "rs", "", true),
     ("IRS", "irs", "", true),
     ("PCT", "pct", "", true),
     ("POS", "pos", "", true),
     ("PCTCP", "pctcp", "", true),
+    ("SURW", "surw", "", true),
     ("SS-RR", "ss", "rr", true),
     ("SS-RTC", "ss", "rtc", true),
     ("SS-PRR", "ss", "prr", true),
@@ -48,9 +49,9 @@ fn deep_table_json_has_the_budget_the_mean_and_a_cell_per_technique() {
     assert_eq!(v["interrupted"], false);
     let names: Vec<&str> = COLUMNS.iter().map(|c| c.0).collect();
     assert_eq!(v["columns"], serde_json::json!(names));
-    // One row; at most the mean pass and 9 x 2 + 1 runs of 60 s on 2
-    // threads: 60 + 19 * 60 / 2 rounded up.
-    assert_eq!(v["worst_case_s"], 60.0 + 570.0);
+    // One row; at most the mean pass and 10 x 2 + 1 runs of 60 s on 2
+    // threads: 60 + 21 * 60 / 2 rounded up.
+    assert_eq!(v["worst_case_s"], 60.0 + 630.0);
     let rows = v["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 1, "{v}");
     let row = &rows[0];
@@ -135,7 +136,7 @@ fn deep_table_markdown_states_its_budget_and_rejects_a_state_cap() {
         "{out}"
     );
     assert!(
-        out.contains("| model | bug | parameters | mean steps | RS | IRS | PCT | POS | PCTCP | SS-RR |"),
+        out.contains("| model | bug | parameters | mean steps | RS | IRS | PCT | POS | PCTCP | SURW | SS-RR |"),
         "{out}"
     );
     assert!(out.contains("| lostupdate | 1 blind-write | "), "{out}");

@@ -18,7 +18,8 @@
 //! * [`irs`]: iterative random walk with a growing depth bound,
 //! * [`pct()`]: probabilistic concurrency testing,
 //! * [`pos()`]: partial order sampling,
-//! * [`pctcp()`]: PCT with priorities per causal chain of messages.
+//! * [`pctcp()`]: PCT with priorities per causal chain of messages,
+//! * [`surw()`]: the selectively uniform random walk.
 //!
 //! and [`hybrid`], SES up to a state budget, then SS from the states it
 //! left unexplored (the stratified loop, then the batch runner).
@@ -47,6 +48,7 @@ mod random;
 mod sample;
 mod ss;
 mod stratified;
+mod surw;
 mod threads;
 mod walk;
 
@@ -59,9 +61,11 @@ pub use progress::{human, rate};
 pub use random::{irs, rs};
 pub use sample::{SampleEnd, SampleResult};
 pub use ss::{draw_sample, ss, SsParams, SsPlacement};
+pub use surw::surw;
 pub use threads::run_indexed;
 pub(crate) use {
     hybrid::hybrid_on, pct::pct_on, pctcp::pctcp_on, pos::pos_on, random::irs_on, random::rs_on, ss::ss_on,
+    surw::surw_on,
 };
 
 use crate::config::Config;
@@ -311,6 +315,8 @@ pub enum Strategy {
         /// k, the range of the change points.
         steps: Option<u64>,
     },
+    /// SURW: the selectively uniform random walk (see [`surw()`]).
+    Surw,
     /// SES up to a state budget, then stratified sampling from where it
     /// stopped (see [`hybrid`]).
     Hybrid(HybridParams),
@@ -338,6 +344,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("pct", "PCT: random actor priorities with --pct-depth - 1 change points in [1, --pct-steps] (baseline)"),
     ("pos", "POS: partial order sampling, a random priority per message, fresh ones for the messages that race with a delivery (baseline)"),
     ("pctcp", "PCTCP: PCT with random priorities per causal chain of messages, --pct-depth and --pct-steps as PCT's (baseline)"),
+    ("surw", "SURW: selectively uniform random walk, an actor drawn in proportion to its remaining racing sends, counted by a profiling run (baseline)"),
     ("hybrid", "ses until a state budget (--max-states, default 100,000), then stratified sampling from the states it left unexplored"),
 ];
 
@@ -354,6 +361,7 @@ impl Strategy {
             Strategy::Pct { .. } => "pct",
             Strategy::Pos => "pos",
             Strategy::Pctcp { .. } => "pctcp",
+            Strategy::Surw => "surw",
             Strategy::Hybrid(_) => "hybrid",
         }
     }

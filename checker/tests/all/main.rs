@@ -15,4 +15,5 @@ mod pos_pctcp;
 mod races;
 mod ss;
 mod strategies;
+mod surw;
 mod symmetry;
