@@ -177,10 +177,17 @@ impl<'a, P: Program> Watched<'a, P> {
     #[inline(always)]
     pub fn fingerprint(&self, s: &P::State, symmetry: bool) -> u64 {
         match self.watch {
-            Some(w) if symmetry => keyed_fingerprint(self.program, s, true, |fp| w.keyed(s, fp)),
+            Some(w) if symmetry => watched_fingerprint(self.program, w, s),
             _ => state_fingerprint(self.program, s, symmetry),
         }
     }
+}
+
+/// [`Watched::fingerprint`] with a watch and symmetry, out of line so that
+/// the search's inlined look-aheads do not grow by it.
+#[inline(never)]
+fn watched_fingerprint<P: Program>(program: &P, w: &dyn Watch<P::State>, s: &P::State) -> u64 {
+    keyed_fingerprint(program, s, true, |fp| w.keyed(s, fp))
 }
 
 /// [`Watched::execute`] with a watch, out of line so that a run without
