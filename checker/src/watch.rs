@@ -205,3 +205,89 @@ fn watched_execute<P: Program>(
     let result = program.execute(s, actor, alt, events);
     w.after(s, result)
 }
+
+/// [`Watched`] for a search instantiated knowing whether a watch is there
+/// (`ON`): without one (`ON` false) every call is the program's own, with
+/// no test of the watch at all, so that the optimised search's hot loops
+/// cost what they cost before watches existed; with one it is
+/// [`Watched`]'s. The optimised search is instantiated both ways and picks
+/// at its start (`Watching::new`'s caller matches on [`Watched::watch`]).
+pub(crate) struct Watching<'a, P: Program, const ON: bool>(Watched<'a, P>);
+
+impl<P: Program, const ON: bool> Clone for Watching<'_, P, ON> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P: Program, const ON: bool> Copy for Watching<'_, P, ON> {}
+
+impl<P: Program, const ON: bool> std::fmt::Debug for Watching<'_, P, ON> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<P: Program, const ON: bool> Deref for Watching<'_, P, ON> {
+    type Target = P;
+    fn deref(&self) -> &P {
+        self.0.program
+    }
+}
+
+impl<'a, P: Program, const ON: bool> Watching<'a, P, ON> {
+    /// `program`, whose watch is there exactly when `ON`.
+    pub(crate) fn new(program: Watched<'a, P>) -> Self {
+        debug_assert_eq!(
+            program.watch.is_some(),
+            ON,
+            "mcheck bug: a search instantiated for the wrong watch"
+        );
+        Watching(program)
+    }
+
+    /// The program itself.
+    pub(crate) fn program(&self) -> &'a P {
+        self.0.program
+    }
+
+    /// [`Watched::execute`].
+    #[inline(always)]
+    pub(crate) fn execute(
+        &self,
+        s: &mut P::State,
+        actor: ActorId,
+        alt: u32,
+        events: &mut Vec<Event>,
+    ) -> Result<(), Violation> {
+        match ON {
+            true => self.0.execute(s, actor, alt, events),
+            false => self.0.program.execute(s, actor, alt, events),
+        }
+    }
+
+    /// [`Watched::count_transition`].
+    #[inline(always)]
+    pub(crate) fn count_transition(&self, s: &P::State, actor: ActorId, alt: u32) {
+        if ON {
+            self.0.count_transition(s, actor, alt)
+        }
+    }
+
+    /// [`Watched::count_state`].
+    #[inline(always)]
+    pub(crate) fn count_state(&self, s: &P::State) {
+        if ON {
+            self.0.count_state(s)
+        }
+    }
+
+    /// [`Watched::fingerprint`].
+    #[inline(always)]
+    pub(crate) fn fingerprint(&self, s: &P::State, symmetry: bool) -> u64 {
+        match ON {
+            true => self.0.fingerprint(s, symmetry),
+            false => state_fingerprint(self.0.program, s, symmetry),
+        }
+    }
+}

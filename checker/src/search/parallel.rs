@@ -43,7 +43,7 @@ use crate::cache::{SharedCache, SharedHandle};
 use crate::config::Config;
 use crate::program::Program;
 use crate::report::Report;
-use crate::watch::Watched;
+use crate::watch::{Watched, Watching};
 use std::sync::Mutex;
 
 /// Chunks per thread in one stratum: enough to balance uneven work items.
@@ -59,6 +59,21 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     program: Watched<'_, P>,
     root: O,
     config: &Config,
+    report: Report,
+    threads: usize,
+    spread: Option<usize>,
+) -> Result<SearchResult, SearchError> {
+    match program.watch() {
+        Some(_) => run_as::<P, O, true>(program, root, config, report, threads, spread),
+        None => run_as::<P, O, false>(program, root, config, report, threads, spread),
+    }
+}
+
+/// [`run`] instantiated for a watch there (`W`) or not.
+fn run_as<P: Program, O: ChoiceOrder, const W: bool>(
+    program: Watched<'_, P>,
+    root: O,
+    config: &Config,
     mut report: Report,
     threads: usize,
     spread: Option<usize>,
@@ -67,7 +82,7 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     report.threads = threads;
     let cache = SharedCache::new(cache_budget(config));
     let shared = Shared::new(config.progress.clone());
-    let mut main = Search::on_shared_cache(program, config, &cache, report);
+    let mut main = Search::<P, O, _, W>::on_shared_cache(Watching::new(program), config, &cache, report);
     let mut spares = Spares::default();
     let stop = main.explore(root, |main, work| {
         if spread.is_some_and(|n| work.len() as u64 + main.frontier_len() >= n as u64) {
@@ -82,8 +97,8 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
 /// Runs one stratum's work items (`work`, then the lists the last merge
 /// kept) on `threads` threads, with buffers from `spares`, and merges the
 /// chunks into `main` in chunk order.
-fn stratum<'a, P: Program, O: ChoiceOrder>(
-    main: &mut Search<'a, P, O, SharedHandle<'a>>,
+fn stratum<'a, P: Program, O: ChoiceOrder, const W: bool>(
+    main: &mut Search<'a, P, O, SharedHandle<'a>, W>,
     work: &mut Vec<Entry<P::State, O>>,
     spares: &mut Spares<P::State, O>,
     cache: &SharedCache,

@@ -100,7 +100,7 @@ fn too_many_nodes() -> SearchError {
     )
 }
 
-impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
     /// The path node of frame `k`, creating nodes for the frames below it
     /// that have none yet.
     pub(super) fn materialize(&mut self, k: usize) -> Result<u32, SearchError> {

@@ -134,7 +134,7 @@ impl Shared {
     }
 }
 
-impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
     /// The budgets, checked every few thousand transitions.
     #[inline]
     pub(super) fn budgets_due(&mut self) -> Option<Stop> {

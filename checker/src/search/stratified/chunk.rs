@@ -13,7 +13,7 @@ use crate::report::{Report, Stratum};
 use crate::search::error::SearchError;
 use crate::search::order::ChoiceOrder;
 use crate::search::progress::Meter;
-use crate::watch::Watched;
+use crate::watch::Watching;
 use std::mem::size_of;
 use std::time::Instant;
 
@@ -21,8 +21,8 @@ use std::time::Instant;
 /// program, settings, cache, bound and start time, and its path arena
 /// (read-only).
 #[derive(Debug)]
-pub(in crate::search) struct Fork<'w, P: Program> {
-    program: Watched<'w, P>,
+pub(in crate::search) struct Fork<'w, P: Program, const W: bool> {
+    program: Watching<'w, P, W>,
     config: &'w Config,
     cache: &'w SharedCache,
     strategy: &'w str,
@@ -36,12 +36,12 @@ pub(in crate::search) struct Fork<'w, P: Program> {
 }
 
 // Not derived: `P` need not be `Clone` for a reference to it to be copied.
-impl<P: Program> Clone for Fork<'_, P> {
+impl<P: Program, const W: bool> Clone for Fork<'_, P, W> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<P: Program> Copy for Fork<'_, P> {}
+impl<P: Program, const W: bool> Copy for Fork<'_, P, W> {}
 
 /// The parallel driver's emptied buffers, reused from one stratum to the
 /// next so that their pages stay mapped (ARCHITECTURE.md, "Parallel SES, PB and DFS"): work lists
@@ -117,7 +117,7 @@ impl<S, O> Chunk<S, O> {
     }
 }
 
-impl<'w, P: Program> Fork<'w, P> {
+impl<'w, P: Program, const W: bool> Fork<'w, P, W> {
     /// Runs `items` (a chunk of the stratum's work items, in order, whose
     /// path nodes `remap` renumbers first) as a worker search that shares
     /// `shared`'s counters and halt flag, and keeps its frontier in
@@ -180,10 +180,10 @@ impl<'w, P: Program> Fork<'w, P> {
     }
 }
 
-impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, SharedHandle<'a>> {
+impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, SharedHandle<'a>, W> {
     /// The main search of a parallel run, on `cache`.
     pub(in crate::search) fn on_shared_cache(
-        program: Watched<'a, P>,
+        program: Watching<'a, P, W>,
         config: &'a Config,
         cache: &'a SharedCache,
         report: Report,
@@ -192,7 +192,7 @@ impl<'a, P: Program, O: ChoiceOrder> Search<'a, P, O, SharedHandle<'a>> {
     }
 
     /// What the workers of the current stratum start from.
-    pub(in crate::search) fn fork(&self) -> Fork<'_, P> {
+    pub(in crate::search) fn fork(&self) -> Fork<'_, P, W> {
         Fork {
             program: self.program,
             config: self.config,

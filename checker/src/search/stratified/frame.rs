@@ -17,7 +17,7 @@ pub(super) struct Resumed {
     pub(super) fp: u64,
 }
 
-impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
     /// Appends the enabled set of `state` to `en`/`ids`; returns where it
     /// is, with its mask if the order reads it, and its number of choices.
     #[inline]

@@ -16,7 +16,7 @@ use crate::program::Program;
 use crate::report::{BoundedBy, Report};
 use crate::search::error::SearchError;
 use crate::search::order::ChoiceOrder;
-use crate::watch::Watched;
+use crate::watch::{Watched, Watching};
 
 /// A state the exhaustive phase left with choices it did not take.
 #[derive(Debug)]
@@ -47,8 +47,22 @@ pub(in crate::search) fn run_to_roots<P: Program, O: ChoiceOrder>(
     config: &Config,
     report: Report,
 ) -> Result<(SearchResult, Option<Vec<Root<P::State, O>>>), SearchError> {
+    match program.watch() {
+        Some(_) => roots_as::<P, O, true>(program, root, config, report),
+        None => roots_as::<P, O, false>(program, root, config, report),
+    }
+}
+
+/// [`run_to_roots`] instantiated for a watch there (`W`) or not.
+#[allow(clippy::type_complexity)]
+fn roots_as<P: Program, O: ChoiceOrder, const W: bool>(
+    program: Watched<'_, P>,
+    root: O,
+    config: &Config,
+    report: Report,
+) -> Result<(SearchResult, Option<Vec<Root<P::State, O>>>), SearchError> {
     let cache = FingerprintSet::new(super::cache_budget(config));
-    let mut search = Search::new(program, config, cache, report);
+    let mut search = Search::<P, O, _, W>::new(Watching::new(program), config, cache, report);
     search.keep_rest = true;
     search.exact_states = config.max_states.unwrap_or(u64::MAX);
     let stop = search.explore(root, |s, work| s.run_work(work))?;
@@ -59,7 +73,7 @@ pub(in crate::search) fn run_to_roots<P: Program, O: ChoiceOrder>(
     Ok((search.finish(stop), roots))
 }
 
-impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
     /// What the stopped search left unexplored (see the module docs).
     fn roots(&mut self) -> Result<Vec<Root<P::State, O>>, SearchError> {
         let mut roots = Vec::new();

@@ -56,7 +56,7 @@ use crate::cache::{FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
 use crate::config::{peak_rss, Config};
 use crate::program::{ActorId, Enabled, Event, Program, ProgramExt};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
-use crate::watch::Watched;
+use crate::watch::{Watched, Watching};
 use arena::Arena;
 use retire::{Ahead, Owed};
 use std::time::Instant;
@@ -191,8 +191,9 @@ pub(super) enum Stop {
 }
 
 /// The stratified search: one stack, one frontier, one cache.
-pub(super) struct Search<'a, P: Program, O, C = FingerprintSet> {
-    program: Watched<'a, P>,
+pub(super) struct Search<'a, P: Program, O, C = FingerprintSet, const W: bool = false> {
+    /// The program, with the run's watch when `W` (see [`Watching`]).
+    program: Watching<'a, P, W>,
     config: &'a Config,
     cache: C,
     stack: Vec<Frame<P::State, O>>,
@@ -309,15 +310,28 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     config: &Config,
     report: Report,
 ) -> Result<SearchResult, SearchError> {
+    match program.watch() {
+        Some(_) => run_as::<P, O, true>(program, root, config, report),
+        None => run_as::<P, O, false>(program, root, config, report),
+    }
+}
+
+/// [`run`] instantiated for a watch there (`W`) or not.
+fn run_as<P: Program, O: ChoiceOrder, const W: bool>(
+    program: Watched<'_, P>,
+    root: O,
+    config: &Config,
+    report: Report,
+) -> Result<SearchResult, SearchError> {
     let cache = FingerprintSet::new(cache_budget(config));
-    let mut search = Search::new(program, config, cache, report);
+    let mut search = Search::<P, O, _, W>::new(Watching::new(program), config, cache, report);
     let stop = search.explore(root, |s, work| s.run_work(work))?;
     Ok(search.finish(stop))
 }
 
-impl<'a, P: Program, O: ChoiceOrder, C: StateCache> Search<'a, P, O, C> {
+impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P, O, C, W> {
     /// A search at bound 0 with nothing explored yet.
-    fn new(program: Watched<'a, P>, config: &'a Config, cache: C, report: Report) -> Self {
+    fn new(program: Watching<'a, P, W>, config: &'a Config, cache: C, report: Report) -> Self {
         Search {
             program,
             config,

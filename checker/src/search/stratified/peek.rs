@@ -7,7 +7,7 @@ use super::{enabled_set, Search};
 use crate::cache::{fingerprint, StateCache};
 use crate::program::{ActorId, Event, Program};
 use crate::search::order::ChoiceOrder;
-use crate::watch::Watched;
+use crate::watch::Watching;
 
 /// How many work items the search takes at a time: it prepares their
 /// retirement checks together and prefetches the cache slots of the
@@ -25,7 +25,7 @@ pub(super) const SUCCESSOR_AHEAD: usize = 16;
 /// The most successors of one frame whose fingerprints are computed ahead.
 const MAX_PEEK: u32 = 64;
 
-impl<P: Program, O: ChoiceOrder, C: StateCache> Search<'_, P, O, C> {
+impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
     /// Computes the fingerprints of the successors that frame `k` (just
     /// pushed) will reach in this stratum, in order, and prefetches the
     /// look-ups of the first few. A frame that takes one choice only
@@ -152,8 +152,8 @@ pub(in crate::search) fn key_of<O: ChoiceOrder>(fp: u64, order: &O) -> u64 {
 /// call, with its state copy and events on its own frame, it cost 5% of
 /// SES's instructions on TwoPhase: ARCHITECTURE.md, "Performance design").
 #[inline(always)]
-pub(super) fn successor_fp<P: Program, O: ChoiceOrder>(
-    program: Watched<'_, P>,
+pub(super) fn successor_fp<P: Program, O: ChoiceOrder, const W: bool>(
+    program: Watching<'_, P, W>,
     (events, scratch): (&mut Vec<Event>, &mut Option<P::State>),
     state: &P::State,
     (actor, alt): (ActorId, u32),

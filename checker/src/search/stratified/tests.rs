@@ -56,7 +56,7 @@ fn search<E: Explorer + Default>(
     explorer.init(&program.actors(&program.initial()));
     let cache = FingerprintSet::new(cache_budget(&config));
     let mut s = Search::new(
-        crate::watch::Watched::bare(program),
+        crate::watch::Watching::<_, false>::new(crate::watch::Watched::bare(program)),
         &config,
         cache,
         Report::new("ses", Some("causal"), 0, 1),
