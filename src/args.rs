@@ -318,11 +318,18 @@ pub(crate) struct RunArgs {
     pub symmetry: bool,
     /// ses, dfs and pb: run the plain stratified search, the paper's
     /// algorithm as it reads, without the optimisation layer (retirement,
-    /// throttles, pass-through, look-ahead, fast resume, path arena): the
+    /// pass-through, look-ahead, fast resume, path arena): the
     /// same counts in every stratum, the same outcome and counterexample,
     /// slower; for a user who suspects the optimisations. One thread only.
     #[arg(long, conflicts_with_all = ["workers", "processes", "process", "hostfile"])]
     pub plain: bool,
+    /// ses, dfs and pb: turn these shortcuts of the optimised search off
+    /// (comma-separated), to measure what each one pays; the counts, the
+    /// outcome and the counterexample stay the same (docs/performance.md,
+    /// "What each shortcut pays").
+    #[arg(long, value_name = "SHORTCUTS", value_delimiter = ',', conflicts_with = "plain",
+          value_parser = clap::builder::PossibleValuesParser::new(mcheck_checker::Shortcuts::NAMES))]
+    pub without: Vec<String>,
     /// PCT and PCTCP: the bug depth d (d - 1 priority-change points).
     #[arg(long, value_name = "D", default_value_t = DEFAULT_PCT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=1000))]

@@ -58,6 +58,12 @@ const APPLIES: &[Applies] = &[
         why: "it runs the exhaustive searches without their optimisation layer; the others have none",
     },
     Applies {
+        id: "without",
+        flag: "--without",
+        to: &[Ses, Dfs, Pb],
+        why: "it turns shortcuts of the exhaustive searches off; the others take none",
+    },
+    Applies {
         id: "max_states",
         flag: "--max-states",
         to: CACHED,
@@ -184,6 +190,12 @@ pub fn run_config(args: &RunArgs) -> Result<Config, String> {
         progress: progress(args.quiet),
         ..Config::default()
     };
+    for name in &args.without {
+        c.shortcuts = c.shortcuts.without(name).map_err(|name| {
+            let names = mcheck_checker::Shortcuts::NAMES.join(", ");
+            format!("--without: no shortcut is named {name}; the shortcuts are {names}")
+        })?;
+    }
     if let Some(mb) = args.max_memory_mb {
         c.max_memory = (mb as usize) << 20;
     }

@@ -107,12 +107,87 @@ pub struct Config {
     pub symmetry: bool,
     /// Run SES, DFS and PB as the plain stratified search (`search/plain.rs`,
     /// the paper's algorithm as it reads) without the optimisation layer
-    /// (retirement, throttles, pass-through, look-ahead, fast resume, path
+    /// (retirement, pass-through, look-ahead, fast resume, path
     /// arena): the same counts in every stratum, the same outcome and
     /// counterexample, slower; for a user who suspects the optimisations
     /// (ARCHITECTURE.md, "The plain search"). One thread only: with
     /// more worker threads these searches return an input error.
     pub plain: bool,
+    /// The shortcuts the optimised layer takes (all by default), each of
+    /// which can be turned off on its own to measure what it pays; ignored
+    /// with `plain`.
+    pub shortcuts: Shortcuts,
+}
+
+/// The shortcuts of the optimised exhaustive search (ARCHITECTURE.md, "The
+/// optimised search"). None changes a count, an outcome or a
+/// counterexample: each only saves work, and the differential tests run
+/// the search with each one off against the plain search. A shortcut that
+/// needs another is off when that one is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shortcuts {
+    /// Look-ahead: a frame's successors' fingerprints are computed when it
+    /// is pushed, their cache slots prefetched, and the successors found
+    /// cached taken in a tight loop without the general step.
+    pub peek: bool,
+    /// Fast resume: a deferred entry takes its one choice of a stratum
+    /// without a stack frame.
+    pub fast_resume: bool,
+    /// Retirement: a resumed entry whose remaining successors are all
+    /// cached is counted for the strata it would have been resumed in and
+    /// dropped (needs `fast_resume`).
+    pub retire: bool,
+    /// Checks ahead: the retirement checks of the next few work items are
+    /// prepared together, so that their cache look-ups overlap (needs
+    /// `retire`).
+    pub ahead: bool,
+    /// Pass-through: a kept entry whose next choices reach cached
+    /// successors skips the strata that would only defer it again (needs
+    /// `ahead`).
+    pub pass: bool,
+}
+
+impl Shortcuts {
+    /// Every shortcut (the default).
+    pub const ALL: Shortcuts = Shortcuts {
+        peek: true,
+        fast_resume: true,
+        retire: true,
+        ahead: true,
+        pass: true,
+    };
+
+    /// The shortcuts' names, as [`without`](Self::without) takes them.
+    pub const NAMES: [&'static str; 5] = ["peek", "fast-resume", "retire", "ahead", "pass"];
+
+    /// These shortcuts without the one named `name` (one of
+    /// [`NAMES`](Self::NAMES)), or the name back if there is none of it.
+    pub fn without(mut self, name: &str) -> Result<Shortcuts, String> {
+        let flag = match name {
+            "peek" => &mut self.peek,
+            "fast-resume" => &mut self.fast_resume,
+            "retire" => &mut self.retire,
+            "ahead" => &mut self.ahead,
+            "pass" => &mut self.pass,
+            _ => return Err(name.to_string()),
+        };
+        *flag = false;
+        Ok(self)
+    }
+
+    /// With the ones whose prerequisite is off turned off too.
+    pub fn closed(mut self) -> Shortcuts {
+        self.retire &= self.fast_resume;
+        self.ahead &= self.retire;
+        self.pass &= self.ahead;
+        self
+    }
+}
+
+impl Default for Shortcuts {
+    fn default() -> Self {
+        Shortcuts::ALL
+    }
 }
 
 impl Default for Config {
@@ -137,6 +212,7 @@ impl Default for Config {
             temperature: None,
             symmetry: false,
             plain: false,
+            shortcuts: Shortcuts::ALL,
         }
     }
 }

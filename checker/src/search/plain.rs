@@ -57,8 +57,8 @@
 //! [`Watched::count_state`] for every state counted) and the budgets,
 //! checked as often as the optimised search checks them.
 //!
-//! What it leaves out is the optimisation layer: retired entries, their
-//! throttles, passing entries through strata, successors peeked and
+//! What it leaves out is the optimisation layer: retired entries,
+//! passing entries through strata, successors peeked and
 //! prefetched, the resume fast path, the path arena, and the parallel
 //! driver: it runs on one thread, and `search` refuses it with more.
 
@@ -599,7 +599,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route> Plain<'w, P
     fn finish(mut self, stop: Option<Stopped>) -> SearchResult {
         self.meter.finish();
         self.report.notes.push(
-            "the plain stratified search ran (Config::plain, --plain): no retirement, throttles, pass-through, look-ahead or fast resume".into(),
+            "the plain stratified search ran (Config::plain, --plain): no retirement, pass-through, look-ahead or fast resume".into(),
         );
         let end = Ending {
             stop: stop.map(Into::into),

@@ -10,7 +10,7 @@
 use mcheck_checker::explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use mcheck_checker::search;
 use mcheck_checker::testing::{Causal, RandomProgram};
-use mcheck_checker::{BoundedBy, Config, Explorer, Outcome, Report, SearchError};
+use mcheck_checker::{BoundedBy, Config, Explorer, Outcome, Report, SearchError, Shortcuts};
 
 /// (bound, new states, transitions, deferrals, frontier) per stratum.
 type Strata = Vec<(u32, u64, u64, u64, u64)>;
@@ -215,5 +215,20 @@ fn the_plain_search_refuses_several_threads() {
     };
     for r in [search::ses(&p, Causal::default(), &config), search::dfs(&p, &config)] {
         assert!(matches!(r, Err(SearchError::Input(m)) if m.contains("one thread")));
+    }
+}
+
+/// Each shortcut of the optimised layer off on its own, and the throttles
+/// off (retirement and pass-through then tried at every chance): still the
+/// plain search's counts, outcome and counterexample.
+#[test]
+fn each_shortcut_off_agrees_with_plain() {
+    for name in Shortcuts::NAMES {
+        let shortcuts = Shortcuts::ALL.without(name).expect("a shortcut's name");
+        for seed in 0..40u64 {
+            let p = RandomProgram::generate(seed, false, seed % 2 == 0);
+            let config = Config { shortcuts, ..quiet() };
+            compare_explorers(&p, &config, &format!("seed {seed}, without {name}"));
+        }
     }
 }

@@ -4,7 +4,6 @@
 
 use super::budget::interrupted_or_late;
 use super::retire::Owed;
-use super::throttle::Throttle;
 use super::{Entry, PathNode, RawViolation, Remap, Search, Shared, Stop, WorkList, UNBOUNDED};
 use crate::cache::{SharedCache, SharedHandle};
 use crate::config::{Config, Progress};
@@ -29,10 +28,6 @@ pub(in crate::search) struct Fork<'w, P: Program, const W: bool> {
     below: &'w [PathNode],
     bound: u32,
     started: Instant,
-    /// The main search's throttle of passing entries through strata,
-    /// which each worker starts from (a pass's outcome shows in a later
-    /// stratum, in any worker).
-    passing: Throttle,
 }
 
 // Not derived: `P` need not be `Clone` for a reference to it to be copied.
@@ -85,9 +80,6 @@ struct Worker<S, O> {
     peak_bytes: u64,
     retired: Owed,
     revisits: u64,
-    /// Its throttle of passing, and the one it started from.
-    passing: Throttle,
-    forked: Throttle,
 }
 
 impl<S, O> std::fmt::Debug for Worker<S, O> {
@@ -156,7 +148,6 @@ impl<'w, P: Program, const W: bool> Fork<'w, P, W> {
         w.shared = Some(shared);
         w.frontier = frontier;
         w.arena.nodes = nodes;
-        w.passing = self.passing;
         let stop = w.run_work(&mut items)?;
         // A stopped chunk leaves items it did not resume.
         items.clear();
@@ -172,8 +163,6 @@ impl<'w, P: Program, const W: bool> Fork<'w, P, W> {
                 peak_bytes: w.peak_bytes,
                 retired: w.retired,
                 revisits: w.revisits,
-                passing: w.passing,
-                forked: self.passing,
             }),
             spare: items,
         })
@@ -201,7 +190,6 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, SharedHandl
             below: &self.arena.nodes,
             bound: self.bound,
             started: self.started,
-            passing: self.passing,
         }
     }
 
@@ -292,7 +280,6 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, SharedHandl
         s.deferrals += w.stratum.deferrals;
         self.cut |= w.cut;
         self.revisits += w.revisits;
-        self.passing.merge(&w.passing, &w.forked);
         self.peak_bytes = self.peak_bytes.max(w.peak_bytes);
         self.retired.add(&w.retired);
     }

@@ -40,7 +40,6 @@ mod handoff;
 mod peek;
 mod retire;
 mod step;
-mod throttle;
 
 pub(super) use arena::{PathNode, Remap};
 pub(super) use budget::{interrupted_or_late, over_memory, progress_line, Shared, CHECK_EVERY, MEMORY_EVERY};
@@ -53,14 +52,13 @@ use super::error::SearchError;
 use super::order::{ChoiceOrder, EnabledSet};
 use super::progress::Meter;
 use crate::cache::{FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
-use crate::config::{peak_rss, Config};
+use crate::config::{peak_rss, Config, Shortcuts};
 use crate::program::{ActorId, Enabled, Event, Program, ProgramExt};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 use crate::watch::{Watched, Watching};
 use arena::Arena;
 use retire::{Ahead, Owed};
 use std::time::Instant;
-use throttle::Throttle;
 
 /// No path node yet: derive it from the frame below.
 const NONE: u32 = u32::MAX;
@@ -132,10 +130,9 @@ pub(super) struct Entry<S, O> {
     order: O,
     next: u32,
     /// The cost of reaching choice `next`: the stratum that resumes the
-    /// entry ([`due`](Self::due)). An entry due after the bound passes
-    /// through the stratum: its choice there was found cached when it was
-    /// deferred (`retire.rs`, [`pass_cached`](Search::pass_cached)); such
-    /// an entry has the [`PASSED`] bit set, for the throttle.
+    /// entry. An entry due after the bound passes through the stratum:
+    /// its choice there was found cached when it was deferred
+    /// (`retire.rs`, [`pass_cached`](Search::pass_cached)).
     cost: u32,
     depth: u32,
     node: u32,
@@ -143,18 +140,6 @@ pub(super) struct Entry<S, O> {
     /// The fingerprint of the successor that resuming this entry reaches
     /// first (0: unknown), prefetched a few entries ahead (ARCHITECTURE.md, "The optimised search").
     fp: u64,
-}
-
-/// The bit of [`Entry::cost`] that says the entry passed strata through
-/// (above [`UNBOUNDED`], every cost).
-pub(super) const PASSED: u32 = 1 << 31;
-
-impl<S, O> Entry<S, O> {
-    /// The stratum that resumes it: its cost.
-    #[inline(always)]
-    fn due(&self) -> u32 {
-        self.cost & !PASSED
-    }
 }
 
 /// Work items in order, with the renumbering of their path nodes still to
@@ -226,10 +211,8 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet, const W: bool = 
     synced: (u64, u64),
     /// What retired entries owe each stratum, by bound.
     retired: Owed,
-    /// The throttles of retiring entries and of passing kept entries
-    /// through strata.
-    retiring: Throttle,
-    passing: Throttle,
+    /// Entries retired (for the tests).
+    retirements: u64,
     /// Successor fingerprints of a retirement check, and its choices.
     retire_fps: Vec<u64>,
     retire_choices: Vec<(ActorId, u32)>,
@@ -245,17 +228,14 @@ pub(super) struct Search<'a, P: Program, O, C = FingerprintSet, const W: bool = 
     checked_fps: u64,
     /// Strata that kept entries passed through (for the tests).
     passed: u64,
-    /// Whether entries may retire (always, but for the test that compares).
-    retire_on: bool,
+    /// The shortcuts taken ([`Shortcuts::closed`]).
+    on: Shortcuts,
     /// Successors explored again because the cache was full (not counted
     /// as states).
     revisits: u64,
     /// Once the cache is full: the fingerprints of the states in the next
     /// frontier, which keeps one entry per state.
     deferred: FixedHashSet<u64>,
-    /// Whether a resumed entry takes its one choice without a stack frame
-    /// (always, but for the test that compares it with the general path).
-    fast_resume: bool,
     /// Whether a stopped stratum keeps its entries not resumed yet in
     /// `rest` (for the hybrid strategy's hand-over).
     keep_rest: bool,
@@ -332,6 +312,7 @@ fn run_as<P: Program, O: ChoiceOrder, const W: bool>(
 impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P, O, C, W> {
     /// A search at bound 0 with nothing explored yet.
     fn new(program: Watching<'a, P, W>, config: &'a Config, cache: C, report: Report) -> Self {
+        let on = config.shortcuts.closed();
         Search {
             program,
             config,
@@ -359,8 +340,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P,
             shared: None,
             synced: (0, 0),
             retired: Owed::default(),
-            retiring: Throttle::default(),
-            passing: Throttle::default(),
+            retirements: 0,
             retire_fps: Vec::new(),
             retire_choices: Vec::new(),
             ahead: Vec::new(),
@@ -369,10 +349,9 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P,
             retired_ahead: 0,
             checked_fps: 0,
             passed: 0,
-            retire_on: true,
+            on,
             revisits: 0,
             deferred: FixedHashSet::with_hasher(FIXED_HASHER),
-            fast_resume: true,
             keep_rest: false,
             exact_states: u64::MAX,
             rest: Vec::new(),
@@ -466,7 +445,6 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P,
         }
         s.elapsed_s = started.elapsed().as_secs_f64();
         self.report.strata.push(s);
-        self.passing.decay();
         self.report.bound_reached = self.bound;
     }
 

@@ -38,7 +38,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
         let frame = &self.stack[k];
         let set = enabled_set(&self.en, &self.ids, frame.en);
         let remaining = frame.total - frame.next;
-        if remaining < 2 || frame.cost + frame.order().advance_cost(&set) > self.bound {
+        if !self.on.peek || remaining < 2 || frame.cost + frame.order().advance_cost(&set) > self.bound {
             return;
         }
         let Some(state) = frame.state.as_ref() else {

@@ -3,7 +3,7 @@
 
 use super::frame::{offer, offer_at};
 use super::peek::successor_fp;
-use super::{enabled_set, Entry, Search, Span, PASSED};
+use super::{enabled_set, Entry, Search, Span};
 use crate::cache::StateCache;
 use crate::program::{ActorId, Program};
 use crate::search::error::SearchError;
@@ -157,15 +157,13 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
     pub(super) fn prepare_retire(&mut self, e: &Entry<P::State, O>) -> Ahead {
         let none = Ahead::default();
         // An entry that passes through this stratum is not resumed.
-        if e.due() > self.bound
+        if e.cost > self.bound
             || !O::TRUSTED
             || self.config.exact_bound
-            || !self.retire_on
-            || !self.fast_resume
+            || !self.on.ahead
             || e.fp == 0
             || self.report.cache_full
             || e.depth as usize + 1 >= self.config.max_steps
-            || self.retiring.skips_next()
             || !self.cache.contains(e.fp)
         {
             return none;
@@ -222,9 +220,8 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
     /// at all is `a.prepared`. The caller counts its first choice's
     /// transition and its deferral in this stratum.
     pub(super) fn retire_prepared(&mut self, state: &P::State, a: Ahead) -> bool {
-        // As `try_retire`'s: a try counted for the throttle, then its
-        // doubts.
-        if self.report.cache_full || !self.retiring.due() || !a.sound {
+        // As `try_retire`'s doubts.
+        if self.report.cache_full || !a.sound {
             return false;
         }
         let (f0, n) = (a.fps.0 as usize, a.fps.1 as usize);
@@ -246,16 +243,14 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
     /// resume it, find that successor cached (the cache only grows) and
     /// defer it again, one cost-1 move on. It is deferred at its first
     /// choice whose successor is not cached (or its last) instead, with
-    /// that choice's cost and the [`PASSED`] bit, and each stratum it
+    /// that choice's cost, and each stratum it
     /// passes through is owed the transition and the deferral (its entry
     /// still goes through that stratum's frontier, where it keeps its
     /// place: [`resume`](Self::resume) moves an entry due after the bound
     /// to the next frontier as it is). So every stratum's counts and
     /// frontier, the states, their order and every counterexample are the
     /// plain search's. Only for a sound check (its successors all
-    /// computed, none violating); the caller asks the throttle first
-    /// (an entry that retires at its next check was carried through the
-    /// strata for nothing: ARCHITECTURE.md, "Passing through").
+    /// computed, none violating): ARCHITECTURE.md, "Passing through".
     #[inline(never)]
     pub(super) fn pass_cached(&mut self, e: &mut Entry<P::State, O>, checked: Ahead) -> Result<(), SearchError> {
         let Some((en, total)) = checked.en else {
@@ -289,7 +284,6 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
             e.fp = self.first_fp(&e.state, cur, &e.order);
         }
         if passed > 0 {
-            e.cost |= PASSED;
             self.owe_passed(passed);
         }
         Ok(())
@@ -326,7 +320,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
         offered: u64,
         (depth, remaining, span): (u32, u32, Span),
     ) -> bool {
-        if !self.retire_on || depth as usize + 1 >= self.config.max_steps || !self.retiring.due() {
+        if !self.on.retire || depth as usize + 1 >= self.config.max_steps {
             return false;
         }
         let mut fps = std::mem::take(&mut self.retire_fps);
@@ -428,7 +422,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
     /// taken now (the first of them in this stratum, by the caller),
     /// owes the later strata.
     fn owe_retired(&mut self, remaining: u32) {
-        self.retiring.hit();
+        self.retirements += 1;
         // It would be in this stratum's frontier, then taken once in each
         // of the next `remaining - 1` strata, and deferred again in all
         // but the last.

@@ -11,7 +11,7 @@
 
 use super::frame::{no_order, offer_at, Resumed};
 use super::peek::PREFETCH_AHEAD;
-use super::{enabled_set, Ahead, Entry, Frame, RawViolation, Search, Span, Stop, NONE, PASSED};
+use super::{enabled_set, Ahead, Entry, Frame, RawViolation, Search, Span, Stop, NONE};
 use crate::cache::{Insert, StateCache};
 use crate::program::{ActorId, Program, Violation};
 use crate::report::Found;
@@ -179,21 +179,13 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P,
     /// the fast path: the [`step`](Self::step) without a stack frame. Every
     /// other case pushes the entry's frame for [`run_stack`](Self::run_stack).
     fn resume(&mut self, mut e: Entry<P::State, O>, ahead: Ahead) -> Result<Option<Stop>, SearchError> {
-        if e.due() > self.bound {
+        if e.cost > self.bound {
             // It passes through: its choice of this stratum was found
             // cached, and counted, when it was deferred (`pass_cached`).
             self.frontier.push(e);
             return Ok(None);
         }
-        let passed = e.cost & PASSED != 0;
-        e.cost &= !PASSED;
-        let retired = ahead.prepared && self.retire_prepared(&e.state, ahead);
-        if passed {
-            // Unless it retires now, each stratum it passed through would
-            // have checked it in vain: the pass paid.
-            self.passing.tried(!retired);
-        }
-        if retired {
+        if ahead.prepared && self.retire_prepared(&e.state, ahead) {
             return Ok(self.retired_now());
         }
         // A failed check's enabled set is still loaded, below the stack's.
@@ -203,7 +195,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P,
         };
         let index = e.next;
         let (last, step_cost, defer) = self.resumed_move(&e, en, total);
-        if !self.fast_resume || total <= index || !(last || defer) {
+        if !self.on.fast_resume || total <= index || !(last || defer) {
             // The frame frees its set when it is popped: its own.
             let (en, total) = match ahead.en {
                 Some(_) => self.load_enabled(&e.state),
@@ -268,7 +260,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P,
     pub(super) fn resumed_move(&self, e: &Entry<P::State, O>, en: Span, total: u32) -> (bool, u32, bool) {
         let last = e.next + 1 == total;
         let step_cost = if last { 0 } else { e.order.advance_cost(&self.set(en)) };
-        (last, step_cost, !last && e.due() + step_cost > self.bound)
+        (last, step_cost, !last && e.cost + step_cost > self.bound)
     }
 
     /// Counts a retired entry's step of this stratum as taken (its
@@ -432,7 +424,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P,
             offered,
             fp,
         };
-        if checked.prepared && c.step_cost == 1 && !self.keep_rest && self.passing.allows() {
+        if self.on.pass && checked.prepared && c.step_cost == 1 && !self.keep_rest {
             self.pass_cached(&mut e, checked)?;
         }
         self.frontier.push(e);

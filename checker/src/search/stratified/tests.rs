@@ -48,8 +48,12 @@ fn search<E: Explorer + Default>(
     fast_resume: bool,
     exact_bound: bool,
 ) -> (SearchResult, (u64, u64, u64, u64)) {
+    let mut shortcuts = Shortcuts::ALL;
+    shortcuts.retire = retire;
+    shortcuts.fast_resume = fast_resume;
     let config = Config {
         exact_bound,
+        shortcuts,
         ..Config::default()
     };
     let mut explorer = E::default();
@@ -61,12 +65,10 @@ fn search<E: Explorer + Default>(
         cache,
         Report::new("ses", Some("causal"), 0, 1),
     );
-    s.retire_on = retire;
-    s.fast_resume = fast_resume;
     let stop = s
         .explore(Composed::new(explorer), |s, work| s.run_work(work))
         .expect("a sound explorer");
-    let retired = (s.retiring.hits(), s.retired_ahead, s.checked_fps, s.passed);
+    let retired = (s.retirements, s.retired_ahead, s.checked_fps, s.passed);
     (s.finish(stop), retired)
 }
 
