@@ -90,8 +90,10 @@ pub const TABLE_BUDGET_S: f64 = 5.0;
 pub const TABLE_MAX_SCHEDULES: u64 = 100_000;
 /// `mcheck table`'s default state cap per exhaustive cell.
 pub const TABLE_MAX_STATES: u64 = 2_000_000;
-/// `mcheck table`'s default seeds per randomized cell.
-pub const TABLE_RUNS: u64 = 3;
+/// `mcheck table`'s default seeds per randomized cell: enough for a
+/// median's 95% interval (with 20 seeds, between the 6th and the 15th
+/// without censoring).
+pub const TABLE_RUNS: u64 = 20;
 /// `mcheck table --deep` and `mcheck scaling`: the default time budget per
 /// cell and seed, in seconds (see the deep table's header for the sum).
 pub const DEEP_BUDGET_S: f64 = 2.0;
@@ -99,8 +101,8 @@ pub const DEEP_BUDGET_S: f64 = 2.0;
 /// cell and seed.
 pub const DEEP_MAX_SCHEDULES: u64 = 10_000;
 /// `mcheck table --deep` and `mcheck scaling`: the default seeds per
-/// randomized cell.
-pub const DEEP_RUNS: u64 = 5;
+/// randomized cell (as [`TABLE_RUNS`]).
+pub const DEEP_RUNS: u64 = TABLE_RUNS;
 
 /// Settings of `mcheck table`.
 #[derive(Args, Debug, Clone)]
@@ -119,7 +121,7 @@ pub(crate) struct TableCli {
     /// Schedule cap per sampling cell (and per seed) [default: 100000; 10000 with --deep].
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_schedules: Option<u64>,
-    /// Seeds per randomized cell (the median is reported) [default: 3; 5 with --deep].
+    /// Seeds per randomized cell (the Kaplan-Meier median and its 95% interval are reported; fewer for a quick look) [default: 20].
     #[arg(long, value_name = "N", value_parser = RangedU64ValueParser::<u64>::new().range(1..=1000))]
     pub runs: Option<u64>,
     /// Only these models (comma-separated).
@@ -156,7 +158,7 @@ pub(crate) struct ScalingCli {
     /// The techniques (comma-separated column names of `mcheck table --deep`, any case) [default: every sampling one].
     #[arg(long, value_delimiter = ',')]
     pub techniques: Vec<String>,
-    /// Seeds per technique and size (the median is reported).
+    /// Seeds per technique and size (the Kaplan-Meier median and its 95% interval are reported; fewer for a quick look).
     #[arg(long, value_name = "N", default_value_t = DEEP_RUNS, value_parser = RangedU64ValueParser::<u64>::new().range(1..=1000))]
     pub runs: u64,
     /// Time budget per technique, size and seed, in seconds.

@@ -500,7 +500,7 @@ fn table_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
             if !std::mem::replace(&mut head, true) {
                 print!("{}", crate::table::markdown_head());
             }
-            print!("{}", crate::table::markdown_row(row));
+            print!("{}", crate::table::markdown_row(row, crate::cell::Cost::Count));
         }
     })?;
     let interrupted = args.stop.is_raised();
@@ -557,7 +557,7 @@ fn deep_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
     }
     let rows = deep::build(registry, &args, |row| {
         if !t.json {
-            print!("{}", deep::markdown_row(row));
+            print!("{}", deep::markdown_row(row, crate::cell::Cost::Count));
         }
     })?;
     let interrupted = args.stop.is_raised();

@@ -7,8 +7,9 @@
 //! cells at several sizes of one parameter ([`run_cells`]).
 
 use crate::args::parse_overrides;
+use crate::cell::{self, cell_of, cell_text, Cell, Cost, Run, Versus, TEST_LEGEND};
 use crate::registry::{DynModel, Registry};
-use crate::table::{self, Budget, Cell, Column, Run, Target};
+use crate::table::{self, Budget, Column, Target};
 use mcheck_checker::search::{run_indexed, SsParams, Strategy};
 use mcheck_checker::{Config, Params, Progress, StopFlag};
 use serde::Serialize;
@@ -94,6 +95,10 @@ pub struct DeepRow {
     pub deep: bool,
     /// One cell per column, by column name.
     pub cells: BTreeMap<String, Cell>,
+    /// The best delaying technique (SS, SES-RTC) against the best
+    /// baseline, in executed steps, with the log-rank test
+    /// ([`table::versus_of`]).
+    pub versus: Option<Versus>,
 }
 
 /// `threads`, with 0 resolved to the core count.
@@ -156,7 +161,7 @@ pub fn run_cells(
                 .filter(|((c, _), _)| *c == i)
                 .map(|(_, r)| r.clone())
                 .collect();
-            table::cell_of(&mine)
+            cell_of(&mine)
         })
         .collect();
     Some(cells)
@@ -194,6 +199,7 @@ pub fn build(registry: &Registry, args: &DeepArgs, mut on_row: impl FnMut(&DeepR
         let Some(cells) = cells.filter(|_| !args.stop.is_raised()) else {
             return Ok(rows);
         };
+        let cells: BTreeMap<String, Cell> = cols.iter().map(|c| c.name.to_string()).zip(cells).collect();
         let row = DeepRow {
             model: info.name.to_string(),
             bug: b.id,
@@ -201,7 +207,8 @@ pub fn build(registry: &Registry, args: &DeepArgs, mut on_row: impl FnMut(&DeepR
             params: params.to_string(),
             mean_steps: mean,
             deep: mean >= MIN_MEAN_STEPS,
-            cells: cols.iter().map(|c| c.name.to_string()).zip(cells).collect(),
+            versus: table::versus_of(&cells, &cols),
+            cells,
         };
         if args.progress {
             eprintln!(
@@ -266,29 +273,54 @@ pub fn markdown_head() -> String {
     out
 }
 
-/// One row of the Markdown table (cells as [`table::cell_text`]); a mean
-/// below [`MIN_MEAN_STEPS`] is marked `*`.
-pub fn markdown_row(r: &DeepRow) -> String {
+/// One row of the Markdown table in `cost` (cells as
+/// [`cell::cell_text`]); a mean below [`MIN_MEAN_STEPS`] is marked `*`.
+pub fn markdown_row(r: &DeepRow, cost: Cost) -> String {
     let star = if r.deep { "" } else { "*" };
     let mut out = format!(
         "| {} | {} {} | {} | {:.0}{star} |",
         r.model, r.bug, r.name, r.params, r.mean_steps
     );
     for c in &columns() {
-        out.push_str(&format!(" {} |", table::cell_text(&r.cells[c.name])));
+        out.push_str(&format!(" {} |", cell_text(&r.cells[c.name], cost)));
     }
     out.push('\n');
     out
 }
 
-/// What follows the rows: the legend and the errors.
+/// What follows the rows: the legend, the same cells in executed steps
+/// and in seconds, the errors and the log-rank tests.
 pub fn markdown_tail(rows: &[DeepRow]) -> String {
     let mut out = format!(
-        "\nSES-RTC: distinct states before the bug; the others: schedules before the bug (Hybrid: the schedules of its sampling phase, after SES spent up to 100,000 states; 0 when SES found it), median over the seeds (seeds that found it / seeds). `-`: the median seed did not find it within the budget. Mean steps: the mean length of {MEAN_SAMPLES} random executions of the bug-free program at the row's parameters (`*`: below {MIN_MEAN_STEPS}).\n\n"
+        "\nSES-RTC: distinct states before the bug; the others: schedules before the bug (Hybrid: the schedules of its sampling phase, after SES spent up to 100,000 states; 0 when SES found it). {} Mean steps: the mean length of {MEAN_SAMPLES} random executions of the bug-free program at the row's parameters (`*`: below {MIN_MEAN_STEPS}).\n\n",
+        table::CELL_LEGEND
     );
+    for (cost, what) in [
+        (Cost::Steps, "In executed program steps (every technique's one cost)"),
+        (Cost::Seconds, "In seconds (wall clock, one thread a run)"),
+    ] {
+        out.push_str(&format!("{what}:\n\n{}", markdown_head()));
+        for r in rows {
+            out.push_str(&markdown_row(r, cost));
+        }
+        out.push('\n');
+    }
     out.push_str(&table::errors_text(
         rows.iter().map(|r| (r.model.as_str(), r.bug, &r.cells)),
     ));
+    out.push_str(&format!(
+        "The best delaying technique (SS and SES-RTC) against the best of {}, each by median executed steps (ties: more seeds that found it), with the log-rank test of their steps: chi-square with 1 degree of freedom, its p-value, and which found the bug sooner ({TEST_LEGEND}).\n\n| model | bug | {} |\n|---|---|---|---|---:|---:|---|\n",
+        table::BASELINES.join(", "),
+        cell::VERSUS_HEAD
+    ));
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} |\n",
+            r.model,
+            r.bug,
+            cell::versus_cells(r.versus.as_ref())
+        ));
+    }
     out
 }
 

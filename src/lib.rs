@@ -18,6 +18,7 @@
 #![deny(missing_debug_implementations)]
 
 mod args;
+pub mod cell;
 pub mod cli;
 pub mod deep;
 pub mod distributed;
@@ -30,6 +31,7 @@ pub mod render;
 pub mod scaling;
 mod settings;
 mod signals;
+pub mod stats;
 pub mod table;
 
 pub use cli::main_with;

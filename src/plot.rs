@@ -42,7 +42,10 @@ fn draw(
     let means = records.iter().map(|r| r.mean_steps.max(1.0));
     let x_lo = means.clone().fold(f64::INFINITY, f64::min).min(1e9);
     let x_hi = means.fold(1.0, f64::max);
-    let top = records.iter().filter_map(|r| r.cell.count).fold(cap.max(1), u64::max) as f64;
+    let top = records
+        .iter()
+        .filter_map(|r| r.cell.count.median)
+        .fold(cap.max(1) as f64, f64::max);
     let root = SVGBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
@@ -64,7 +67,7 @@ fn draw(
         let color = COLORS[i % COLORS.len()];
         let mine = || records.iter().filter(move |r| r.technique == *name);
         let found: Vec<(f64, f64)> = mine()
-            .filter_map(|r| Some((r.mean_steps.max(1.0), r.cell.count? as f64)))
+            .filter_map(|r| Some((r.mean_steps.max(1.0), r.cell.count.median?)))
             .collect();
         chart
             .draw_series(LineSeries::new(found.clone(), color.stroke_width(2)))?
@@ -73,14 +76,14 @@ fn draw(
         chart.draw_series(found.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
         chart.draw_series(
             mine()
-                .filter(|r| r.cell.count.is_none())
+                .filter(|r| r.cell.count.median.is_none())
                 .map(|r| Cross::new((r.mean_steps.max(1.0), cap.max(1) as f64), 7, color.stroke_width(2))),
         )?;
     }
     // The legend's entry for the crosses (drawn outside the plot area).
     chart
         .draw_series(std::iter::empty::<Cross<(f64, f64), i32>>())?
-        .label(format!("not found (median seed) within {cap}"))
+        .label(format!("median not reached within {cap}"))
         .legend(|(x, y)| Cross::new((x + 7, y), 5, BLACK.stroke_width(2)));
     chart
         .configure_series_labels()

@@ -2,11 +2,13 @@
 //! bug, one workload parameter at several sizes; at each size the mean
 //! execution length is measured and every technique runs as a cell of the
 //! deep table ([`crate::deep::run_cells`]): the median schedules (SES:
-//! states) to the bug and the fraction of seeds that found it.
+//! states) to the bug with its interval and the fraction of seeds that
+//! found it, in schedules or states (and, in the JSON, steps and seconds).
 
+use crate::cell::{cell_text, Cell, Cost};
 use crate::deep;
 use crate::registry::DynModel;
-use crate::table::{Budget, Cell, Column, Target};
+use crate::table::{Budget, Column, Target};
 use mcheck_checker::StopFlag;
 use serde::Serialize;
 
@@ -49,7 +51,7 @@ pub struct Record {
     pub technique: String,
     /// What the count counts: `schedules`, or `states` for SES.
     pub unit: &'static str,
-    /// The cell: median count, seeds that found the bug, seconds.
+    /// The cell: the medians, seeds that found the bug, the runs.
     #[serde(flatten)]
     pub cell: Cell,
 }
@@ -127,7 +129,8 @@ pub fn run(
 }
 
 /// The records as a Markdown table: a row per size, a column per
-/// technique (cells as [`crate::table::cell_text`]).
+/// technique (cells as [`crate::cell::cell_text`], in schedules or
+/// states).
 pub fn markdown(param: &str, techniques: &[Column], records: &[Record]) -> String {
     let mut out = format!("| {param} | mean steps |");
     for c in techniques {
@@ -139,7 +142,7 @@ pub fn markdown(param: &str, techniques: &[Column], records: &[Record]) -> Strin
     for size in records.chunks(techniques.len().max(1)) {
         out.push_str(&format!("| {} | {:.0} |", size[0].size, size[0].mean_steps));
         for r in size {
-            out.push_str(&format!(" {} |", crate::table::cell_text(&r.cell)));
+            out.push_str(&format!(" {} |", cell_text(&r.cell, Cost::Count)));
         }
         out.push('\n');
     }

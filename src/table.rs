@@ -1,13 +1,18 @@
 //! `mcheck table`: the paper's Table 1 on the shipped models. Rows are
 //! (model, bug); columns are the exhaustive techniques (distinct states
-//! before the bug) and the sampling techniques (schedules before the bug,
-//! median over several seeds), each cell under the same budget.
+//! before the bug) and the sampling techniques (schedules before the bug),
+//! each cell under the same budget, a randomized one over several seeds
+//! (Kaplan-Meier medians, see [`crate::cell`]); the same cells in executed
+//! steps and seconds, and per row the log-rank test of the best delaying
+//! technique against the best baseline ([`versus_of`]).
 
+use crate::cell::{self, cell_of, cell_text, Cell, Cost, Run, Versus, TEST_LEGEND};
 use crate::registry::{DynModel, Registry};
 use mcheck_checker::report::BoundedBy;
 use mcheck_checker::search::{HybridParams, SsParams, Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH};
 use mcheck_checker::{BugSpec, Config, Params, Progress, StopFlag};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// One column of the table.
@@ -75,6 +80,10 @@ pub fn columns() -> Vec<Column> {
 /// The baselines of the ratio "best SS vs best of RS/IRS/PCT".
 const RATIO_BASELINES: &[&str] = &["RS", "IRS", "PCT"];
 
+/// The baselines of a row's log-rank test ([`versus_of`]): the random
+/// techniques, not preemption bounding nor hybrid.
+pub const BASELINES: &[&str] = &["RS", "IRS", "PCT", "POS", "PCTCP", "SURW"];
+
 /// The table's settings.
 #[derive(Clone, Debug)]
 pub struct TableArgs {
@@ -99,27 +108,6 @@ pub struct TableArgs {
     pub stop: StopFlag,
 }
 
-/// One cell: found or not, and the medians.
-#[derive(Clone, Debug, Serialize)]
-pub struct Cell {
-    /// Whether the median run found the bug within budget.
-    pub found: bool,
-    /// Median distinct states (exhaustive) or schedules (sampling) before
-    /// the bug; `None` when not found.
-    pub count: Option<u64>,
-    /// Median program steps executed.
-    pub steps: Option<u64>,
-    /// Runs that found the bug, of `runs`.
-    pub found_runs: u64,
-    /// Runs made.
-    pub runs: u64,
-    /// Seconds spent on the cell.
-    pub seconds: f64,
-    /// The first error of a run of the cell (the cell is then not found,
-    /// for a reason other than the budget).
-    pub error: Option<String>,
-}
-
 /// One row.
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
@@ -130,19 +118,16 @@ pub struct Row {
     /// The bug's short name.
     pub name: String,
     /// One cell per column, by column name.
-    pub cells: std::collections::BTreeMap<String, Cell>,
-    /// Best SES cell's advantage over PB (states ratio), if both found.
+    pub cells: BTreeMap<String, Cell>,
+    /// Best SES cell's advantage over PB (ratio of median states), if
+    /// both found.
     pub ses_vs_pb: Option<f64>,
-    /// Best SS cell's advantage over the best of RS, IRS, PCT (schedules
-    /// ratio), if both found.
+    /// Best SS cell's advantage over the best of RS, IRS, PCT (ratio of
+    /// median schedules), if both found.
     pub ss_vs_random: Option<f64>,
-}
-
-pub(crate) fn median(mut v: Vec<Option<u64>>) -> Option<u64> {
-    // Not found counts as infinitely many; the median is found only when
-    // more than half the runs found the bug.
-    v.sort_by_key(|x| x.unwrap_or(u64::MAX));
-    v.get(v.len().saturating_sub(1) / 2).copied().flatten()
+    /// The best delaying technique against the best baseline, in executed
+    /// steps, with the log-rank test ([`versus_of`]).
+    pub versus: Option<Versus>,
 }
 
 /// The budget of one run (one seed of one cell); `None` caps nothing.
@@ -154,20 +139,6 @@ pub struct Budget {
     pub max_states: Option<u64>,
     /// Schedules (sampling columns).
     pub max_schedules: Option<u64>,
-}
-
-/// What one run (one seed of one cell) gave.
-#[derive(Clone, Debug)]
-pub struct Run {
-    /// Distinct states (exhaustive) or schedules (sampling) before the
-    /// bug; `None` when not found.
-    pub count: Option<u64>,
-    /// Program steps executed, when found.
-    pub steps: Option<u64>,
-    /// Seconds the run took.
-    pub seconds: f64,
-    /// The run's error, if it failed.
-    pub error: Option<String>,
 }
 
 /// What a cell runs on: a model, its parameters and the bug.
@@ -188,7 +159,8 @@ impl std::fmt::Debug for Target<'_> {
 }
 
 /// One run of `col` on `target` with `seed` under `budget`, on `threads`
-/// threads; `None` when `stop` interrupted it.
+/// threads: what it had spent when it found the bug or stopped (see
+/// [`Run`]); `None` when `stop` interrupted it.
 pub fn run_once(
     target: Target<'_>,
     col: &Column,
@@ -213,36 +185,27 @@ pub fn run_once(
         .resolve(&target.params.as_overrides(), Some(target.bug))
         .and_then(|instance| model.check(&instance, &col.strategy, col.explorer, &config, false))
         .map(|checked| checked.report);
-    let (count, steps, error) = match r {
-        Ok(r) if r.is_violation() => {
-            let c = if col.exhaustive { r.states } else { r.schedules };
-            (Some(c), Some(r.steps.max(r.transitions)), None)
-        }
-        Ok(r) if r.bounded_by == Some(BoundedBy::Interrupted) => return None,
-        Ok(_) => (None, None, None),
-        Err(e) => (None, None, Some(e.to_string())),
+    let mut run = Run {
+        seed,
+        found: false,
+        count: 0,
+        steps: 0,
+        seconds: 0.0,
+        error: None,
     };
-    Some(Run {
-        count,
-        steps,
-        seconds: start.elapsed().as_secs_f64(),
-        error,
-    })
-}
-
-/// The cell of the runs made: medians, runs that found the bug, the
-/// seconds of all runs, the first error.
-pub fn cell_of(runs: &[Run]) -> Cell {
-    let count = median(runs.iter().map(|r| r.count).collect());
-    Cell {
-        found: count.is_some(),
-        count,
-        steps: count.and_then(|_| median(runs.iter().map(|r| r.steps).collect())),
-        found_runs: runs.iter().filter(|r| r.count.is_some()).count() as u64,
-        runs: runs.len() as u64,
-        seconds: runs.iter().map(|r| r.seconds).sum(),
-        error: runs.iter().find_map(|r| r.error.clone()),
+    match r {
+        Ok(r) if r.bounded_by == Some(BoundedBy::Interrupted) => return None,
+        Ok(r) => {
+            run.found = r.is_violation();
+            run.count = if col.exhaustive { r.states } else { r.schedules };
+            // Sampling counts its executions' steps, an exhaustive search
+            // its transitions (Report::steps, Report::transitions).
+            run.steps = r.steps.max(r.transitions);
+        }
+        Err(e) => run.error = Some(e.to_string()),
     }
+    run.seconds = start.elapsed().as_secs_f64();
+    Some(run)
 }
 
 fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args: &TableArgs) -> Cell {
@@ -259,11 +222,21 @@ fn run_cell(model: &dyn DynModel, params: &Params, bug: u32, col: &Column, args:
     cell_of(&done)
 }
 
-fn best(row: &Row, cols: &[Column], pick: impl Fn(&Column) -> bool) -> Option<u64> {
+/// The smallest median count of the columns `pick` selects.
+fn best_count(row: &Row, cols: &[Column], pick: impl Fn(&Column) -> bool) -> Option<f64> {
     cols.iter()
         .filter(|c| pick(c))
-        .filter_map(|c| row.cells.get(c.name).and_then(|x| x.count))
-        .min()
+        .filter_map(|c| row.cells.get(c.name).and_then(|x| x.count.median))
+        .min_by(f64::total_cmp)
+}
+
+/// The best delaying column of `cells` (SES and SS) against the best
+/// [`BASELINES`] column, by median executed steps ([`cell::versus`]).
+pub fn versus_of(cells: &BTreeMap<String, Cell>, cols: &[Column]) -> Option<Versus> {
+    let named = |c: &Column| Some((c.name, cells.get(c.name)?));
+    let delaying = cols.iter().filter(|c| c.delaying).filter_map(named);
+    let baselines = cols.iter().filter(|c| BASELINES.contains(&c.name)).filter_map(named);
+    cell::versus(delaying, baselines)
 }
 
 /// The (model, bug) pairs that `models` and `bugs` select (empty: all),
@@ -305,58 +278,58 @@ pub fn build(registry: &Registry, args: &TableArgs, mut on_row: impl FnMut(&Row)
     for (model, b) in picked {
         let info = model.info();
         let params = Params::resolve(info.name, &info.params, &[]).map_err(|e| e.to_string())?;
-        {
-            let mut row = Row {
-                model: info.name.to_string(),
-                bug: b.id,
-                name: b.name.to_string(),
-                cells: Default::default(),
-                ses_vs_pb: None,
-                ss_vs_random: None,
-            };
-            for col in &cols {
-                let cell = run_cell(model, &params, b.id, col, args);
-                if args.stop.is_raised() {
-                    return Ok(rows);
-                }
-                if args.progress {
-                    let result = match (&cell.error, cell.count) {
-                        (Some(e), _) => format!("error: {e}"),
-                        (None, Some(c)) => c.to_string(),
-                        (None, None) => "not found".to_string(),
-                    };
-                    eprintln!(
-                        "table: {} bug {} {:<8} {result} ({:.1}s)",
-                        info.name, b.id, col.name, cell.seconds
-                    );
-                }
-                row.cells.insert(col.name.to_string(), cell);
+        let mut row = Row {
+            model: info.name.to_string(),
+            bug: b.id,
+            name: b.name.to_string(),
+            cells: Default::default(),
+            ses_vs_pb: None,
+            ss_vs_random: None,
+            versus: None,
+        };
+        for col in &cols {
+            let cell = run_cell(model, &params, b.id, col, args);
+            if args.stop.is_raised() {
+                return Ok(rows);
             }
-            let ratio = |a: Option<u64>, b: Option<u64>| match (a, b) {
-                (Some(d), Some(base)) => Some(base as f64 / d.max(1) as f64),
-                _ => None,
-            };
-            row.ses_vs_pb = ratio(
-                best(&row, &cols, |c| c.delaying && c.exhaustive),
-                best(&row, &cols, |c| !c.delaying && c.exhaustive),
-            );
-            row.ss_vs_random = ratio(
-                best(&row, &cols, |c| c.delaying && !c.exhaustive),
-                best(&row, &cols, |c| RATIO_BASELINES.contains(&c.name)),
-            );
-            on_row(&row);
-            rows.push(row);
+            if args.progress {
+                eprintln!(
+                    "table: {} bug {} {:<8} {} ({} steps; {:.1}s)",
+                    info.name,
+                    b.id,
+                    col.name,
+                    cell_text(&cell, Cost::Count),
+                    cell_text(&cell, Cost::Steps),
+                    cell.total_seconds
+                );
+            }
+            row.cells.insert(col.name.to_string(), cell);
         }
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(d), Some(base)) => Some(base / d.max(1.0)),
+            _ => None,
+        };
+        row.ses_vs_pb = ratio(
+            best_count(&row, &cols, |c| c.delaying && c.exhaustive),
+            best_count(&row, &cols, |c| !c.delaying && c.exhaustive),
+        );
+        row.ss_vs_random = ratio(
+            best_count(&row, &cols, |c| c.delaying && !c.exhaustive),
+            best_count(&row, &cols, |c| RATIO_BASELINES.contains(&c.name)),
+        );
+        row.versus = versus_of(&row.cells, &cols);
+        on_row(&row);
+        rows.push(row);
     }
     Ok(rows)
 }
 
-/// The table as Markdown, with the ratios under it: [`markdown_head`],
-/// a [`markdown_row`] per row, [`markdown_tail`].
+/// The table as Markdown: [`markdown_head`], a [`markdown_row`] per row
+/// (counts), [`markdown_tail`].
 pub fn markdown(rows: &[Row], args: &TableArgs) -> String {
     let mut out = markdown_head();
     for r in rows {
-        out.push_str(&markdown_row(r));
+        out.push_str(&markdown_row(r, Cost::Count));
     }
     out + &markdown_tail(rows, args)
 }
@@ -376,36 +349,21 @@ pub fn markdown_head() -> String {
     out
 }
 
-/// One row of the Markdown table: a count, `-` (not found within the
-/// budget) or `error` (a run of the cell failed; see [`markdown_tail`]).
-pub fn markdown_row(r: &Row) -> String {
+/// One row of the Markdown table in `cost`, cells as
+/// [`cell::cell_text`] (`error`: a run of the cell failed; see
+/// [`markdown_tail`]).
+pub fn markdown_row(r: &Row, cost: Cost) -> String {
     let mut out = format!("| {} | {} {} |", r.model, r.bug, r.name);
     for c in &columns() {
-        out.push_str(&format!(" {} |", cell_text(&r.cells[c.name])));
+        out.push_str(&format!(" {} |", cell_text(&r.cells[c.name], cost)));
     }
     out.push('\n');
     out
 }
 
-/// A cell as the Markdown tables show it: `error` (a run failed), the
-/// median count or `-` (not found by the median run), with (runs that
-/// found the bug / runs) when there were several runs and any found it.
-pub fn cell_text(cell: &Cell) -> String {
-    let fraction = format!(" ({}/{})", cell.found_runs, cell.runs);
-    match cell.count {
-        _ if cell.error.is_some() => "error".to_string(),
-        Some(n) if cell.runs > 1 => format!("{n}{fraction}"),
-        Some(n) => n.to_string(),
-        None if cell.found_runs > 0 => format!("-{fraction}"),
-        None => "-".to_string(),
-    }
-}
-
 /// The errors of the cells of `rows` ((model, bug, cells by column)), one
 /// line each, under a heading; empty when there are none.
-pub fn errors_text<'a>(
-    rows: impl IntoIterator<Item = (&'a str, u32, &'a std::collections::BTreeMap<String, Cell>)>,
-) -> String {
+pub fn errors_text<'a>(rows: impl IntoIterator<Item = (&'a str, u32, &'a BTreeMap<String, Cell>)>) -> String {
     let errors: Vec<String> = rows
         .into_iter()
         .flat_map(|(model, bug, cells)| {
@@ -420,30 +378,46 @@ pub fn errors_text<'a>(
     format!("`error`: a run of the cell failed:\n{}\n", errors.concat())
 }
 
-/// What follows the rows: the legend, the errors, the ratios.
+/// How every table reads its cells, for the legends.
+pub const CELL_LEGEND: &str = "Each cell: the Kaplan-Meier median over the seeds, a seed that did not find the bug within its budget censored at what it had spent, with its 95% interval (Brookmeyer-Crowley, Greenwood variance) and (seeds that found it / seeds); `>N`: not reached within N, the most any seed spent; a deterministic technique (one run), its one figure.";
+
+/// What follows the rows: the legend, the same cells in executed steps
+/// and in seconds, the errors, the ratios and the log-rank tests.
 pub fn markdown_tail(rows: &[Row], args: &TableArgs) -> String {
     let mut out = format!(
-        "\nExhaustive columns (PB, SES-*): distinct states before the bug; sampling columns: schedules before the bug (Hybrid: the schedules of its sampling phase, after its SES phase spent up to the {} states of the cap; 0 when SES found it), median over {} (runs that found it / runs). `-`: not found within {} s, {} states or {} schedules.\n\n",
+        "\nExhaustive columns (PB, SES-*): distinct states before the bug; sampling columns: schedules before the bug (Hybrid: the schedules of its sampling phase, after its SES phase spent up to the {} states of the cap; 0 when SES found it), over {}. Budget per seed: {} s, {} states or {} schedules. {CELL_LEGEND}\n\n",
         args.max_states,
         crate::render::count_of(args.runs, "seed"),
         args.budget.as_secs_f64(),
         args.max_states,
         args.max_schedules
     );
+    for (cost, what) in [
+        (Cost::Steps, "In executed program steps (every technique's one cost)"),
+        (Cost::Seconds, "In seconds (wall clock; sampling cells on every thread)"),
+    ] {
+        out.push_str(&format!("{what}:\n\n{}", markdown_head()));
+        for r in rows {
+            out.push_str(&markdown_row(r, cost));
+        }
+        out.push('\n');
+    }
     out.push_str(&errors_text(rows.iter().map(|r| (r.model.as_str(), r.bug, &r.cells))));
-    out.push_str(
-        "Advantage of the best delaying technique over the best baseline (the baseline's count divided by the delaying technique's): above 1x the delaying technique needed that many times fewer states or schedules; below 1x the baseline won.\n\n",
-    );
-    out.push_str(
-        "| model | bug | best SES vs PB (states) | best SS vs best of RS/IRS/PCT (schedules) |\n|---|---|---:|---:|\n",
-    );
+    out.push_str(&format!(
+        "Advantage of the best delaying technique over the best baseline (the baseline's median count divided by the delaying technique's): above 1x the delaying technique needed that many times fewer states or schedules; below 1x the baseline won. Then the best delaying technique (SES and SS columns) against the best of RS, IRS, PCT, POS, PCTCP and SURW, each by median executed steps (ties: more seeds that found it), with the log-rank test of their steps: chi-square with 1 degree of freedom, its p-value, and which found the bug sooner ({TEST_LEGEND}).\n\n",
+    ));
+    out.push_str(&format!(
+        "| model | bug | best SES vs PB (states) | best SS vs best of RS/IRS/PCT (schedules) | {} |\n|---|---|---:|---:|---|---|---:|---:|---|\n",
+        cell::VERSUS_HEAD
+    ));
     for r in rows {
         out.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} |\n",
             r.model,
             r.bug,
             ratio_text(r.ses_vs_pb),
-            ratio_text(r.ss_vs_random)
+            ratio_text(r.ss_vs_random),
+            cell::versus_cells(r.versus.as_ref())
         ));
     }
     out
@@ -508,20 +482,22 @@ mod tests {
         }
     }
 
+    /// A cell of one run: found at `count` (steps three times that), or
+    /// censored at 10 when `None`.
     fn cell(count: Option<u64>, error: Option<&str>) -> Cell {
-        Cell {
+        cell_of(&[Run {
+            seed: 0,
             found: count.is_some(),
-            count,
-            steps: count,
-            found_runs: u64::from(count.is_some()),
-            runs: 1,
+            count: count.unwrap_or(10),
+            steps: 3 * count.unwrap_or(10),
             seconds: 0.5,
             error: error.map(str::to_string),
-        }
+        }])
     }
 
     /// A cell whose run failed reads `error` (and the error is listed under
-    /// the table), one that ran out of budget `-`.
+    /// the table), one that ran out of budget `>N`; the row's test pits the
+    /// fastest delaying column against the fastest baseline, in steps.
     #[test]
     fn failed_cells_differ_from_cells_that_did_not_find_the_bug() {
         let cols = columns();
@@ -532,6 +508,7 @@ mod tests {
             cells: Default::default(),
             ses_vs_pb: None,
             ss_vs_random: None,
+            versus: None,
         };
         for (i, c) in cols.iter().enumerate() {
             let cell = match i {
@@ -541,10 +518,13 @@ mod tests {
             };
             row.cells.insert(c.name.to_string(), cell);
         }
-        let line = markdown_row(&row);
+        let line = markdown_row(&row, Cost::Count);
         let fields: Vec<&str> = line.trim_end().split('|').map(str::trim).collect();
-        assert_eq!(&fields[..5], ["", "m", "1 b", "error", "-"], "{line}");
-        assert_eq!(fields[5], "2", "{line}");
+        assert_eq!(&fields[..6], ["", "m", "1 b", "error", ">10", "2"], "{line}");
+        let line = markdown_row(&row, Cost::Steps);
+        assert!(line.starts_with("| m | 1 b | error | >30 | 6 | 9 | 12 |"), "{line}");
+        // SES-RTC (6 steps) against RS (12), one seed each: no test.
+        row.versus = versus_of(&row.cells, &cols);
         let args = TableArgs {
             budget: std::time::Duration::from_secs(1),
             max_states: 10,
@@ -562,17 +542,20 @@ mod tests {
             "{tail}"
         );
         assert_eq!(tail.matches("error: ").count(), 1, "{tail}");
-        assert!(tail.contains("median over 1 seed (runs"), "{tail}");
+        assert!(tail.contains("over 1 seed. Budget per seed: 1 s"), "{tail}");
+        assert!(tail.contains("| SES-RTC 6 | RS 12 | - | - | - |\n"), "{tail}");
         row.cells.values_mut().for_each(|c| c.error = None);
         let tail = markdown_tail(std::slice::from_ref(&row), &args);
         assert!(!tail.contains("error"), "{tail}");
     }
 
+    /// The test's baselines are columns, and so are the ratio's.
     #[test]
-    fn median_counts_not_found_as_infinite() {
-        assert_eq!(median(vec![Some(5), None, Some(3)]), Some(5));
-        assert_eq!(median(vec![None, None, Some(3)]), None);
-        assert_eq!(median(vec![Some(7)]), Some(7));
-        assert_eq!(median(vec![]), None);
+    fn baselines_are_columns() {
+        let names: Vec<&str> = columns().iter().map(|c| c.name).collect();
+        for b in BASELINES.iter().chain(RATIO_BASELINES) {
+            assert!(names.contains(b), "{b}");
+        }
+        assert!(columns().iter().all(|c| !(c.delaying && BASELINES.contains(&c.name))));
     }
 }

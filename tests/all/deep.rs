@@ -71,8 +71,10 @@ fn deep_table_json_has_the_budget_the_mean_and_a_cell_per_technique() {
         let runs = if randomized { 2 } else { 1 };
         assert_eq!(cell["runs"], runs, "{name}: {cell}");
         assert_eq!(cell["error"], Value::Null, "{name}: {cell}");
-        // The oracle: `mcheck run` of the technique with each seed.
-        let mut counts: Vec<Option<u64>> = (0..runs)
+        // The oracle: `mcheck run` of the technique with each seed, its
+        // outcome, count and executed steps (sampling: steps; exhaustive:
+        // transitions).
+        let seeds: Vec<(bool, u64, u64)> = (0..runs)
             .map(|seed| {
                 let seed = seed.to_string();
                 let mut args = vec![
@@ -99,14 +101,34 @@ fn deep_table_json_has_the_budget_the_mean_and_a_cell_per_technique() {
                 }
                 let r = json(&args);
                 let unit = if randomized { "schedules" } else { "states" };
-                (r["outcome"] == "violation").then(|| r[unit].as_u64().unwrap())
+                let [count, steps, transitions] = [unit, "steps", "transitions"].map(|k| r[k].as_u64().unwrap());
+                (r["outcome"] == "violation", count, steps.max(transitions))
             })
             .collect();
-        counts.sort_by_key(|c| c.unwrap_or(u64::MAX));
-        assert_eq!(cell["count"].as_u64(), counts[0], "{name}: {cell}");
-        let found = counts.iter().filter(|c| c.is_some()).count();
+        for (seed, &(found, count, steps)) in seeds.iter().enumerate() {
+            let run = &cell["seeds"][seed];
+            assert_eq!(run["seed"], seed, "{name}: {cell}");
+            assert_eq!(run["found"], found, "{name}: {cell}");
+            assert_eq!(run["count"], count, "{name}: {cell}");
+            assert_eq!(run["steps"], steps, "{name}: {cell}");
+        }
+        let found = seeds.iter().filter(|s| s.0).count();
         assert_eq!(cell["found_runs"], found, "{name}: {cell}");
-        assert_eq!(cell["found"], counts[0].is_some(), "{name}: {cell}");
+        // When every seed finds the bug the medians are the ordinary ones
+        // (of two, their mean); when none does, they are not reached (IRS
+        // here: its depth cut falls short of these executions).
+        let mean = |k: usize| seeds.iter().map(|s| [s.1, s.2][k] as f64).sum::<f64>() / runs as f64;
+        for (k, cost) in ["count", "steps"].into_iter().enumerate() {
+            let median = &cell[cost]["median"];
+            if found == runs {
+                assert_eq!(median.as_f64(), Some(mean(k)), "{name} {cost}: {cell}");
+            } else if found == 0 {
+                assert_eq!(*median, Value::Null, "{name} {cost}: {cell}");
+            }
+        }
+        if found == runs || found == 0 {
+            assert_eq!(cell["found"], found > 0, "{name}: {cell}");
+        }
     }
 }
 

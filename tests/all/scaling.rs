@@ -169,7 +169,7 @@ fn scaling_writes_a_record_per_size_and_technique_and_a_plot() {
             _ => &["-s", "ss", "-e", "rtc"],
         };
         let set = format!("clients=2,increments={size}");
-        let mut counts: Vec<u64> = (0..2)
+        let counts: Vec<u64> = (0..2)
             .map(|seed| {
                 let seed = seed.to_string();
                 let mut args = vec!["run", "lostupdate", "--bug", "1", "--set", &set, "--seed", &seed];
@@ -180,8 +180,9 @@ fn scaling_writes_a_record_per_size_and_technique_and_a_plot() {
                 run["schedules"].as_u64().unwrap()
             })
             .collect();
-        counts.sort_unstable();
-        assert_eq!(r["count"].as_u64(), Some(counts[0]), "{r}");
+        // Both seeds found it: the Kaplan-Meier median of two is their mean.
+        let mean = (counts[0] + counts[1]) as f64 / 2.0;
+        assert_eq!(r["count"]["median"].as_f64(), Some(mean), "{r}");
         assert_eq!(r["found_runs"], 2, "{r}");
         let mean = mean_walk("lostupdate", &set);
         assert_eq!(r["mean_steps"].as_f64(), Some(mean), "{r}");
