@@ -144,13 +144,17 @@ pub fn cell_text(cell: &Cell, cost: Cost) -> String {
 
 /// A cost for people: whole numbers below 10,000 as they are, larger ones
 /// as [`human`] rounds them (12.3k, 4.5M), fractions below 100 to three
-/// significant digits (2.5, 0.0312), the rest rounded.
+/// significant digits (2.5, 0.0312), below 0.01 to two (6.7e-5: seconds
+/// of a quick run), the rest rounded.
 pub fn number(x: f64) -> String {
     if x >= 1e4 {
         return human(x);
     }
     if x == x.round() || x >= 100.0 {
         return format!("{x:.0}");
+    }
+    if x < 0.01 {
+        return format!("{x:.1e}");
     }
     let decimals = (2 - x.abs().log10().floor() as i32).max(0) as usize;
     let s = format!("{x:.decimals$}");
@@ -282,6 +286,7 @@ mod tests {
             (12.26, "12.3"),
             (0.031_24, "0.0312"),
             (0.5, "0.5"),
+            (0.000_066_8, "6.7e-5"),
             (9_999.0, "9999"),
             (123.5, "124"),
             (12_345.0, "12.3k"),
