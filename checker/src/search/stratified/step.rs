@@ -178,7 +178,7 @@ impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P,
     /// stratum (always in SES, where every frame's cost is the bound), is
     /// the fast path: the [`step`](Self::step) without a stack frame. Every
     /// other case pushes the entry's frame for [`run_stack`](Self::run_stack).
-    fn resume(&mut self, mut e: Entry<P::State, O>, ahead: Ahead) -> Result<Option<Stop>, SearchError> {
+    fn resume(&mut self, e: Entry<P::State, O>, ahead: Ahead) -> Result<Option<Stop>, SearchError> {
         if e.cost > self.bound {
             // It passes through: its choice of this stratum was found
             // cached, and counted, when it was deferred (`pass_cached`).
