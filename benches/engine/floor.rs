@@ -63,7 +63,7 @@ impl Floor {
     }
 
     /// The successors of `s` by `actor`'s alternatives, in the engine's
-    /// order of them (`models/src/twophase`'s module docs): actor 0 is the
+    /// order of them (`models/src/twophase.rs`'s module docs): actor 0 is the
     /// TM, actor `r + 1` is RM `r`. The SES floor's choices.
     #[inline(always)]
     pub(super) fn actor_successors(&self, s: u64, actor: u32, out: &mut [u64]) -> usize {

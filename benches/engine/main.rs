@@ -1,5 +1,5 @@
-//! Throughput of the exhaustive searches on TwoPhase (the comparison
-//! model): distinct states per second of DFS and of SES with each
+//! Throughput of the exhaustive searches on `twophase-packed` (TwoPhase
+//! packed into a `u64`, the comparison model): distinct states per second of DFS and of SES with each
 //! explorer, one thread, on 7 resource managers (296,448 states). Each
 //! search's deferrals, peak frontier and memory are printed once before it
 //! is timed; then DFS and SES (RR, RTC) on two threads. Beside them the
@@ -21,20 +21,20 @@ use mcheck_checker::cache::{fingerprint, SharedCache};
 use mcheck_checker::explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use mcheck_checker::search;
 use mcheck_checker::{Config, Explorer, Model, Params, Report};
-use mcheck_models::twophase::TwoPhase;
+use mcheck_models::twophase_packed::TwoPhasePacked;
 use std::hint::black_box;
 
-fn twophase(rms: u64) -> <TwoPhase as Model>::Program {
-    let info = TwoPhase.info();
-    let params = Params::resolve("twophase", &info.params, &[("rms".into(), rms.to_string())]).unwrap();
-    TwoPhase.build(&params, None)
+fn twophase(rms: u64) -> <TwoPhasePacked as Model>::Program {
+    let info = TwoPhasePacked.info();
+    let params = Params::resolve(info.name, &info.params, &[("rms".into(), rms.to_string())]).unwrap();
+    TwoPhasePacked.build(&params, None)
 }
 
 /// Prints what a DFS run found and what its cache cost (and, on several
 /// threads, how its work was spread).
 fn describe_dfs(label: &str, r: &Report) {
     println!(
-        "twophase rms=7 {label}: {} states, {} transitions, {:.1} MiB cache ({:.1} bytes/state) {}",
+        "twophase-packed rms=7 {label}: {} states, {} transitions, {:.1} MiB cache ({:.1} bytes/state) {}",
         r.states,
         r.transitions,
         r.cache_bytes as f64 / (1 << 20) as f64,
@@ -45,7 +45,7 @@ fn describe_dfs(label: &str, r: &Report) {
 
 fn engine(c: &mut Criterion) {
     let config = Config::default();
-    let mut g = c.benchmark_group("twophase-rms7");
+    let mut g = c.benchmark_group("twophase-packed-rms7");
     g.sample_size(10);
     let p = twophase(7);
     let dfs = search::dfs(&p, &config).unwrap();
@@ -72,7 +72,7 @@ fn engine(c: &mut Criterion) {
     });
     g.finish();
     // Where the tables leave the CPU caches: the engine's DFS and the floor.
-    let mut g = c.benchmark_group("twophase-rms9");
+    let mut g = c.benchmark_group("twophase-packed-rms9");
     g.sample_size(10);
     let p = twophase(9);
     let dfs = search::dfs(&p, &config).unwrap();
@@ -87,18 +87,18 @@ fn engine(c: &mut Criterion) {
     g.finish();
 }
 
-/// SES with `explorer` (on its own type) on `p`, TwoPhase with 7 RMs:
+/// SES with `explorer` (on its own type) on `p`, twophase-packed with 7 RMs:
 /// its counts printed once, then timed; returns the report.
 fn bench_ses<E: Explorer + Clone>(
     g: &mut BenchmarkGroup<'_, WallTime>,
-    p: &<TwoPhase as Model>::Program,
+    p: &<TwoPhasePacked as Model>::Program,
     explorer: E,
     config: &Config,
 ) -> Report {
     let e = explorer.name().to_string();
     let r = search::ses(p, explorer.clone(), config).unwrap();
     println!(
-        "twophase rms=7 ses-{e}: {} states, {} transitions, {} deferrals, peak frontier {}, {} strata, peak search memory {:.1} MiB",
+        "twophase-packed rms=7 ses-{e}: {} states, {} transitions, {} deferrals, peak frontier {}, {} strata, peak search memory {:.1} MiB",
         r.states,
         r.transitions,
         r.deferrals,

@@ -19,6 +19,7 @@ use mcheck_models::multipaxos::MultiPaxos;
 use mcheck_models::paxos::Paxos;
 use mcheck_models::twopc::TwoPc;
 use mcheck_models::twophase::TwoPhase;
+use mcheck_models::twophase_packed::TwoPhasePacked;
 use std::time::Instant;
 
 /// SES on `program` with the explorer `name` (built-in or the model's own),
@@ -71,9 +72,10 @@ fn figures<M: Model>(model: &M) {
 }
 
 fn main() {
-    let all: [(&str, fn()); 6] = [
+    let all: [(&str, fn()); 7] = [
         ("lostupdate", || figures(&LostUpdate)),
         ("twophase", || figures(&TwoPhase)),
+        ("twophase-packed", || figures(&TwoPhasePacked)),
         ("paxos", || figures(&Paxos)),
         ("multipaxos", || figures(&MultiPaxos)),
         ("2pc", || figures(&TwoPc)),

@@ -10,7 +10,9 @@
 //! of the model's workload there: measured on the correct version (a walk
 //! of the buggy one ends at the violation), 20 walks, pinned in
 //! `models/tests/all/deep.rs`. TwoPhase never ends on its own, so its walks
-//! always run to `--max-steps`.
+//! always run to `--max-steps`: `twophase-packed` has a workload parameter
+//! (`rounds`), `twophase` (the specification as TLC checks it) has none and
+//! no deep configuration, its walks at its defaults being as long.
 
 /// Per model: its name, its workload parameter, and the deep configuration
 /// of each seeded bug in `--bug` order (bug `i + 1` at index `i`).
@@ -54,7 +56,7 @@ const DEEP: &[(&str, &str, &[&str])] = &[
             "transactions=30",
         ],
     ),
-    ("twophase", "rounds", &["rounds=60"]),
+    ("twophase-packed", "rounds", &["rounds=60"]),
     (
         "raft",
         "requests",
@@ -72,7 +74,7 @@ const DEEP: &[(&str, &str, &[&str])] = &[
 
 /// The long-workload configuration of seeded bug `bug` of model `model` (in `--set` syntax,
 /// e.g. "clients=3,increments=60") used by `mcheck table --deep` and the scaling experiment;
-/// `None` for an unknown model or bug. Every seeded bug of every model has one (raft's too:
+/// `None` for an unknown model or bug. Every seeded bug of every model but `twophase` has one (raft's too:
 /// use its requests/elections parameters), chosen so that the mean execution length under a
 /// random walk is at least 300 steps.
 pub fn deep_params(model: &str, bug: u32) -> Option<&'static str> {

@@ -11,5 +11,6 @@ pub mod paxos;
 pub mod raft;
 pub mod twopc;
 pub mod twophase;
+pub mod twophase_packed;
 
 pub use deep::{deep_params, workload_param};

@@ -330,6 +330,7 @@ impl Registry {
     pub fn builtin() -> Self {
         Registry::empty()
             .with(mcheck_models::twophase::TwoPhase)
+            .with(mcheck_models::twophase_packed::TwoPhasePacked)
             .with(mcheck_models::paxos::Paxos)
             .with(mcheck_models::multipaxos::MultiPaxos)
             .with(mcheck_models::twopc::TwoPc)

@@ -389,7 +389,7 @@ fn inapplicable_flags_are_rejected_naming_their_strategies() {
     ];
     for (strategy, flag, applies) in cases {
         // A model whose search would not end: the check comes first.
-        let mut args = vec!["run", "twophase", "--set", "rms=12", "-s", strategy];
+        let mut args = vec!["run", "twophase-packed", "--set", "rms=12", "-s", strategy];
         args.extend_from_slice(flag);
         let start = std::time::Instant::now();
         let o = mcheck(&args);
@@ -482,7 +482,7 @@ fn save_path_is_checked_before_the_search() {
     let start = std::time::Instant::now();
     let o = mcheck(&[
         "run",
-        "twophase",
+        "twophase-packed",
         "--set",
         "rms=12",
         "-s",
@@ -650,10 +650,10 @@ fn kill(signal: &str, pid: u32) {
     assert!(ok.success());
 }
 
-/// A search that does not end within the test: twophase with 12 resource
+/// A search that does not end within the test: twophase-packed with 12 resource
 /// managers, by DFS.
 #[cfg(unix)]
-const ENDLESS: &[&str] = &["run", "twophase", "--set", "rms=12", "--strategy", "dfs"];
+const ENDLESS: &[&str] = &["run", "twophase-packed", "--set", "rms=12", "--strategy", "dfs"];
 
 /// SIGINT and SIGTERM stop the search; the header was printed before (it
 /// is read here while the search runs), the report so far after, and the
@@ -674,7 +674,7 @@ fn sigint_and_sigterm_print_the_report_and_exit_130() {
         let mut out = BufReader::new(child.stdout.take().expect("stdout"));
         let mut header = String::new();
         out.read_line(&mut header).expect("a header line");
-        assert_eq!(header, "mcheck: twophase [rms=12,rounds=1], dfs\n", "{signal}");
+        assert_eq!(header, "mcheck: twophase-packed [rms=12,rounds=1], dfs\n", "{signal}");
         assert_eq!(
             child.try_wait().expect("wait"),
             None,

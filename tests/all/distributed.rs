@@ -7,7 +7,7 @@ use crate::common::{json, mcheck, Scratch};
 
 #[test]
 fn two_processes_and_two_workers_verify_with_one_threads_state_count() {
-    let base = ["run", "twophase", "--set", "rms=5", "-s", "ses", "--json", "-q"];
+    let base = ["run", "twophase-packed", "--set", "rms=5", "-s", "ses", "--json", "-q"];
     let one = json(&base);
     assert_eq!(
         (one["outcome"].as_str(), one["states"].as_u64()),

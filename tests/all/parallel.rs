@@ -17,7 +17,7 @@ use mcheck_checker::{BoundedBy, Config, Model, Outcome, Params, PathKind, Schedu
 use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::paxos::Paxos;
 use mcheck_models::twopc::TwoPc;
-use mcheck_models::twophase::TwoPhase;
+use mcheck_models::twophase_packed::TwoPhasePacked;
 
 const EXPLORERS: [&str; 3] = ["rr", "rtc", "prr"];
 
@@ -130,8 +130,13 @@ fn with_a_full_cache_parallel_ses_stays_sound_on_acyclic_systems() {
 
 #[test]
 fn budgets_stop_parallel_ses_with_bounded() {
-    let params = Params::resolve("twophase", &TwoPhase.info().params, &[("rms".into(), "5".into())]).unwrap();
-    let p = TwoPhase.build(&params, None);
+    let params = Params::resolve(
+        "twophase-packed",
+        &TwoPhasePacked.info().params,
+        &[("rms".into(), "5".into())],
+    )
+    .unwrap();
+    let p = TwoPhasePacked.build(&params, None);
     let config = Config {
         max_states: Some(2_000),
         ..two_threads()
@@ -160,8 +165,13 @@ fn budgets_stop_parallel_ses_with_bounded() {
 
 #[test]
 fn twophase_rms4_is_verified_with_exactly_its_states_on_two_threads() {
-    let params = Params::resolve("twophase", &TwoPhase.info().params, &[("rms".into(), "4".into())]).unwrap();
-    let p = TwoPhase.build(&params, None);
+    let params = Params::resolve(
+        "twophase-packed",
+        &TwoPhasePacked.info().params,
+        &[("rms".into(), "4".into())],
+    )
+    .unwrap();
+    let p = TwoPhasePacked.build(&params, None);
     // Five runs: five chances for the workers to interleave differently.
     for run in 0..5 {
         for name in ["rtc", "rr"] {
@@ -208,8 +218,13 @@ fn a_paxos_bug_found_on_two_threads_replays() {
 /// chunk that starts late stops at once) end within a second of the limit.
 #[test]
 fn the_time_limit_holds_with_many_more_threads_than_cores() {
-    let params = Params::resolve("twophase", &TwoPhase.info().params, &[("rms".into(), "8".into())]).unwrap();
-    let p = TwoPhase.build(&params, None);
+    let params = Params::resolve(
+        "twophase-packed",
+        &TwoPhasePacked.info().params,
+        &[("rms".into(), "8".into())],
+    )
+    .unwrap();
+    let p = TwoPhasePacked.build(&params, None);
     for threads in [64, 1024] {
         let config = Config {
             threads,
@@ -262,8 +277,13 @@ fn parallel_dfs_visits_exactly_the_reachable_set() {
 /// states, and the transitions of a DFS on one thread.
 #[test]
 fn parallel_dfs_runs_twophase_depth_first_with_exactly_its_states() {
-    let params = Params::resolve("twophase", &TwoPhase.info().params, &[("rms".into(), "6".into())]).unwrap();
-    let p = TwoPhase.build(&params, None);
+    let params = Params::resolve(
+        "twophase-packed",
+        &TwoPhasePacked.info().params,
+        &[("rms".into(), "6".into())],
+    )
+    .unwrap();
+    let p = TwoPhasePacked.build(&params, None);
     let one = search::dfs(&p, &Config::default()).unwrap();
     assert_eq!((one.outcome, one.states, one.deferrals), (Outcome::Verified, 50_816, 0));
     for run in 0..3 {

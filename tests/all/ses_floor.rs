@@ -14,14 +14,19 @@ mod floor_ses;
 use mcheck_checker::explorers::RoundRobin;
 use mcheck_checker::search;
 use mcheck_checker::{Config, Model, Params};
-use mcheck_models::twophase::TwoPhase;
+use mcheck_models::twophase_packed::TwoPhasePacked;
 
 /// Each stratum's (new states, transitions, deferrals).
 type Strata = Vec<(u64, u64, u64)>;
 
 fn engine(rms: u32) -> Strata {
-    let params = Params::resolve("twophase", &TwoPhase.info().params, &[("rms".into(), rms.to_string())]).unwrap();
-    let p = TwoPhase.build(&params, None);
+    let params = Params::resolve(
+        "twophase-packed",
+        &TwoPhasePacked.info().params,
+        &[("rms".into(), rms.to_string())],
+    )
+    .unwrap();
+    let p = TwoPhasePacked.build(&params, None);
     let r = search::ses(&p, RoundRobin::new(), &Config::default()).unwrap();
     r.strata
         .iter()

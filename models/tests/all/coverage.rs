@@ -5,7 +5,7 @@
 //!
 //! The searches run through the registry, as the CLI's do: its instances of
 //! the coverage search are compiled once for the workspace, not again for
-//! this test (seven models, each program wrapped three ways).
+//! this test (eight models, each program wrapped three ways).
 
 use crate::common;
 
@@ -13,7 +13,7 @@ use mcheck_checker::coverage::{reached_property, CountedOver, Coverage, How, Sta
 use mcheck_checker::search::Strategy;
 use mcheck_checker::ProgramExt;
 use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, StepTrace};
-use mcheck_models::{chain, lostupdate, multipaxos, paxos, raft, twopc, twophase};
+use mcheck_models::{chain, lostupdate, multipaxos, paxos, raft, twopc, twophase, twophase_packed};
 use mcheck_registry::Registry;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
@@ -155,11 +155,12 @@ fn twopc_handlers_and_properties() {
 }
 
 #[test]
-fn twophase_actions_and_properties() {
-    let c = covered(&twophase::TwoPhase, &[], 17, &["all-committed", "all-aborted"]);
-    let p = common::program(&twophase::TwoPhase, &[], None);
+fn twophase_packed_actions_and_properties() {
+    let model = twophase_packed::TwoPhasePacked;
+    let c = covered(&model, &[], 17, &["all-committed", "all-aborted"]);
+    let p = common::program(&model, &[], None);
     assert_eq!(common::bfs(&p).0, 288);
-    let by_name = |p: &twophase::TwoPhaseProgram, s: &twophase::TwoPhaseState, a: u32| {
+    let by_name = |p: &twophase_packed::PackedProgram, s: &twophase_packed::PackedState, a: u32| {
         p.actor_name(s, mcheck_checker::ActorId(a))
     };
     // The oracle reads the action's name (`TMRcvPrepared`) off the trace;
@@ -173,6 +174,20 @@ fn twophase_actions_and_properties() {
     // TLC's figure: 288 states, 1 TMCommit transition (from the state where
     // every RM is prepared).
     assert_eq!(got[&("tm".to_string(), "TMCommit".to_string())], 1);
+}
+
+/// twophase names its steps as twophase-packed does and declares no
+/// properties: the same counts.
+#[test]
+fn twophase_actions_as_twophase_packed_counts_them() {
+    let readable = covered(&twophase::TwoPhase, &[], 0, &[]);
+    let packed = covered(
+        &twophase_packed::TwoPhasePacked,
+        &[],
+        17,
+        &["all-committed", "all-aborted"],
+    );
+    assert_eq!(steps(&readable), steps(&packed));
 }
 
 #[test]

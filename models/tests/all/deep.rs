@@ -6,7 +6,7 @@
 
 use mcheck_checker::search;
 use mcheck_checker::{Config, Model, Outcome, Params};
-use mcheck_models::{chain, deep_params, lostupdate, multipaxos, paxos, raft, twopc, twophase, workload_param};
+use mcheck_models::{chain, deep_params, lostupdate, multipaxos, paxos, raft, twopc, twophase_packed, workload_param};
 
 /// `set` (`--set` syntax) resolved against `model`'s parameters.
 fn resolve<M: Model>(model: &M, set: &str) -> Params {
@@ -102,10 +102,10 @@ fn twopc_deep_configurations() {
 }
 
 #[test]
-fn twophase_deep_configuration() {
+fn twophase_packed_deep_configuration() {
     // The specification never ends: every walk runs to --max-steps.
     check(
-        &twophase::TwoPhase,
+        &twophase_packed::TwoPhasePacked,
         &[20 * mcheck_checker::config::DEFAULT_MAX_STEPS as u64],
     );
 }
@@ -121,6 +121,8 @@ fn raft_deep_configurations() {
 fn unknown_models_have_none() {
     assert_eq!(deep_params("nosuch", 1), None);
     assert_eq!(workload_param("nosuch"), None);
+    // twophase has no workload parameter (see `deep_params`).
+    assert_eq!((deep_params("twophase", 1), workload_param("twophase")), (None, None));
     assert_eq!(workload_param("2pc"), Some("transactions"));
     assert_eq!(deep_params("lostupdate", 1), Some("clients=3,increments=60"));
 }

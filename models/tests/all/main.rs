@@ -17,3 +17,4 @@ mod raft;
 mod symmetry;
 mod twopc;
 mod twophase;
+mod twophase_packed;

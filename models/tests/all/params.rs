@@ -5,7 +5,7 @@
 
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{Model, ParamSpec, Params, Program};
-use mcheck_models::{chain, lostupdate, multipaxos, paxos, twopc, twophase};
+use mcheck_models::{chain, lostupdate, multipaxos, paxos, twopc, twophase, twophase_packed};
 
 /// The table of `B` against `model.info().bugs`: ids 1..=n in order,
 /// distinct names, and `from_id`/`id`/`spec` inverse to each other.
@@ -38,6 +38,7 @@ fn every_bug_table_maps_both_ways() {
     check_table::<paxos::Bug, _>(&paxos::Paxos, 4);
     check_table::<twopc::Bug, _>(&twopc::TwoPc, 6);
     check_table::<twophase::Bug, _>(&twophase::TwoPhase, 1);
+    check_table::<twophase::Bug, _>(&twophase_packed::TwoPhasePacked, 1);
     assert_eq!(chain::Bug::StaleDoubleFailure.id(), 5);
     assert_eq!(chain::Bug::from_id(7), Some(chain::Bug::PruneOnLastSeq));
     assert_eq!(twopc::Bug::ReadBeforeApply.spec().name, "read-before-apply");
@@ -92,7 +93,8 @@ fn defaults_are_the_documented_ones_and_configurations_follow_them() {
     );
     let c = twopc::Cfg::default();
     assert_eq!((c.participants, c.clients, c.transactions, c.bug), (2, 1, 2, None));
-    assert_eq!(defaults(&twophase::PARAMS), [("rms", 3), ("rounds", 1)]);
+    assert_eq!(defaults(&twophase::PARAMS), [("rms", 3)]);
+    assert_eq!(defaults(&twophase_packed::PARAMS), [("rms", 3), ("rounds", 1)]);
     // What `mcheck list` shows is the same table.
     assert_eq!(defaults(&chain::Chain.info().params), defaults(&chain::PARAMS));
     assert_eq!(defaults(&twopc::TwoPc.info().params), defaults(&twopc::PARAMS));
@@ -141,8 +143,9 @@ fn effective_parameters_build_the_same_program() {
     check_effective(&multipaxos::MultiPaxos, &[&[], &[("nodes", 2)]]);
     check_effective(&paxos::Paxos, &[&[], &[("acceptors", 5)]]);
     check_effective(&twopc::TwoPc, &[&[], &[("participants", 1)]]);
+    check_effective(&twophase::TwoPhase, &[&[], &[("rms", 14)]]);
     check_effective(
-        &twophase::TwoPhase,
+        &twophase_packed::TwoPhasePacked,
         &[&[], &[("rms", 5)], &[("rounds", 7)], &[("rms", 14), ("rounds", 7)]],
     );
 }
@@ -156,6 +159,8 @@ fn only_chain_adjusts_its_parameters() {
     same(&p, twopc::TwoPc.effective_params(&p, Some(4)));
     let p = resolve(&multipaxos::MultiPaxos, &[]);
     same(&p, multipaxos::MultiPaxos.effective_params(&p, Some(2)));
+    let p = resolve(&twophase::TwoPhase, &[("rms", 14)]);
+    same(&p, twophase::TwoPhase.effective_params(&p, Some(1)));
 }
 
 /// Parameters set, bug, and the servers and failures used.
@@ -193,13 +198,13 @@ fn chain_reports_the_servers_and_failures_it_runs() {
     }
 }
 
-/// TwoPhase runs one round above 13 resource managers (their state leaves
+/// twophase-packed runs one round above 13 resource managers (their state leaves
 /// no bits for the round counter), and as many as asked below.
 #[test]
-fn twophase_runs_one_round_above_13_rms() {
+fn twophase_packed_runs_one_round_above_13_rms() {
     for (rms, rounds, used) in [(3, 60, 60), (13, 60, 60), (14, 60, 1), (14, 1, 1)] {
-        let given = resolve(&twophase::TwoPhase, &[("rms", rms), ("rounds", rounds)]);
-        let p = twophase::TwoPhase.effective_params(&given, None);
+        let given = resolve(&twophase_packed::TwoPhasePacked, &[("rms", rms), ("rounds", rounds)]);
+        let p = twophase_packed::TwoPhasePacked.effective_params(&given, None);
         assert_eq!(
             (p.get("rms"), p.get("rounds")),
             (rms, used),

@@ -8,7 +8,7 @@
 use crate::common;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{Config, Model, Outcome, Report};
-use mcheck_models::{lostupdate, paxos, twopc, twophase};
+use mcheck_models::{lostupdate, paxos, twopc, twophase, twophase_packed};
 use mcheck_registry::Registry;
 
 /// (bound, new states, transitions, deferrals, frontier) per stratum.
@@ -68,7 +68,16 @@ fn every_model_counts_the_same_plain_and_optimised() {
     names.sort();
     assert_eq!(
         names,
-        ["2pc", "chain", "lostupdate", "multipaxos", "paxos", "raft", "twophase"]
+        [
+            "2pc",
+            "chain",
+            "lostupdate",
+            "multipaxos",
+            "paxos",
+            "raft",
+            "twophase",
+            "twophase-packed"
+        ]
     );
     for name in names {
         let config = Config {
@@ -85,6 +94,7 @@ fn every_model_counts_the_same_plain_and_optimised() {
     }
     for (name, (states, transitions)) in [
         ("twophase", bfs(&twophase::TwoPhase)),
+        ("twophase-packed", bfs(&twophase_packed::TwoPhasePacked)),
         ("lostupdate", bfs(&lostupdate::LostUpdate)),
         ("paxos", bfs(&paxos::Paxos)),
         ("2pc", bfs(&twopc::TwoPc)),
@@ -99,26 +109,26 @@ fn bfs<M: Model>(model: &M) -> (u64, u64) {
     common::bfs(&common::program(model, &[], None))
 }
 
-/// The other strategies and settings on TwoPhase at its defaults: PB, SES
+/// The other strategies and settings on twophase-packed at its defaults: PB, SES
 /// with the other explorers, with symmetry, with the cache keyed by both
 /// states, with deadlocks checked.
 #[test]
-fn twophase_counts_the_same_plain_and_optimised_with_every_setting() {
+fn twophase_packed_counts_the_same_plain_and_optimised_with_every_setting() {
     let default = Config::default();
-    compare("twophase", &Strategy::Pb, "rtc", &default);
+    compare("twophase-packed", &Strategy::Pb, "rtc", &default);
     for explorer in ["rr", "prr"] {
-        compare("twophase", &Strategy::Ses, explorer, &default);
+        compare("twophase-packed", &Strategy::Ses, explorer, &default);
     }
     let symmetry = Config {
         symmetry: true,
         ..Config::default()
     };
-    let r = compare("twophase", &Strategy::Ses, "rtc", &symmetry);
+    let r = compare("twophase-packed", &Strategy::Ses, "rtc", &symmetry);
     assert!(r.symmetry && r.states < 288, "{} orbits", r.states);
     let exact = Config {
         exact_bound: true,
         deadlock: true,
         ..Config::default()
     };
-    compare("twophase", &Strategy::Ses, "rtc", &exact);
+    compare("twophase-packed", &Strategy::Ses, "rtc", &exact);
 }

@@ -1,5 +1,5 @@
 //! Symmetry reduction on the shipped models (ARCHITECTURE.md,
-//! "Symmetry"): TwoPhase's orbit counts against an independent counter (a
+//! "Symmetry"): twophase-packed's orbit counts against an independent counter (a
 //! BFS of the TLA+ actions on its own representation, canonicalized by
 //! brute force over all permutations of the resource managers), DFS and
 //! SES agreeing up to 12 resource managers, and every seeded bug of every
@@ -18,7 +18,7 @@ use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::multipaxos::MultiPaxos;
 use mcheck_models::paxos;
 use mcheck_models::twopc::TwoPc;
-use mcheck_models::twophase::TwoPhase;
+use mcheck_models::twophase_packed::TwoPhasePacked;
 use std::collections::{HashSet, VecDeque};
 use std::hash::Hash;
 
@@ -222,7 +222,7 @@ fn twophase_orbits_match_an_independent_brute_force_count() {
     // (rms, reachable states (TLC), orbits)
     for (n, states, orbit_count) in [(3, 288, 80), (4, 1_568, 166), (5, 8_832, 314), (6, 50_816, 553)] {
         assert_eq!(orbits(n), (states, orbit_count), "oracle rms={n}");
-        let p = program(&TwoPhase, &[("rms", &n.to_string())], None);
+        let p = program(&TwoPhasePacked, &[("rms", &n.to_string())], None);
         assert_eq!(bfs(&p).0, states as u64, "rms={n}");
         let d = dfs(&p, &on()).unwrap();
         let s = ses(&p, Causal::default(), &on()).unwrap();
@@ -240,7 +240,7 @@ fn twophase_dfs_and_ses_agree_up_to_twelve_rms() {
     // brute-force count above for 3..6).
     let mut last = 553;
     for n in 7..=12 {
-        let p = program(&TwoPhase, &[("rms", &n.to_string())], None);
+        let p = program(&TwoPhasePacked, &[("rms", &n.to_string())], None);
         let d = dfs(&p, &on()).unwrap();
         let s = ses(&p, Causal::default(), &on()).unwrap();
         assert_eq!(
@@ -316,7 +316,7 @@ fn multipaxos_bugs_are_found_with_symmetry_at_four_nodes() {
 
 #[test]
 fn twophase_bug_is_found_with_symmetry() {
-    assert_bugs_found(&TwoPhase, &[("rms", "3")]);
+    assert_bugs_found(&TwoPhasePacked, &[("rms", "3")]);
 }
 
 #[test]

@@ -1,31 +1,18 @@
-//! Lamport's TwoPhase commit specification (`TwoPhase.tla`) as a raw
-//! transition system (ARCHITECTURE.md, "Programs and capabilities"): no machine runtime, no intermediate
-//! states, so reachable state counts are TLC's (3 resource managers: 288,
-//! 4: 1,568, 5: 8,832, 9: 10,340,352).
+//! `twophase-packed`: the TwoPhase specification of [`crate::twophase`]
+//! (its story, actions and seeded bug are told there), packed into one
+//! `u64` for speed: the benchmark that the engine's performance figures
+//! measure (`docs/performance.md`). A raw transition system
+//! (ARCHITECTURE.md, "Programs and capabilities") with the same actors,
+//! alternatives, sends, invariant and bug as `twophase`, so that every
+//! search counts the same states and transitions on both
+//! (`models/tests/all/twophase.rs` walks them side by side); only the
+//! representation differs:
 //!
-//! # Variables
-//!
-//! * `rmState[r]` ∈ {working, prepared, committed, aborted} for each
-//!   resource manager `r`,
-//! * `tmState` ∈ {init, committed, aborted},
-//! * `tmPrepared` ⊆ RM,
-//! * `msgs` ⊆ {Prepared(r)} ∪ {Commit, Abort}.
-//!
-//! # Actors and alternatives
-//!
-//! Actor 0 is the transaction manager (`tm`); actor `r` for `r` in `1..=N`
-//! is resource manager `rm<r>`. An actor is enabled when at least one of its
-//! actions is; its alternatives are its enabled actions in this fixed order:
-//!
-//! * TM: `TMRcvPrepared(rm1)`, ..., `TMRcvPrepared(rmN)`, `TMCommit`,
-//!   `TMAbort`, `TMNextRound`;
-//! * RM: `RMPrepare`, `RMChooseToAbort`, `RMRcvCommitMsg`, `RMRcvAbortMsg`.
-//!
-//! As in TLA+, an action whose guard holds is a transition even when it does
-//! not change the state (`RMRcvCommitMsg` by a committed RM,
-//! `TMRcvPrepared(r)` with `r` already in `tmPrepared`), so the number of
-//! transitions is the number of successors TLC generates (rms=9:
-//! 123,558,401).
+//! * the state is [`PackedState`], bit fields in one `u64`, and
+//!   [`PackedProgram::unpack`] turns it into the readable state;
+//! * the enabled actions are bitmasks (`tm_actions`, `rm_actions`),
+//!   listed without building them;
+//! * the symmetry sorts 4-bit RM records with a counting sort.
 //!
 //! # Rounds (a long workload)
 //!
@@ -33,34 +20,23 @@
 //! aborted the TM may take `TMNextRound`: the next transaction starts from
 //! the initial state, with a round counter in the state's top bits, up to
 //! `rounds` transactions. With one round (the default) the specification is
-//! TLC's. The specification still never ends on its own (a committed RM can
-//! always take `RMRcvCommitMsg` again), so a sampled execution runs to
-//! `--max-steps`.
-//!
-//! # Events
-//!
-//! Messages go into a set, not a queue, but explorers still learn who talks
-//! to whom: `RMPrepare(r)` reports `Sent { from: rm r, to: tm }` (every time
-//! it runs), `TMCommit` and `TMAbort` report a `Sent` from the TM to every
-//! RM in id order.
-//!
-//! # Invariant
-//!
-//! `TCConsistent` (no RM committed while another is aborted) is checked on
-//! every new state; `TPTypeOK` holds by construction of [`TwoPhaseState`].
+//! `twophase`'s. `TMNextRound` reports a `Sent` from the TM to every RM.
 
 use mcheck_checker::coverage::{Hit, How};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{
-    ActorId, ActorInfo, BugSpec, Covers, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace,
-    Symmetry, Traces, Violation, ViolationKind,
+    ActorId, ActorInfo, Covers, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace, Symmetry,
+    Traces, Violation, ViolationKind,
 };
+use std::collections::BTreeSet;
 use std::fmt;
 
 mod state;
 
+pub use crate::twophase::Bug;
+use crate::twophase::{self, Message, RmState, TmState, TwoPhaseSpec, TwoPhaseState};
 use state::Layout;
-pub use state::{RmState, TmState, TwoPhaseState, MAX_RMS_WITH_ROUNDS};
+pub use state::{PackedState, MAX_RMS_WITH_ROUNDS};
 
 /// The largest number of resource managers: the state packs into one `u64`
 /// (`4N + 4` bits).
@@ -103,29 +79,6 @@ impl fmt::Display for Action {
     }
 }
 
-/// The seeded bugs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Bug {
-    /// `tm-commit-early`: `TMCommit` once one RM is prepared.
-    TmCommitEarly,
-}
-
-impl SeededBug for Bug {
-    const TABLE: &'static [(Bug, BugSpec)] = &[(
-        Bug::TmCommitEarly,
-        BugSpec {
-            id: 1,
-            name: "tm-commit-early",
-            description: "TMCommit is enabled as soon as tmPrepared is non-empty (one RM's Prepared \
-                message received) instead of when it equals RM. The TM then broadcasts Commit while \
-                another RM is still working; that RM may RMChooseToAbort, and once a prepared RM \
-                receives Commit, TCConsistent fails. With 2+ RMs; needs at least one delay under a \
-                run-to-completion explorer, since at delay 0 the TM runs first, when only TMAbort is \
-                enabled.",
-        },
-    )];
-}
-
 /// The parameters and their defaults (the only place they are written).
 pub const PARAMS: [ParamSpec; 2] = [
     ParamSpec {
@@ -149,40 +102,42 @@ pub const PARAMS: [ParamSpec; 2] = [
 /// The largest number of rounds (transactions).
 pub const MAX_ROUNDS: u64 = 60;
 
-/// The TwoPhase program for a number of RMs, correct or with a seeded bug.
+/// The packed TwoPhase program for a number of RMs, correct or with a
+/// seeded bug.
 #[derive(Clone, Debug)]
-pub struct TwoPhaseProgram {
+pub struct PackedProgram {
     layout: Layout,
     /// Transactions run one after the other (1: the specification as is).
     rounds: u64,
-    bug: Option<Bug>,
+    /// The readable specification it packs: its RMs, bug, actors and names.
+    spec: TwoPhaseSpec,
 }
 
-impl TwoPhaseProgram {
+impl PackedProgram {
     /// The specification with `rms` resource managers (1 to [`MAX_RMS`];
     /// panics outside that range, which `Params::resolve` rules out) and
     /// seeded bug `bug` (`None`: the correct specification).
-    pub fn new(rms: usize, bug: Option<Bug>) -> TwoPhaseProgram {
-        TwoPhaseProgram::with_rounds(rms, 1, bug)
+    pub fn new(rms: usize, bug: Option<Bug>) -> PackedProgram {
+        PackedProgram::with_rounds(rms, 1, bug)
     }
 
     /// The specification with `rms` resource managers run for `rounds`
     /// transactions one after the other (1 to [`MAX_ROUNDS`], and 1 when
     /// `rms` is above [`MAX_RMS_WITH_ROUNDS`]; panics otherwise, which
     /// `Params::resolve` and [`Model::effective_params`] rule out).
-    pub fn with_rounds(rms: usize, rounds: u64, bug: Option<Bug>) -> TwoPhaseProgram {
+    pub fn with_rounds(rms: usize, rounds: u64, bug: Option<Bug>) -> PackedProgram {
         assert!(
             (1..=MAX_RMS).contains(&rms),
-            "twophase takes 1 to {MAX_RMS} resource managers, not {rms}"
+            "twophase-packed takes 1 to {MAX_RMS} resource managers, not {rms}"
         );
         assert!(
             (1..=MAX_ROUNDS).contains(&rounds) && (rounds == 1 || rms <= MAX_RMS_WITH_ROUNDS),
-            "twophase with {rms} resource managers takes 1 to {MAX_ROUNDS} rounds (1 above {MAX_RMS_WITH_ROUNDS} resource managers), not {rounds}"
+            "twophase-packed with {rms} resource managers takes 1 to {MAX_ROUNDS} rounds (1 above {MAX_RMS_WITH_ROUNDS} resource managers), not {rounds}"
         );
-        TwoPhaseProgram {
+        PackedProgram {
             layout: Layout::new(rms),
             rounds,
-            bug,
+            spec: TwoPhaseSpec { rms, bug },
         }
     }
 
@@ -191,46 +146,31 @@ impl TwoPhaseProgram {
         self.layout.n
     }
 
-    /// `rmState[rm]` of `s`, `rm` from 0.
-    pub fn rm_state(&self, s: &TwoPhaseState, rm: usize) -> RmState {
-        s.rm(rm)
-    }
-
-    /// `tmState` of `s`.
-    pub fn tm_state(&self, s: &TwoPhaseState) -> TmState {
-        s.tm(&self.layout)
-    }
-
-    /// `tmPrepared` of `s` as a bitmask (bit `i`: RM `i + 1`).
-    pub fn tm_prepared(&self, s: &TwoPhaseState) -> u64 {
-        s.tm_prepared(&self.layout)
-    }
-
-    /// The `Prepared(r)` messages in `msgs` as a bitmask (bit `i`: RM `i + 1`).
-    pub fn prepared_msgs(&self, s: &TwoPhaseState) -> u64 {
-        s.msg_prepared(&self.layout)
-    }
-
-    /// Whether `[type |-> "Commit"]` is in `msgs`.
-    pub fn commit_msg(&self, s: &TwoPhaseState) -> bool {
-        s.flag(self.layout.msg_commit)
-    }
-
-    /// Whether `[type |-> "Abort"]` is in `msgs`.
-    pub fn abort_msg(&self, s: &TwoPhaseState) -> bool {
-        s.flag(self.layout.msg_abort)
+    /// `s` as the readable specification's state.
+    pub fn unpack(&self, s: &PackedState) -> TwoPhaseState {
+        let l = &self.layout;
+        let members = |mask: u64| (0..l.n).filter(move |i| mask >> i & 1 == 1);
+        let mut msgs: BTreeSet<Message> = members(s.msg_prepared(l)).map(Message::Prepared).collect();
+        msgs.extend(s.flag(l.msg_commit).then_some(Message::Commit));
+        msgs.extend(s.flag(l.msg_abort).then_some(Message::Abort));
+        TwoPhaseState {
+            rm_state: (0..l.n).map(|i| s.rm(i)).collect(),
+            tm_state: s.tm(l),
+            tm_prepared: members(s.tm_prepared(l)).collect(),
+            msgs,
+        }
     }
 
     /// The enabled actions of the TM as a bitmask: bit `i < n`
     /// `TMRcvPrepared(rm i+1)`, bit `n` `TMCommit`, bit `n + 1` `TMAbort`.
     #[inline(always)]
-    fn tm_actions(&self, s: TwoPhaseState) -> u32 {
+    fn tm_actions(&self, s: PackedState) -> u32 {
         let l = &self.layout;
         if s.tm(l) != TmState::Init {
             return u32::from(self.next_round_enabled(s)) << (l.n + 2);
         }
         let tm_prepared = s.tm_prepared(l);
-        let commit = if self.bug == Some(Bug::TmCommitEarly) {
+        let commit = if self.spec.bug == Some(Bug::TmCommitEarly) {
             tm_prepared != 0
         } else {
             tm_prepared == l.all
@@ -238,19 +178,19 @@ impl TwoPhaseProgram {
         (s.msg_prepared(l) as u32) | (u32::from(commit) << l.n) | (1 << (l.n + 1))
     }
 
-    /// The enabled actions of RM `i` (from 0) as a bitmask: bit 0
-    /// `RMPrepare`, 1 `RMChooseToAbort`, 2 `RMRcvCommitMsg`, 3
-    /// `RMRcvAbortMsg`.
     /// `TMNextRound` (not in TwoPhase.tla): the transaction is over (every
     /// RM committed or aborted) and a later round is left.
-    fn next_round_enabled(&self, s: TwoPhaseState) -> bool {
+    fn next_round_enabled(&self, s: PackedState) -> bool {
         let rms = s.0 & self.layout.rm_fields;
         let decided = (rms >> 1) & LOW_BITS;
         decided == rms_low_bits(self.layout.n) && s.round() + 1 < self.rounds
     }
 
+    /// The enabled actions of RM `i` (from 0) as a bitmask: bit 0
+    /// `RMPrepare`, 1 `RMChooseToAbort`, 2 `RMRcvCommitMsg`, 3
+    /// `RMRcvAbortMsg`.
     #[inline(always)]
-    fn rm_actions(&self, s: TwoPhaseState, i: usize) -> u32 {
+    fn rm_actions(&self, s: PackedState, i: usize) -> u32 {
         let working = rm_working(s, i);
         working
             | (working << 1)
@@ -261,7 +201,7 @@ impl TwoPhaseProgram {
     /// The action that alternative `alt` of `actor` means in `s`, or
     /// `None` if `actor` has fewer enabled actions.
     #[inline(always)]
-    pub fn action(&self, s: &TwoPhaseState, actor: ActorId, alt: u32) -> Option<Action> {
+    pub fn action(&self, s: &PackedState, actor: ActorId, alt: u32) -> Option<Action> {
         let n = self.layout.n;
         let a = actor.0 as usize;
         if a == 0 {
@@ -297,7 +237,7 @@ impl TwoPhaseProgram {
 
     /// Apply `action` to `s` (its guard must hold), reporting sends.
     #[inline(always)]
-    fn apply(&self, s: &mut TwoPhaseState, action: Action, events: &mut Vec<Event>) {
+    fn apply(&self, s: &mut PackedState, action: Action, events: &mut Vec<Event>) {
         let l = &self.layout;
         let tm = ActorId(0);
         match action {
@@ -342,7 +282,7 @@ impl TwoPhaseProgram {
     /// `TCConsistent`: a violation if some RM is committed while another is
     /// aborted in `s`.
     #[inline(always)]
-    pub fn check(&self, s: &TwoPhaseState) -> Result<(), Violation> {
+    pub fn check(&self, s: &PackedState) -> Result<(), Violation> {
         // Two bits per RM: committed is 0b10, aborted 0b11.
         let rms = s.0 & self.layout.rm_fields;
         let (hi, lo) = ((rms >> 1) & LOW_BITS, rms & LOW_BITS);
@@ -353,39 +293,10 @@ impl TwoPhaseProgram {
         Err(inconsistent(committed, aborted))
     }
 
-    /// A short rendering of `s`:
-    /// `rm=[w,p,c,a] tm=init tmPrepared={1,2} msgs={P1,P2,Commit}`.
-    pub fn render(&self, s: &TwoPhaseState) -> String {
-        let l = &self.layout;
-        let rms: Vec<&str> = (0..l.n)
-            .map(|i| match s.rm(i) {
-                RmState::Working => "w",
-                RmState::Prepared => "p",
-                RmState::Committed => "c",
-                RmState::Aborted => "a",
-            })
-            .collect();
-        let set = |mask: u64, prefix: &str| -> Vec<String> {
-            (0..l.n)
-                .filter(|i| mask >> i & 1 == 1)
-                .map(|i| format!("{prefix}{}", i + 1))
-                .collect()
-        };
-        let prepared = set(s.tm_prepared(l), "");
-        let mut msgs = set(s.msg_prepared(l), "P");
-        if s.flag(l.msg_commit) {
-            msgs.push("Commit".into());
-        }
-        if s.flag(l.msg_abort) {
-            msgs.push("Abort".into());
-        }
-        let text = format!(
-            "rm=[{}] tm={} tmPrepared={{{}}} msgs={{{}}}",
-            rms.join(","),
-            s.tm(l).as_str(),
-            prepared.join(","),
-            msgs.join(",")
-        );
+    /// A short rendering of `s`: [`TwoPhaseState`]'s, after the round
+    /// when there are several.
+    pub fn render(&self, s: &PackedState) -> String {
+        let text = self.unpack(s).to_string();
         if self.rounds > 1 {
             format!("round={} {text}", s.round() + 1)
         } else {
@@ -399,7 +310,7 @@ impl TwoPhaseProgram {
     #[inline(always)]
     fn step(
         &self,
-        s: &mut TwoPhaseState,
+        s: &mut PackedState,
         actor: ActorId,
         alt: u32,
         events: &mut Vec<Event>,
@@ -415,11 +326,11 @@ impl TwoPhaseProgram {
     /// Outside the Program contract: reported, not panicked on.
     #[cold]
     #[inline(never)]
-    fn not_enabled(&self, s: &TwoPhaseState, actor: ActorId, alt: u32) -> Violation {
+    fn not_enabled(&self, s: &PackedState, actor: ActorId, alt: u32) -> Violation {
         Violation::new(
             ViolationKind::Panic,
             self.actor_name(s, actor),
-            format!("mcheck bug: twophase executed actor {actor} alternative {alt}, which is not enabled"),
+            format!("mcheck bug: twophase-packed executed actor {actor} alternative {alt}, which is not enabled"),
         )
     }
 }
@@ -442,7 +353,7 @@ const LOW_BITS: u64 = 0x5555_5555_5555_5555;
 /// 1 if RM `i` of `s` is still working (its two bits 0), else 0: its
 /// prepare and choose-to-abort actions are enabled.
 #[inline(always)]
-fn rm_working(s: TwoPhaseState, i: usize) -> u32 {
+fn rm_working(s: PackedState, i: usize) -> u32 {
     u32::from((s.0 >> (2 * i)) & 3 == 0)
 }
 
@@ -459,29 +370,19 @@ fn nth_set_bit(mut mask: u32, k: u32) -> Option<u32> {
     (mask != 0).then(|| mask.trailing_zeros())
 }
 
-impl Program for TwoPhaseProgram {
-    type State = TwoPhaseState;
+impl Program for PackedProgram {
+    type State = PackedState;
 
-    fn initial(&self) -> TwoPhaseState {
-        TwoPhaseState(0)
+    fn initial(&self) -> PackedState {
+        PackedState(0)
     }
 
-    fn actors(&self, _s: &TwoPhaseState) -> Vec<ActorInfo> {
-        let mut v = vec![ActorInfo {
-            id: ActorId(0),
-            kind: "tm",
-            name: "tm".into(),
-        }];
-        v.extend((1..=self.layout.n as u32).map(|r| ActorInfo {
-            id: ActorId(r),
-            kind: "rm",
-            name: format!("rm{r}"),
-        }));
-        v
+    fn actors(&self, _s: &PackedState) -> Vec<ActorInfo> {
+        self.spec.actors(&self.spec.initial())
     }
 
     #[inline]
-    fn enabled(&self, s: &TwoPhaseState, out: &mut Vec<Enabled>) {
+    fn enabled(&self, s: &PackedState, out: &mut Vec<Enabled>) {
         let l = &self.layout;
         out.reserve(l.n + 1);
         let tm = self.tm_actions(*s);
@@ -520,47 +421,37 @@ impl Program for TwoPhaseProgram {
                 .eq((0..l.n)
                     .map(|i| (i, self.rm_actions(*s, i).count_ones()))
                     .filter(|&(_, k)| k != 0)),
-            "twophase: the listed RMs disagree with their action masks"
+            "twophase-packed: the listed RMs disagree with their action masks"
         );
     }
 
     #[inline(always)]
-    fn execute(
-        &self,
-        s: &mut TwoPhaseState,
-        actor: ActorId,
-        alt: u32,
-        events: &mut Vec<Event>,
-    ) -> Result<(), Violation> {
+    fn execute(&self, s: &mut PackedState, actor: ActorId, alt: u32, events: &mut Vec<Event>) -> Result<(), Violation> {
         self.step(s, actor, alt, events).map(|_| ())
     }
 
-    fn symmetry(&self) -> Option<&dyn Symmetry<TwoPhaseState>> {
+    fn symmetry(&self) -> Option<&dyn Symmetry<PackedState>> {
         Some(self)
     }
 
-    fn coverage(&self) -> Option<&dyn Covers<TwoPhaseState>> {
+    fn coverage(&self) -> Option<&dyn Covers<PackedState>> {
         Some(self)
     }
 
-    fn traces(&self) -> Option<&dyn Traces<TwoPhaseState>> {
+    fn traces(&self) -> Option<&dyn Traces<PackedState>> {
         Some(self)
     }
 }
 
 /// The spec's actors by name (`tm`, `rm1`, ...) and its actions.
-impl Traces<TwoPhaseState> for TwoPhaseProgram {
-    fn actor_name(&self, _s: &TwoPhaseState, actor: ActorId) -> String {
-        if actor.0 == 0 {
-            "tm".into()
-        } else {
-            format!("rm{}", actor.0)
-        }
+impl Traces<PackedState> for PackedProgram {
+    fn actor_name(&self, _s: &PackedState, actor: ActorId) -> String {
+        twophase::actor_name(actor)
     }
 
     fn execute_traced(
         &self,
-        s: &mut TwoPhaseState,
+        s: &mut PackedState,
         actor: ActorId,
         alt: u32,
         events: &mut Vec<Event>,
@@ -588,14 +479,14 @@ impl Traces<TwoPhaseState> for TwoPhaseProgram {
     }
 }
 
-impl Symmetry<TwoPhaseState> for TwoPhaseProgram {
+impl Symmetry<PackedState> for PackedProgram {
     /// The resource managers are interchangeable: an RM's whole state is
     /// its `rmState`, its bit of `tmPrepared` and its `Prepared` message,
     /// and nothing else names an RM (the TM's state and the Commit/Abort
     /// flags are the same for every RM; `TCConsistent` and the seeded bug
     /// count RMs, never name one). The orbit's canonical form sorts these
     /// 4-bit RM records (a counting sort) and keeps the rest: exact.
-    fn canonical_fingerprint(&self, s: &TwoPhaseState) -> Option<u64> {
+    fn canonical_fingerprint(&self, s: &PackedState) -> Option<u64> {
         let l = &self.layout;
         let mut counts = [0u8; 16];
         for i in 0..l.n {
@@ -617,8 +508,8 @@ impl Symmetry<TwoPhaseState> for TwoPhaseProgram {
 }
 
 /// The spec's actions, by actor, and its two reachability properties.
-impl Covers<TwoPhaseState> for TwoPhaseProgram {
-    fn cover_step(&self, s: &TwoPhaseState, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
+impl Covers<PackedState> for PackedProgram {
+    fn cover_step(&self, s: &PackedState, actor: ActorId, alt: u32, out: &mut Vec<Hit>) {
         if let Some(action) = self.action(s, actor, alt) {
             out.push(Hit::new(
                 Traces::actor_name(self, s, actor),
@@ -655,32 +546,28 @@ impl Covers<TwoPhaseState> for TwoPhaseProgram {
         vec!["all-committed", "all-aborted"]
     }
 
-    fn holds(&self, s: &TwoPhaseState, property: usize) -> bool {
+    fn holds(&self, s: &PackedState, property: usize) -> bool {
         let want = match property {
             0 => RmState::Committed,
             1 => RmState::Aborted,
             _ => return false,
         };
-        (0..self.layout.n).all(|i| self.rm_state(s, i) == want)
+        (0..self.layout.n).all(|i| s.rm(i) == want)
     }
 }
 
-/// The TwoPhase model (`mcheck run twophase`).
+/// The packed TwoPhase model (`mcheck run twophase-packed`).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct TwoPhase;
+pub struct TwoPhasePacked;
 
-impl Model for TwoPhase {
-    type Program = TwoPhaseProgram;
+impl Model for TwoPhasePacked {
+    type Program = PackedProgram;
 
     fn info(&self) -> ModelInfo {
         ModelInfo {
-            name: "twophase",
-            description: "Lamport's TwoPhase commit specification (TwoPhase.tla) as a plain transition system: \
-                a transaction manager (actor 0) and N resource managers exchanging Prepared/Commit/Abort \
-                messages through a message set. Each action belongs to the process that takes it; a process \
-                with several enabled actions has one alternative per action. Invariant TCConsistent: no \
-                resource manager is committed while another is aborted. Reachable states match TLC \
-                (rms=3: 288, rms=5: 8,832, rms=9: 10,340,352).",
+            name: "twophase-packed",
+            description: "twophase packed into one u64 (the speed benchmark): the same states, transitions and bug, \
+                and a rounds parameter that runs transactions one after the other",
             params: PARAMS.to_vec(),
             bugs: Bug::specs(),
             explorers: vec![],
@@ -688,9 +575,9 @@ impl Model for TwoPhase {
         }
     }
 
-    fn build(&self, params: &Params, bug: Option<u32>) -> TwoPhaseProgram {
+    fn build(&self, params: &Params, bug: Option<u32>) -> PackedProgram {
         let p = self.effective_params(params, bug);
-        TwoPhaseProgram::with_rounds(p.usize("rms"), p.get("rounds"), Bug::from_build(bug))
+        PackedProgram::with_rounds(p.usize("rms"), p.get("rounds"), Bug::from_build(bug))
     }
 
     /// `rounds` is 1 above [`MAX_RMS_WITH_ROUNDS`] resource managers (their

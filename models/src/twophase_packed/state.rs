@@ -1,58 +1,14 @@
 //! The packed state of the TwoPhase specification and its field layout.
 
-/// A resource manager's state (`rmState[r]`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum RmState {
-    /// `"working"`.
-    Working,
-    /// `"prepared"`.
-    Prepared,
-    /// `"committed"`.
-    Committed,
-    /// `"aborted"`.
-    Aborted,
-}
+use crate::twophase::{RmState, TmState};
 
-impl RmState {
-    fn from_bits(b: u64) -> RmState {
-        match b & 3 {
-            0 => RmState::Working,
-            1 => RmState::Prepared,
-            2 => RmState::Committed,
-            _ => RmState::Aborted,
-        }
-    }
-
-    /// The TLA+ string value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RmState::Working => "working",
-            RmState::Prepared => "prepared",
-            RmState::Committed => "committed",
-            RmState::Aborted => "aborted",
-        }
-    }
-}
-
-/// The transaction manager's state (`tmState`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum TmState {
-    /// `"init"`.
-    Init,
-    /// `"committed"`.
-    Committed,
-    /// `"aborted"`.
-    Aborted,
-}
-
-impl TmState {
-    /// The TLA+ string value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TmState::Init => "init",
-            TmState::Committed => "committed",
-            TmState::Aborted => "aborted",
-        }
+/// The RM state of a 2-bit field.
+fn rm_from_bits(b: u64) -> RmState {
+    match b & 3 {
+        0 => RmState::Working,
+        1 => RmState::Prepared,
+        2 => RmState::Committed,
+        _ => RmState::Aborted,
     }
 }
 
@@ -65,9 +21,9 @@ impl TmState {
 /// bits [`ROUND_SHIFT`].. hold the number of the transaction (round, from
 /// 0) when the program runs several one after the other.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub struct TwoPhaseState(pub u64);
+pub struct PackedState(pub u64);
 
-/// The field offsets of [`TwoPhaseState`] for a given number of RMs.
+/// The field offsets of [`PackedState`] for a given number of RMs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Layout {
     pub(super) n: usize,
@@ -105,7 +61,7 @@ pub(super) const ROUND_SHIFT: u32 = 58;
 /// counter its bits: with more, the program runs one round.
 pub const MAX_RMS_WITH_ROUNDS: usize = 13;
 
-impl TwoPhaseState {
+impl PackedState {
     /// The current round (transaction), from 0.
     pub(super) fn round(self) -> u64 {
         self.0 >> ROUND_SHIFT
@@ -118,7 +74,7 @@ impl TwoPhaseState {
     }
 
     pub(super) fn rm(self, i: usize) -> RmState {
-        RmState::from_bits(self.0 >> (2 * i))
+        rm_from_bits(self.0 >> (2 * i))
     }
 
     pub(super) fn set_rm(&mut self, i: usize, st: RmState) {
