@@ -74,9 +74,9 @@ const DEEP: &[(&str, &str, &[&str])] = &[
 
 /// The long-workload configuration of seeded bug `bug` of model `model` (in `--set` syntax,
 /// e.g. "clients=3,increments=60") used by `mcheck table --deep` and the scaling experiment;
-/// `None` for an unknown model or bug. Every seeded bug of every model but `twophase` has one (raft's too:
-/// use its requests/elections parameters), chosen so that the mean execution length under a
-/// random walk is at least 300 steps.
+/// `None` for an unknown model or bug. Every seeded bug of every model but `twophase` has
+/// one (raft's too: use its requests/elections parameters), chosen so that the mean
+/// execution length under a random walk is at least 300 steps.
 pub fn deep_params(model: &str, bug: u32) -> Option<&'static str> {
     let (_, _, bugs) = DEEP.iter().find(|(name, _, _)| *name == model)?;
     let index = usize::try_from(bug.checked_sub(1)?).ok()?;
