@@ -17,3 +17,16 @@ mod ss;
 mod strategies;
 mod surw;
 mod symmetry;
+
+/// `hits` of `n` is within the binomial 99.9% interval around `n * p`
+/// (z = 3.29; a correct implementation fails with probability 0.1%, but
+/// the seeds are pinned, so the test is deterministic).
+pub(crate) fn assert_binomial(hits: u64, n: u64, p: f64, what: &str) {
+    let mean = n as f64 * p;
+    let sd = (n as f64 * p * (1.0 - p)).sqrt();
+    let z = (hits as f64 - mean) / sd;
+    assert!(
+        z.abs() < 3.29,
+        "{what}: {hits} hits of {n}, expected {mean:.1} (p = {p:.5}), z = {z:.2}"
+    );
+}
