@@ -210,6 +210,7 @@ pub(crate) enum StrategyName {
     Pctcp,
     Surw,
     Hybrid,
+    Portfolio,
 }
 
 impl StrategyName {
@@ -227,6 +228,7 @@ impl StrategyName {
             StrategyName::Pctcp => "pctcp",
             StrategyName::Surw => "surw",
             StrategyName::Hybrid => "hybrid",
+            StrategyName::Portfolio => "portfolio",
         }
     }
 }
@@ -234,7 +236,7 @@ impl StrategyName {
 impl ValueEnum for StrategyName {
     fn value_variants<'a>() -> &'a [Self] {
         use StrategyName::*;
-        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid]
+        &[Ses, Ss, Dfs, Pb, Rs, Irs, Pct, Pos, Pctcp, Surw, Portfolio, Hybrid]
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
@@ -400,6 +402,7 @@ impl RunArgs {
                 ses_states: None,
                 ss: self.ss_params(),
             }),
+            StrategyName::Portfolio => Strategy::Portfolio,
         }
     }
 

@@ -30,6 +30,9 @@ pub struct Run {
     /// The run's error, if it failed (then it is neither an event nor
     /// censored: it is left out of the statistics).
     pub error: Option<String>,
+    /// The portfolio's member that found the bug (`Report::found_by`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// A cost to the bug, the unit of a cell's median.
@@ -274,6 +277,7 @@ mod tests {
             steps: count * 10,
             seconds: count as f64 / 100.0,
             error: None,
+            by: None,
         }
     }
 

@@ -25,7 +25,18 @@ pub const MEAN_SAMPLES: u64 = 100;
 
 /// The deep table's techniques, in order, by column name: one line each.
 pub const TECHNIQUES: &[&str] = &[
-    "RS", "IRS", "PCT", "POS", "PCTCP", "SURW", "SS-RR", "SS-RTC", "SS-PRR", "Hybrid", "SES-RTC",
+    "RS",
+    "IRS",
+    "PCT",
+    "POS",
+    "PCTCP",
+    "SURW",
+    "SS-RR",
+    "SS-RTC",
+    "SS-PRR",
+    "Hybrid",
+    "SES-RTC",
+    "Portfolio",
 ];
 
 /// The deep table's columns (see [`TECHNIQUES`]), from the first table's,
@@ -99,6 +110,9 @@ pub struct DeepRow {
     /// baseline, in executed steps, with the log-rank test
     /// ([`table::versus_of`]).
     pub versus: Option<Versus>,
+    /// The portfolio against the best single technique
+    /// ([`table::portfolio_of`]).
+    pub portfolio: Option<table::Against>,
 }
 
 /// `threads`, with 0 resolved to the core count.
@@ -208,6 +222,7 @@ pub fn build(registry: &Registry, args: &DeepArgs, mut on_row: impl FnMut(&DeepR
             mean_steps: mean,
             deep: mean >= MIN_MEAN_STEPS,
             versus: table::versus_of(&cells, &cols),
+            portfolio: table::portfolio_of(&cells),
             cells,
         };
         if args.progress {
@@ -321,6 +336,10 @@ pub fn markdown_tail(rows: &[DeepRow]) -> String {
             cell::versus_cells(r.versus.as_ref())
         ));
     }
+    out.push('\n');
+    out.push_str(&table::portfolio_text(
+        rows.iter().map(|r| (r.model.as_str(), r.bug, r.portfolio.as_ref())),
+    ));
     out
 }
 

@@ -180,10 +180,18 @@ pub fn summary(r: &Report) -> String {
     if !r.monitors.is_empty() {
         s.push_str(&format!("checked: {}\n", r.monitors.join(", ")));
     }
+    if let Some(member) = &r.found_by {
+        s.push_str(&format!(
+            "found by: {member} (the portfolio's member that found it first)\n"
+        ));
+    }
     if let (Some(BoundedBy::MaxDelays), Some(key)) = (r.bounded_by, r.cache_key) {
         s.push_str(&bound_guarantee(r, key));
     }
-    if r.strategy == "ses" || r.strategy == "dfs" || r.strategy == "pb" {
+    // The portfolio has both: its SES member's states, its sampling
+    // members' schedules.
+    let exhaustive = matches!(r.strategy.as_str(), "ses" | "dfs" | "pb");
+    if exhaustive || r.strategy == "portfolio" {
         s.push_str(&format!(
             "states {} ({}), transitions {}, deferrals {}, peak frontier {}, bound {}, {:.2}s, peak memory {:.0} MiB\n",
             r.states,
@@ -198,7 +206,8 @@ pub fn summary(r: &Report) -> String {
         if r.strata.len() > 1 {
             s.push_str(&strata_table(&r.strata));
         }
-    } else {
+    }
+    if !exhaustive {
         s.push_str(&format!(
             "schedules {} ({}), steps {} ({}), truncated {}, longest {}, bound {}, {:.2}s\n",
             r.schedules,

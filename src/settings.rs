@@ -9,7 +9,7 @@ use mcheck_checker::{Config, Progress};
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use StrategyName::{Dfs, Hybrid, Irs, Pb, Pct, Pctcp, Pos, Rs, Ses, Ss, Surw};
+use StrategyName::{Dfs, Hybrid, Irs, Pb, Pct, Pctcp, Portfolio, Pos, Rs, Ses, Ss, Surw};
 
 /// A strategy-specific flag of `run`: its clap id, its spelling, the
 /// strategies it applies to, and why the others ignore it. Flags not
@@ -22,21 +22,21 @@ struct Applies {
 }
 
 const SAMPLING: &[StrategyName] = &[Ss, Rs, Irs, Pct, Pos, Pctcp, Surw];
-/// The exhaustive searches and hybrid, whose SES phase keeps a cache and
-/// counts states.
-const CACHED: &[StrategyName] = &[Ses, Dfs, Pb, Hybrid];
+/// The exhaustive searches, hybrid and the portfolio, whose SES phase or
+/// member keeps a cache and counts states.
+const CACHED: &[StrategyName] = &[Ses, Dfs, Pb, Hybrid, Portfolio];
 
 const APPLIES: &[Applies] = &[
     Applies {
         id: "explorer",
         flag: "--explorer",
-        to: &[Ses, Ss, Hybrid],
+        to: &[Ses, Ss, Hybrid, Portfolio],
         why: "the other strategies follow no explorer",
     },
     Applies {
         id: "max_delays",
         flag: "--max-delays",
-        to: &[Ses, Pb, Ss, Irs, Hybrid],
+        to: &[Ses, Pb, Ss, Irs, Hybrid, Portfolio],
         why: "the others have no bound to stop at",
     },
     Applies {
@@ -54,13 +54,13 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "plain",
         flag: "--plain",
-        to: &[Ses, Dfs, Pb],
+        to: &[Ses, Dfs, Pb, Portfolio],
         why: "it runs the exhaustive searches without their optimisation layer; the others have none",
     },
     Applies {
         id: "without",
         flag: "--without",
-        to: &[Ses, Dfs, Pb],
+        to: &[Ses, Dfs, Pb, Portfolio],
         why: "it turns shortcuts of the exhaustive searches off; the others take none",
     },
     Applies {
@@ -84,7 +84,7 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "max_schedules",
         flag: "--max-schedules",
-        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid],
+        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid, Portfolio],
         why: "exhaustive searches count states; use --max-states",
     },
     Applies {
@@ -96,7 +96,7 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "seed",
         flag: "--seed",
-        to: &[Ses, Ss, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid],
+        to: &[Ses, Ss, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid, Portfolio],
         why: "dfs and pb make no random choice",
     },
     Applies {
@@ -132,7 +132,7 @@ const APPLIES: &[Applies] = &[
     Applies {
         id: "temperature",
         flag: "--temperature",
-        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid],
+        to: &[Ss, Rs, Irs, Pct, Pos, Pctcp, Surw, Hybrid, Portfolio],
         why: "exhaustive searches find liveness violations as fair cycles, without a threshold",
     },
     Applies {

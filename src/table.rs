@@ -74,7 +74,74 @@ pub fn columns() -> Vec<Column> {
         ss: SsParams::default(),
     });
     v.push(c("Hybrid", hybrid, "rtc", false, false, true));
+    // Its count is the schedules of its sampling members; its steps are
+    // every member's, SES's transitions among them.
+    v.push(c(PORTFOLIO, Strategy::Portfolio, "rtc", false, false, true));
     v
+}
+
+/// The portfolio's column.
+pub const PORTFOLIO: &str = "Portfolio";
+
+/// The portfolio against the best single technique of its row.
+#[derive(Clone, Debug, Serialize)]
+pub struct Against {
+    /// The column with the smallest median executed steps, and the
+    /// portfolio's median steps divided by its (`None`: the portfolio's
+    /// median not reached).
+    pub steps: Option<(String, Option<f64>)>,
+    /// The same in seconds.
+    pub seconds: Option<(String, Option<f64>)>,
+    /// The member that found the bug in most of the portfolio's seeds,
+    /// and in how many.
+    pub by: Option<(String, u64)>,
+}
+
+/// The portfolio's cell of `cells` against the best other cell, in
+/// executed steps and in seconds; `None` without a portfolio cell.
+pub fn portfolio_of(cells: &BTreeMap<String, Cell>) -> Option<Against> {
+    let portfolio = cells.get(PORTFOLIO)?;
+    let against = |cost: Cost| {
+        let (name, best) = cells
+            .iter()
+            .filter(|(n, _)| n.as_str() != PORTFOLIO)
+            .filter_map(|(n, c)| Some((n, c.median(cost).median?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))?;
+        let ratio = portfolio.median(cost).median.map(|p| p / best.max(f64::MIN_POSITIVE));
+        Some((name.clone(), ratio))
+    };
+    let mut by: BTreeMap<&str, u64> = BTreeMap::new();
+    for member in portfolio.seeds.iter().filter_map(|r| r.by.as_deref()) {
+        *by.entry(member).or_default() += 1;
+    }
+    let by = by.into_iter().max_by_key(|(_, n)| *n).map(|(m, n)| (m.to_string(), n));
+    Some(Against {
+        steps: against(Cost::Steps),
+        seconds: against(Cost::Seconds),
+        by,
+    })
+}
+
+/// The rows' portfolio comparisons ((model, bug, comparison)) as a
+/// Markdown table under its legend.
+pub fn portfolio_text<'a>(rows: impl IntoIterator<Item = (&'a str, u32, Option<&'a Against>)>) -> String {
+    let mut out = String::from(
+        "The portfolio against the best single technique of the row (the column with the smallest median), in executed steps and in seconds: the portfolio's median divided by the best one's (the goal: at most 3x; `-`: the portfolio's median not reached), and the member that found the bug in most of the portfolio's seeds (its share: SES 8/16, each sampling member 1/16).\n\n| model | bug | best (steps) | portfolio / best (steps) | best (seconds) | portfolio / best (seconds) | found by (seeds) |\n|---|---|---|---:|---|---:|---|\n",
+    );
+    let side = |x: &Option<(String, Option<f64>)>| match x {
+        Some((name, ratio)) => (name.clone(), ratio_text(*ratio)),
+        None => ("-".into(), "-".into()),
+    };
+    for (model, bug, a) in rows {
+        let Some(a) = a else { continue };
+        let (steps, seconds) = (side(&a.steps), side(&a.seconds));
+        let by = a.by.as_ref().map_or("-".into(), |(m, n)| format!("{m} ({n})"));
+        out.push_str(&format!(
+            "| {model} | {bug} | {} | {} | {} | {} | {by} |\n",
+            steps.0, steps.1, seconds.0, seconds.1
+        ));
+    }
+    out
 }
 
 /// The baselines of the ratio "best SS vs best of RS/IRS/PCT".
@@ -128,6 +195,8 @@ pub struct Row {
     /// The best delaying technique against the best baseline, in executed
     /// steps, with the log-rank test ([`versus_of`]).
     pub versus: Option<Versus>,
+    /// The portfolio against the best single technique ([`portfolio_of`]).
+    pub portfolio: Option<Against>,
 }
 
 /// The budget of one run (one seed of one cell); `None` caps nothing.
@@ -178,6 +247,10 @@ pub fn run_once(
         threads,
         progress: Progress::Off,
         stop: stop.clone(),
+        // As `mcheck run` does by default: the liveness bugs are found by
+        // the exhaustive pass after SES, PB or the portfolio verified
+        // safety, and by temperature in the sampling runs.
+        liveness: true,
         ..Config::default()
     };
     let model = target.model;
@@ -192,6 +265,7 @@ pub fn run_once(
         steps: 0,
         seconds: 0.0,
         error: None,
+        by: None,
     };
     match r {
         Ok(r) if r.bounded_by == Some(BoundedBy::Interrupted) => return None,
@@ -199,8 +273,13 @@ pub fn run_once(
             run.found = r.is_violation();
             run.count = if col.exhaustive { r.states } else { r.schedules };
             // Sampling counts its executions' steps, an exhaustive search
-            // its transitions (Report::steps, Report::transitions).
-            run.steps = r.steps.max(r.transitions);
+            // its transitions (Report::steps, Report::transitions), the
+            // portfolio both (its SES member's and its samplers').
+            run.steps = match col.strategy {
+                Strategy::Portfolio => r.steps + r.transitions,
+                _ => r.steps.max(r.transitions),
+            };
+            run.by = r.found_by;
         }
         Err(e) => run.error = Some(e.to_string()),
     }
@@ -286,6 +365,7 @@ pub fn build(registry: &Registry, args: &TableArgs, mut on_row: impl FnMut(&Row)
             ses_vs_pb: None,
             ss_vs_random: None,
             versus: None,
+            portfolio: None,
         };
         for col in &cols {
             let cell = run_cell(model, &params, b.id, col, args);
@@ -318,6 +398,7 @@ pub fn build(registry: &Registry, args: &TableArgs, mut on_row: impl FnMut(&Row)
             best_count(&row, &cols, |c| RATIO_BASELINES.contains(&c.name)),
         );
         row.versus = versus_of(&row.cells, &cols);
+        row.portfolio = portfolio_of(&row.cells);
         on_row(&row);
         rows.push(row);
     }
@@ -420,6 +501,10 @@ pub fn markdown_tail(rows: &[Row], args: &TableArgs) -> String {
             cell::versus_cells(r.versus.as_ref())
         ));
     }
+    out.push('\n');
+    out.push_str(&portfolio_text(
+        rows.iter().map(|r| (r.model.as_str(), r.bug, r.portfolio.as_ref())),
+    ));
     out
 }
 
@@ -492,6 +577,7 @@ mod tests {
             steps: 3 * count.unwrap_or(10),
             seconds: 0.5,
             error: error.map(str::to_string),
+            by: None,
         }])
     }
 
@@ -509,6 +595,7 @@ mod tests {
             ses_vs_pb: None,
             ss_vs_random: None,
             versus: None,
+            portfolio: None,
         };
         for (i, c) in cols.iter().enumerate() {
             let cell = match i {

@@ -179,8 +179,16 @@ fn complete_watched<P: Program, E: Explorer>(
         schedule.bug = instance.bug();
         schedule.deadlock = config.deadlock;
         schedule.expect(&found.violation, found.step);
-        let execution = complete(program, Some(explorer), schedule)
-            .map_err(|e| SearchError::Internal(format!("the counterexample does not replay: {e}")))?;
+        // A portfolio's counterexample may be a stratified sample of
+        // another built-in explorer than the run's.
+        let execution = match schedule.explorer.as_deref().filter(|&name| name != explorer.name()) {
+            Some(name) => match crate::explorers::builtin(name) {
+                Some(other) => complete(program, Some(other), schedule),
+                None => complete(program, Some(explorer), schedule),
+            },
+            None => complete(program, Some(explorer), schedule),
+        }
+        .map_err(|e| SearchError::Internal(format!("the counterexample does not replay: {e}")))?;
         counterexample = Some(explained(program.program(), execution, schedule, explain));
     }
     Ok(Checked { report, counterexample })

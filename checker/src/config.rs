@@ -117,6 +117,34 @@ pub struct Config {
     /// which can be turned off on its own to measure what it pays; ignored
     /// with `plain`.
     pub shortcuts: Shortcuts,
+    /// Called by an exhaustive search on one thread at every check of its
+    /// budgets (see [`Pace`]). `None`: nothing paces the search.
+    pub pace: Option<Pace>,
+}
+
+/// A hook that an exhaustive search on one thread (SES, DFS, PB, optimised
+/// or plain) calls at every check of its budgets (every 1,024
+/// transitions), with its transitions and distinct states so far. It may
+/// block (the search waits) and returns whether the search goes on: `false` stops it as the stop flag does (outcome
+/// `bounded`, interrupted). The calls come at the same transition counts
+/// in every run of the same search, so a hook that decides by the counts
+/// keeps the search deterministic. The portfolio strategy paces its
+/// exhaustive member with it.
+#[derive(Clone)]
+pub struct Pace(pub Arc<dyn Fn(u64, u64) -> bool + Send + Sync>);
+
+impl Pace {
+    /// Whether the search goes on after `transitions` transitions and
+    /// `states` distinct states.
+    pub fn go_on(&self, transitions: u64, states: u64) -> bool {
+        (self.0)(transitions, states)
+    }
+}
+
+impl std::fmt::Debug for Pace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pace(..)")
+    }
 }
 
 /// The shortcuts of the optimised exhaustive search (ARCHITECTURE.md, "The
@@ -213,6 +241,7 @@ impl Default for Config {
             symmetry: false,
             plain: false,
             shortcuts: Shortcuts::ALL,
+            pace: None,
         }
     }
 }

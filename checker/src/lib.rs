@@ -37,7 +37,7 @@ pub mod testing;
 pub mod watch;
 
 pub use check::{check_instance, check_model, replay_model, shrink_model, Checked, Counterexample};
-pub use config::{Config, Progress, Shortcuts, StopFlag};
+pub use config::{Config, Pace, Progress, Shortcuts, StopFlag};
 pub use coverage::{CountedOver, Coverage, Status as PropertyStatus};
 pub use explorer::{enabled_mask, Explorer};
 pub use explorers::{builtin, AnyExplorer, ExplorerSpec};

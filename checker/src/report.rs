@@ -196,6 +196,10 @@ pub struct Report {
     /// pay for; filled by [`crate::run::run`] (empty for a strategy
     /// called directly).
     pub monitors: Vec<String>,
+    /// The portfolio's member that found the violation (`ses-rtc`,
+    /// `ss-prr`, `pct`, ...); absent for the other strategies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found_by: Option<String>,
     /// What the search exercised and the reachability properties
     /// (`mcheck run --coverage`; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -235,6 +239,7 @@ impl Report {
             shard: None,
             notes: Vec::new(),
             monitors: Vec::new(),
+            found_by: None,
             coverage: None,
         }
     }

@@ -11,7 +11,8 @@ use crate::orbits::OrbitsChecked;
 use crate::program::{Program, ProgramExt};
 use crate::report::Report;
 use crate::search::{
-    dfs_on, hybrid_on, irs_on, pb_on, pct_on, pctcp_on, pos_on, rs_on, ses_on, ss_on, surw_on, SearchError, Strategy,
+    dfs_on, hybrid_on, irs_on, pb_on, pct_on, pctcp_on, portfolio_on, pos_on, rs_on, ses_on, ss_on, surw_on,
+    SearchError, Strategy,
 };
 use crate::watch::{Both, Watch, Watched};
 
@@ -129,7 +130,13 @@ fn run_checked<P: Program, E: Explorer>(
             ..config.clone()
         };
         let watch = program.watch().map(|_| &tempered as &dyn Watch<_>);
-        let mut report = run_sampling(Watched::new(&tempered, watch), explorer, strategy, &judged)?;
+        let sampled = Watched::new(&tempered, watch);
+        let mut report = match strategy {
+            // Its SES member judges the program itself, and is followed by
+            // the exhaustive liveness check below once it verified it.
+            Strategy::Portfolio => portfolio_on((program, config), (sampled, &judged), explorer)?,
+            _ => run_sampling(sampled, explorer, strategy, &judged)?,
+        };
         if let Some(schedule) = report.schedule.as_mut() {
             schedule.deadlock = config.deadlock;
         }
@@ -150,6 +157,7 @@ fn run_strategy<P: Program, E: Explorer>(
         Strategy::Ses => ses_on(program, explorer, config),
         Strategy::Dfs => dfs_on(program, config),
         Strategy::Pb => pb_on(program, config),
+        Strategy::Portfolio => portfolio_on((program, config), (program, config), explorer),
         sampling => run_sampling(program, explorer, sampling, config),
     }
 }
@@ -172,8 +180,8 @@ fn run_sampling<P: Program, E: Explorer>(
         Strategy::Pctcp { depth, steps } => pctcp_on(program, config, *depth, *steps),
         Strategy::Surw => surw_on(program, config),
         Strategy::Hybrid(params) => hybrid_on(program, explorer, config, params),
-        Strategy::Ses | Strategy::Dfs | Strategy::Pb => Err(SearchError::Internal(format!(
-            "{} is an exhaustive strategy, not a sampling one",
+        Strategy::Ses | Strategy::Dfs | Strategy::Pb | Strategy::Portfolio => Err(SearchError::Internal(format!(
+            "{} is not a sampling strategy",
             strategy.name()
         ))),
     }

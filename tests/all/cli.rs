@@ -255,7 +255,7 @@ fn clap_messages_are_shown_in_full() {
             &["run", "lostupdate", "-s", "se"],
             &[
                 "'se'",
-                "possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, surw, hybrid",
+                "possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, surw, portfolio, hybrid",
                 "similar value exists: 'ses'",
             ],
         ),
@@ -322,7 +322,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
     };
     let run = help(&["run", "-h"]);
     for n in [
-        "[possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, surw, hybrid]",
+        "[possible values: ses, ss, dfs, pb, rs, irs, pct, pos, pctcp, surw, portfolio, hybrid]",
         "rr, rtc, prr, or one of the model's own",
         "--c1 <X>",
         "[default: 100]",
@@ -338,6 +338,7 @@ fn help_lists_values_defaults_and_exit_statuses() {
         ("pctcp", "PCTCP: PCT"),
         ("surw", "SURW: selectively"),
         ("hybrid", "ses until a state budget"),
+        ("portfolio", "ses (half of the steps)"),
     ] {
         let line = |l: &str| l.trim_start().starts_with(&format!("- {name}:")) && l.contains(what);
         assert!(run_long.lines().any(line), "{name}: {run_long}");
@@ -356,28 +357,40 @@ fn help_lists_values_defaults_and_exit_statuses() {
 /// where they apply.
 #[test]
 fn inapplicable_flags_are_rejected_naming_their_strategies() {
-    let exhaustive = "it applies to ses, dfs, pb, hybrid";
+    let exhaustive = "it applies to ses, dfs, pb, hybrid, portfolio";
     let sampling = "it applies to ss, rs, irs, pct, pos, pctcp, surw";
     let cases: &[(&str, &[&str], &str)] = &[
         ("ses", &["--shard", "0/2"], sampling),
         ("dfs", &["--shard", "1/2"], sampling),
         ("pb", &["--shard", "0/3"], sampling),
-        ("dfs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs, hybrid"),
-        ("rs", &["--max-delays", "1"], "it applies to ses, pb, ss, irs, hybrid"),
-        ("pct", &["--max-delays", "1"], "it applies to ses, pb, ss, irs, hybrid"),
+        (
+            "dfs",
+            &["--max-delays", "1"],
+            "it applies to ses, pb, ss, irs, hybrid, portfolio",
+        ),
+        (
+            "rs",
+            &["--max-delays", "1"],
+            "it applies to ses, pb, ss, irs, hybrid, portfolio",
+        ),
+        (
+            "pct",
+            &["--max-delays", "1"],
+            "it applies to ses, pb, ss, irs, hybrid, portfolio",
+        ),
         ("ss", &["--max-states", "10"], exhaustive),
         ("rs", &["--cache-mb", "8"], exhaustive),
         ("irs", &["--max-memory-mb", "64"], exhaustive),
         (
             "ses",
             &["--max-schedules", "10"],
-            "it applies to ss, rs, irs, pct, pos, pctcp, surw, hybrid",
+            "it applies to ss, rs, irs, pct, pos, pctcp, surw, hybrid, portfolio",
         ),
-        ("dfs", &["-e", "prr"], "it applies to ses, ss, hybrid"),
+        ("dfs", &["-e", "prr"], "it applies to ses, ss, hybrid, portfolio"),
         (
             "pb",
             &["--seed", "3"],
-            "it applies to ses, ss, rs, irs, pct, pos, pctcp, surw, hybrid",
+            "it applies to ses, ss, rs, irs, pct, pos, pctcp, surw, hybrid, portfolio",
         ),
         ("ses", &["--c1", "10"], "it applies to ss, hybrid"),
         ("rs", &["--placement", "uniform"], "it applies to ss, hybrid"),
@@ -385,7 +398,7 @@ fn inapplicable_flags_are_rejected_naming_their_strategies() {
         ("ses", &["--irs-step", "3"], "it applies to irs"),
         ("ss", &["--exact-bound"], "it applies to ses, pb"),
         ("dfs", &["--exact-bound"], "it applies to ses, pb"),
-        ("ss", &["--plain"], "it applies to ses, dfs, pb"),
+        ("ss", &["--plain"], "it applies to ses, dfs, pb, portfolio"),
     ];
     for (strategy, flag, applies) in cases {
         // A model whose search would not end: the check comes first.
@@ -546,7 +559,19 @@ fn shrink_note_counts_in_english() {
 /// Every strategy stops within a second of `--time-limit` and still reports.
 #[test]
 fn time_limit_holds_for_every_strategy() {
-    for s in ["ses", "dfs", "pb", "rs", "irs", "pct", "pos", "pctcp", "surw", "hybrid"] {
+    for s in [
+        "ses",
+        "dfs",
+        "pb",
+        "rs",
+        "irs",
+        "pct",
+        "pos",
+        "pctcp",
+        "surw",
+        "hybrid",
+        "portfolio",
+    ] {
         let start = std::time::Instant::now();
         let o = mcheck(&[
             "run",

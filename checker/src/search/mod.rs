@@ -21,6 +21,9 @@
 //! * [`pctcp()`]: PCT with priorities per causal chain of messages,
 //! * [`surw()`]: the selectively uniform random walk.
 //!
+//! and [`portfolio()`], SES on a thread of its own beside all the sampling
+//! strategies, each with its share of the steps;
+//!
 //! and [`hybrid`], SES up to a state budget, then SS from the states it
 //! left unexplored (the stratified loop, then the batch runner).
 //!
@@ -42,6 +45,7 @@ mod parallel;
 mod pct;
 mod pctcp;
 pub mod plain;
+mod portfolio;
 mod pos;
 mod progress;
 mod random;
@@ -56,6 +60,7 @@ pub use error::SearchError;
 pub use hybrid::{hybrid, HybridParams, DEFAULT_HYBRID_STATES};
 pub use pct::{default_steps as pct_default_steps, pct};
 pub use pctcp::pctcp;
+pub use portfolio::{portfolio, SES_WEIGHT as PORTFOLIO_SES_WEIGHT};
 pub use pos::pos;
 pub use progress::{human, rate};
 pub use random::{irs, rs};
@@ -64,8 +69,8 @@ pub use ss::{draw_sample, ss, SsParams, SsPlacement};
 pub use surw::surw;
 pub use threads::run_indexed;
 pub(crate) use {
-    hybrid::hybrid_on, pct::pct_on, pctcp::pctcp_on, pos::pos_on, random::irs_on, random::rs_on, ss::ss_on,
-    surw::surw_on,
+    hybrid::hybrid_on, pct::pct_on, pctcp::pctcp_on, portfolio::portfolio_on, pos::pos_on, random::irs_on,
+    random::rs_on, ss::ss_on, surw::surw_on,
 };
 
 use crate::config::Config;
@@ -320,6 +325,10 @@ pub enum Strategy {
     /// SES up to a state budget, then stratified sampling from where it
     /// stopped (see [`hybrid`]).
     Hybrid(HybridParams),
+    /// SES and every sampling technique at once, each with its share of
+    /// the steps, the counterexample that of the member that found the
+    /// bug first (see [`crate::run::run`] and the `portfolio` module).
+    Portfolio,
 }
 
 /// Default IRS depth step.
@@ -345,6 +354,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("pos", "POS: partial order sampling, a random priority per message, fresh ones for the messages that race with a delivery (baseline)"),
     ("pctcp", "PCTCP: PCT with random priorities per causal chain of messages, --pct-depth and --pct-steps as PCT's (baseline)"),
     ("surw", "SURW: selectively uniform random walk, an actor drawn in proportion to its remaining racing sends, counted by a profiling run (baseline)"),
+    ("portfolio", "ses (half of the steps) and ss with rr, rtc and prr, rs, pct, pos, pctcp and surw (1/16 each) at once: the bug as early as the member that finds it first, verified when ses finishes"),
     ("hybrid", "ses until a state budget (--max-states, default 100,000), then stratified sampling from the states it left unexplored"),
 ];
 
@@ -363,6 +373,7 @@ impl Strategy {
             Strategy::Pctcp { .. } => "pctcp",
             Strategy::Surw => "surw",
             Strategy::Hybrid(_) => "hybrid",
+            Strategy::Portfolio => "portfolio",
         }
     }
 

@@ -21,7 +21,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// The PCT scheduler of one execution.
 #[derive(Debug)]
-struct PctDriver {
+pub(super) struct PctDriver {
     rng: Xoshiro256PlusPlus,
     /// (actor, priority); higher runs first.
     prio: Vec<(ActorId, u64)>,
@@ -36,7 +36,7 @@ const HIGH: u64 = 1 << 32;
 impl PctDriver {
     /// A driver for an execution whose initial actors are `actors`, with
     /// `depth - 1` change points in `[1, steps]`, seeded with `seed`.
-    fn new(seed: u64, actors: &[ActorId], depth: u32, steps: u64) -> Self {
+    pub(super) fn new(seed: u64, actors: &[ActorId], depth: u32, steps: u64) -> Self {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let prio = actors.iter().map(|&a| (a, HIGH + rng.random_range(0..HIGH))).collect();
         let changes = change_points(&mut rng, depth, steps);

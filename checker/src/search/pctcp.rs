@@ -69,7 +69,7 @@ const HIGH: u64 = 1 << 32;
 
 /// The PCTCP scheduler of one execution.
 #[derive(Debug)]
-struct PctcpDriver {
+pub(super) struct PctcpDriver {
     rng: Xoshiro256PlusPlus,
     /// Messages in flight, tagged with their chain.
     inboxes: Inboxes,
@@ -106,7 +106,7 @@ fn slot<T: Default + Clone>(v: &mut Vec<T>, i: ActorId) -> &mut T {
 
 impl PctcpDriver {
     /// A driver with `depth - 1` change points in `[1, steps]`.
-    fn new(seed: u64, depth: u32, steps: u64) -> Self {
+    pub(super) fn new(seed: u64, depth: u32, steps: u64) -> Self {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let changes = change_points(&mut rng, depth, steps);
         PctcpDriver {

@@ -564,6 +564,14 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route> Plain<'w, P
         if let Some(stop) = interrupted_or_late(&self.config, self.started) {
             return Some(stop.into());
         }
+        if self
+            .config
+            .pace
+            .as_ref()
+            .is_some_and(|p| !p.go_on(transitions, self.report.states))
+        {
+            return Some(Stopped::Budget(BoundedBy::Interrupted));
+        }
         if self.config.max_states.is_some_and(|m| self.report.states >= m) {
             return Some(Stopped::Budget(BoundedBy::States));
         }

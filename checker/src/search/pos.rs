@@ -159,7 +159,7 @@ impl Inboxes {
 
 /// The POS scheduler of one execution.
 #[derive(Debug)]
-struct PosDriver {
+pub(super) struct PosDriver {
     rng: Xoshiro256PlusPlus,
     inboxes: Inboxes,
     /// The priority of each actor's next untracked step (by actor id),
@@ -170,7 +170,7 @@ struct PosDriver {
 }
 
 impl PosDriver {
-    fn new(seed: u64) -> Self {
+    pub(super) fn new(seed: u64) -> Self {
         PosDriver {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             inboxes: Inboxes::default(),

@@ -16,13 +16,13 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// Picks uniformly among all choices of the state (every alternative of
 /// every enabled actor).
 #[derive(Debug)]
-struct UniformDriver {
+pub(super) struct UniformDriver {
     rng: Xoshiro256PlusPlus,
 }
 
 impl UniformDriver {
     /// A driver seeded with `seed`.
-    fn new(seed: u64) -> Self {
+    pub(super) fn new(seed: u64) -> Self {
         UniformDriver {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
         }

@@ -225,7 +225,7 @@ pub fn draw_sample<P: Program, E: Explorer>(
 }
 
 /// [`crate::explorer::prepare`] with the initial actors computed once.
-fn prepare<E: Explorer>(explorer: &E, actors0: &[ActorInfo], seed: u64) -> E {
+pub(super) fn prepare<E: Explorer>(explorer: &E, actors0: &[ActorInfo], seed: u64) -> E {
     let mut e = explorer.clone();
     e.seed(seed);
     e.init(actors0);

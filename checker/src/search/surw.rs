@@ -193,7 +193,7 @@ impl Profile {
     }
 
     /// A one-line summary for the report.
-    fn note(&self) -> String {
+    pub(super) fn note(&self) -> String {
         let events: u64 = self.estimate.iter().flatten().sum();
         let actors = self.estimate.iter().flatten().filter(|&&e| e > 0).count();
         let which = if self.all {
@@ -252,7 +252,7 @@ impl Driver for Profiler {
 }
 
 /// The profile of `program`: one random walk seeded from `seed`.
-fn profile<P: Program>(program: Watched<'_, P>, config: &Config) -> Profile {
+pub(super) fn profile<P: Program>(program: Watched<'_, P>, config: &Config) -> Profile {
     let mut rec = Profiler {
         rng: Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.seed, PROFILE_ROUND, 0, 0)),
         inboxes: Inboxes::default(),
@@ -266,7 +266,7 @@ fn profile<P: Program>(program: Watched<'_, P>, config: &Config) -> Profile {
 
 /// The SURW scheduler of one execution.
 #[derive(Debug)]
-struct SurwDriver<'p> {
+pub(super) struct SurwDriver<'p> {
     profile: &'p Profile,
     rng: Xoshiro256PlusPlus,
     inboxes: Inboxes,
@@ -281,7 +281,7 @@ struct SurwDriver<'p> {
 }
 
 impl<'p> SurwDriver<'p> {
-    fn new(profile: &'p Profile, seed: u64) -> Self {
+    pub(super) fn new(profile: &'p Profile, seed: u64) -> Self {
         SurwDriver {
             profile,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),

@@ -11,6 +11,7 @@ mod liveness;
 mod machine;
 mod network;
 mod plain;
+mod portfolio;
 mod pos_pctcp;
 mod races;
 mod ss;

@@ -185,6 +185,13 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
         if let Some(stop) = interrupted_or_late(c, self.started) {
             return Some(stop);
         }
+        if self.shared.is_none()
+            && c.pace
+                .as_ref()
+                .is_some_and(|p| !p.go_on(self.report.transitions, self.report.states))
+        {
+            return Some(Stop::Budget(BoundedBy::Interrupted));
+        }
         // A parallel worker publishes its counts and judges by the totals.
         let (states, transitions, extra_bytes) = match self.shared {
             Some(shared) => {

@@ -1,0 +1,225 @@
+//! The portfolio: the same report on 1 and 2 threads; its counterexample
+//! is exactly the one the member that found it finds when run alone with
+//! the same seed (the members' samples are the techniques' own), and
+//! replays; on random transition systems it finds a planted violation
+//! exactly when the independent oracle says it is reachable, and
+//! otherwise verifies with the oracle's count of states; the steps are
+//! shared as the weights say.
+
+use mcheck_checker::search::{self, SsParams, Strategy, DEFAULT_PCT_DEPTH, PORTFOLIO_SES_WEIGHT};
+use mcheck_checker::testing::RandomProgram;
+use mcheck_checker::{builtin, replay, Config, Model, Outcome, Params, Program, Report};
+use mcheck_models::chain::Chain;
+use mcheck_models::lostupdate::LostUpdate;
+use mcheck_models::twopc::TwoPc;
+use std::time::Duration;
+
+fn lostupdate(bug: Option<u32>) -> <LostUpdate as Model>::Program {
+    let info = LostUpdate.info();
+    LostUpdate.build(&Params::resolve(info.name, &info.params, &[]).unwrap(), bug)
+}
+
+fn chain(bug: Option<u32>) -> <Chain as Model>::Program {
+    let info = Chain.info();
+    Chain.build(&Params::resolve(info.name, &info.params, &[]).unwrap(), bug)
+}
+
+fn twopc(bug: Option<u32>) -> <TwoPc as Model>::Program {
+    let info = TwoPc.info();
+    TwoPc.build(&Params::resolve(info.name, &info.params, &[]).unwrap(), bug)
+}
+
+fn config(seed: u64, threads: usize) -> Config {
+    Config {
+        seed,
+        threads,
+        time_limit: Some(Duration::from_secs(120)),
+        ..Config::default()
+    }
+}
+
+fn portfolio<P: Program>(p: &P, c: &Config) -> Report {
+    search::portfolio(p, builtin("rtc").unwrap(), c).unwrap()
+}
+
+/// What must not depend on the number of threads.
+type Summary = (
+    Outcome,
+    Option<String>,
+    u64,
+    u64,
+    u64,
+    u64,
+    Option<Vec<u64>>,
+    Vec<String>,
+);
+
+fn summary(r: &Report) -> Summary {
+    let path = r.schedule.as_ref().map(|s| s.path.clone());
+    (
+        r.outcome,
+        r.found_by.clone(),
+        r.schedules,
+        r.steps,
+        r.states,
+        r.transitions,
+        path,
+        r.notes.clone(),
+    )
+}
+
+/// The technique a member runs, alone, with the same seed.
+fn alone<P: Program>(p: &P, member: &str, c: &Config) -> Report {
+    let explorer = |name: &str| builtin(name).unwrap();
+    match member {
+        "ses-rtc" => search::ses(p, explorer("rtc"), c),
+        "ss-rr" | "ss-rtc" | "ss-prr" => search::ss(p, explorer(&member[3..]), c, &SsParams::default()),
+        "rs" => search::rs(p, c),
+        "pct" => search::pct(p, c, DEFAULT_PCT_DEPTH, None),
+        "pos" => search::pos(p, c),
+        "pctcp" => search::pctcp(p, c, DEFAULT_PCT_DEPTH, None),
+        "surw" => search::surw(p, c),
+        other => panic!("no member {other}"),
+    }
+    .unwrap()
+}
+
+/// The report's counterexample replays (with the explorer it names, if
+/// any) to the report's violation.
+fn assert_replays<P: Program>(p: &P, r: &Report) {
+    let schedule = r.schedule.as_ref().expect("a violation has a schedule");
+    let explorer = schedule.explorer.as_deref().and_then(builtin);
+    let ex = replay(p, explorer, schedule, false).unwrap();
+    assert_eq!(ex.violation.as_ref(), r.violation.as_ref(), "{:?}", r.found_by);
+}
+
+/// Same seed, same report on 1 and 2 threads: the member that found the
+/// bug, its counterexample, every count and every member's note.
+#[test]
+fn same_report_on_one_and_two_threads() {
+    for seed in [0, 5] {
+        let p = twopc(Some(1));
+        let one = portfolio(&p, &config(seed, 1));
+        assert_eq!(one.outcome, Outcome::Violation, "seed {seed}");
+        assert_eq!(summary(&one), summary(&portfolio(&p, &config(seed, 2))), "seed {seed}");
+        let p = lostupdate(Some(1));
+        let one = portfolio(&p, &config(seed, 1));
+        assert_eq!(summary(&one), summary(&portfolio(&p, &config(seed, 2))), "seed {seed}");
+    }
+}
+
+/// The counterexample is the member's own: the technique alone, with the
+/// same seed, finds the same schedule; and it replays to the same
+/// violation. Pins which member found each bug for seeds 0..3 (SES, SS
+/// and the random walks among them).
+#[test]
+fn the_counterexample_is_the_members_own_and_replays() {
+    let mut winners = Vec::new();
+    for seed in 0..3 {
+        let c = config(seed, 2);
+        for (model, bug) in [("2pc", 1), ("2pc", 2), ("2pc", 4), ("2pc", 5), ("chain", 5)] {
+            let (r, schedule_alone) = if model == "2pc" {
+                let p = twopc(Some(bug));
+                let r = portfolio(&p, &c);
+                assert_eq!(r.outcome, Outcome::Violation, "{model} bug {bug} seed {seed}");
+                assert_replays(&p, &r);
+                let member = r.found_by.clone().expect("a violation names its member");
+                (r, alone(&p, &member, &config(seed, 1)).schedule)
+            } else {
+                let p = chain(Some(bug));
+                let r = portfolio(&p, &c);
+                assert_eq!(r.outcome, Outcome::Violation, "{model} bug {bug} seed {seed}");
+                assert_replays(&p, &r);
+                let member = r.found_by.clone().expect("a violation names its member");
+                (r, alone(&p, &member, &config(seed, 1)).schedule)
+            };
+            assert_eq!(r.outcome, Outcome::Violation);
+            assert_eq!(r.schedule, schedule_alone, "{model} bug {bug} seed {seed}");
+            winners.push(r.found_by.unwrap());
+        }
+    }
+    assert_eq!(winners, WINNERS);
+}
+
+/// The members that found 2pc bugs 1, 2, 4, 5 and chain bug 5, for
+/// seeds 0, 1, 2.
+const WINNERS: [&str; 15] = [
+    "pos", "rs", "rs", "surw", "ses-rtc", // seed 0
+    "pct", "surw", "pos", "rs", "ss-prr", // seed 1
+    "rs", "surw", "pctcp", "surw", "ss-prr", // seed 2
+];
+
+/// 2pc's bug 6 is a liveness bug: safety holds, so SES verifies the
+/// program alone; `run` with liveness finds it (a sampling member by
+/// temperature, or the exhaustive liveness check after SES verified), and
+/// the counterexample replays to it.
+#[test]
+fn a_liveness_bug_is_found_through_run() {
+    let p = twopc(Some(6));
+    assert_eq!(portfolio(&p, &config(0, 2)).outcome, Outcome::Verified);
+    let c = Config {
+        liveness: true,
+        ..config(0, 2)
+    };
+    let r = mcheck_checker::run(&p, builtin("rtc").unwrap(), &Strategy::Portfolio, &c).unwrap();
+    assert_eq!(r.outcome, Outcome::Violation, "{:?}", r.notes);
+    assert_replays(&p, &r);
+    assert_eq!(r.found_by.as_deref(), Some(LIVENESS_FOUND_BY));
+}
+
+/// The member that found 2pc's bug 6 with liveness, seed 0.
+const LIVENESS_FOUND_BY: &str = "pos";
+
+/// On random transition systems with cycles: a planted violation is found
+/// exactly when the oracle says it is reachable; otherwise SES verifies,
+/// with the oracle's number of states.
+#[test]
+fn random_programs_found_when_reachable_else_verified() {
+    let (mut found, mut verified) = (0, 0);
+    for seed in 0..60 {
+        let p = RandomProgram::generate(seed, false, seed % 3 != 0);
+        let oracle = p.oracle();
+        let c = Config {
+            max_steps: 200,
+            ..config(seed, 2)
+        };
+        let r = portfolio(&p, &c);
+        if oracle.violation_reachable {
+            assert_eq!(r.outcome, Outcome::Violation, "seed {seed}");
+            assert_replays(&p, &r);
+            found += 1;
+        } else {
+            assert_eq!(r.outcome, Outcome::Verified, "seed {seed}");
+            assert_eq!(r.states, oracle.reachable.len() as u64, "seed {seed}");
+            verified += 1;
+        }
+    }
+    assert_eq!((found, verified), RANDOM);
+    assert_eq!(Strategy::Portfolio.name(), "portfolio");
+}
+
+const RANDOM: (u32, u32) = (24, 36);
+
+/// On 2pc without a bug, SES verifies with the states SES alone counts,
+/// having run about as many transitions as the sampling members ran
+/// steps (weights 8 and 8 of 16), within the granularity of an epoch.
+#[test]
+fn ses_verifies_and_the_members_share_the_steps_by_weight() {
+    assert_eq!(PORTFOLIO_SES_WEIGHT, 8);
+    let p = twopc(None);
+    let r = portfolio(&p, &config(1, 2));
+    assert_eq!(r.outcome, Outcome::Verified, "{:?}", r.notes);
+    let ses = alone(&p, "ses-rtc", &config(1, 1));
+    assert_eq!((r.states, r.transitions), (ses.states, ses.transitions));
+    let ratio = r.transitions as f64 / r.steps as f64;
+    assert!(
+        (0.5..2.0).contains(&ratio),
+        "transitions {} steps {}",
+        r.transitions,
+        r.steps
+    );
+    assert_eq!((r.schedules, r.steps), SHARED);
+}
+
+/// The sampling members' schedules and steps when SES verified 2pc.
+const SHARED: (u64, u64) = (6900, 316871);
