@@ -31,3 +31,11 @@ pub(crate) fn assert_binomial(hits: u64, n: u64, p: f64, what: &str) {
         "{what}: {hits} hits of {n}, expected {mean:.1} (p = {p:.5}), z = {z:.2}"
     );
 }
+
+/// The program of the shipped model `m` at its default parameters, with
+/// `bug` switched on.
+pub(crate) fn default_program<M: mcheck_checker::Model>(m: &M, bug: Option<u32>) -> M::Program {
+    let info = m.info();
+    let params = mcheck_checker::Params::resolve(info.name, &info.params, &[]).unwrap();
+    m.build(&params, bug)
+}

@@ -6,27 +6,25 @@
 //! otherwise verifies with the oracle's count of states; the steps are
 //! shared as the weights say.
 
+use crate::default_program;
 use mcheck_checker::search::{self, SsParams, Strategy, DEFAULT_PCT_DEPTH, PORTFOLIO_SES_WEIGHT};
 use mcheck_checker::testing::RandomProgram;
-use mcheck_checker::{builtin, replay, Config, Model, Outcome, Params, Program, Report};
+use mcheck_checker::{builtin, replay, Config, Model, Outcome, Program, Report};
 use mcheck_models::chain::Chain;
 use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::twopc::TwoPc;
 use std::time::Duration;
 
 fn lostupdate(bug: Option<u32>) -> <LostUpdate as Model>::Program {
-    let info = LostUpdate.info();
-    LostUpdate.build(&Params::resolve(info.name, &info.params, &[]).unwrap(), bug)
+    default_program(&LostUpdate, bug)
 }
 
 fn chain(bug: Option<u32>) -> <Chain as Model>::Program {
-    let info = Chain.info();
-    Chain.build(&Params::resolve(info.name, &info.params, &[]).unwrap(), bug)
+    default_program(&Chain, bug)
 }
 
 fn twopc(bug: Option<u32>) -> <TwoPc as Model>::Program {
-    let info = TwoPc.info();
-    TwoPc.build(&Params::resolve(info.name, &info.params, &[]).unwrap(), bug)
+    default_program(&TwoPc, bug)
 }
 
 fn config(seed: u64, threads: usize) -> Config {
@@ -108,6 +106,25 @@ fn same_report_on_one_and_two_threads() {
     }
 }
 
+/// The portfolio's violation on `p` (checked to replay) and the schedule
+/// of the member that found it, run alone with the same seed on one
+/// thread.
+fn found_and_alone<P: Program>(p: &P, c: &Config) -> (Report, Option<mcheck_checker::Schedule>) {
+    let r = portfolio(p, c);
+    assert_eq!(r.outcome, Outcome::Violation, "seed {}", c.seed);
+    assert_replays(p, &r);
+    let member = r.found_by.clone().expect("a violation names its member");
+    let alone = alone(
+        p,
+        &member,
+        &Config {
+            threads: 1,
+            ..c.clone()
+        },
+    );
+    (r, alone.schedule)
+}
+
 /// The counterexample is the member's own: the technique alone, with the
 /// same seed, finds the same schedule; and it replays to the same
 /// violation. Pins which member found each bug for seeds 0..3 (SES, SS
@@ -118,20 +135,9 @@ fn the_counterexample_is_the_members_own_and_replays() {
     for seed in 0..3 {
         let c = config(seed, 2);
         for (model, bug) in [("2pc", 1), ("2pc", 2), ("2pc", 4), ("2pc", 5), ("chain", 5)] {
-            let (r, schedule_alone) = if model == "2pc" {
-                let p = twopc(Some(bug));
-                let r = portfolio(&p, &c);
-                assert_eq!(r.outcome, Outcome::Violation, "{model} bug {bug} seed {seed}");
-                assert_replays(&p, &r);
-                let member = r.found_by.clone().expect("a violation names its member");
-                (r, alone(&p, &member, &config(seed, 1)).schedule)
-            } else {
-                let p = chain(Some(bug));
-                let r = portfolio(&p, &c);
-                assert_eq!(r.outcome, Outcome::Violation, "{model} bug {bug} seed {seed}");
-                assert_replays(&p, &r);
-                let member = r.found_by.clone().expect("a violation names its member");
-                (r, alone(&p, &member, &config(seed, 1)).schedule)
+            let (r, schedule_alone) = match model {
+                "2pc" => found_and_alone(&twopc(Some(bug)), &c),
+                _ => found_and_alone(&chain(Some(bug)), &c),
             };
             assert_eq!(r.outcome, Outcome::Violation);
             assert_eq!(r.schedule, schedule_alone, "{model} bug {bug} seed {seed}");

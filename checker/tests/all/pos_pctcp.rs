@@ -6,11 +6,11 @@
 //! counterexample replays; planted violations of random programs are found
 //! only when reachable.
 
-use crate::assert_binomial;
+use crate::{assert_binomial, default_program};
 use mcheck_checker::search::{self, Strategy};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{
-    replay, ActorId, ActorInfo, Config, Enabled, Event, Model, Outcome, Params, PathKind, Program, Report, Violation,
+    replay, ActorId, ActorInfo, Config, Enabled, Event, Model, Outcome, PathKind, Program, Report, Violation,
 };
 use mcheck_models::lostupdate::LostUpdate;
 use std::time::Duration;
@@ -419,8 +419,7 @@ fn run<P: Program>(p: &P, s: &Strategy, c: &Config) -> Report {
 }
 
 fn lostupdate(bug: Option<u32>) -> <LostUpdate as Model>::Program {
-    let info = LostUpdate.info();
-    LostUpdate.build(&Params::resolve(info.name, &info.params, &[]).unwrap(), bug)
+    default_program(&LostUpdate, bug)
 }
 
 /// What must not depend on the number of threads or shards.

@@ -6,11 +6,11 @@
 //! their counterexamples replay; planted violations of random programs are
 //! found only when reachable.
 
-use crate::assert_binomial;
+use crate::{assert_binomial, default_program};
 use mcheck_checker::search::{self, Strategy};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{
-    replay, ActorId, ActorInfo, Config, Enabled, Event, Model, Outcome, Params, PathKind, Program, Report, Violation,
+    replay, ActorId, ActorInfo, Config, Enabled, Event, Model, Outcome, PathKind, Program, Report, Violation,
 };
 use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::twopc::TwoPc;
@@ -151,13 +151,11 @@ const SURW_HITS: u64 = 366;
 // ---------------------------------------------------------------------------
 
 fn lostupdate(bug: Option<u32>) -> <LostUpdate as Model>::Program {
-    let info = LostUpdate.info();
-    LostUpdate.build(&Params::resolve(info.name, &info.params, &[]).unwrap(), bug)
+    default_program(&LostUpdate, bug)
 }
 
 fn twopc(bug: Option<u32>) -> <TwoPc as Model>::Program {
-    let info = TwoPc.info();
-    TwoPc.build(&Params::resolve(info.name, &info.params, &[]).unwrap(), bug)
+    default_program(&TwoPc, bug)
 }
 
 /// What must not depend on the number of threads or shards.
