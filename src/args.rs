@@ -214,6 +214,23 @@ pub(crate) enum StrategyName {
 }
 
 impl StrategyName {
+    /// The name of `strategy`'s kind.
+    pub fn of(strategy: &Strategy) -> StrategyName {
+        match strategy {
+            Strategy::Ses => StrategyName::Ses,
+            Strategy::Dfs => StrategyName::Dfs,
+            Strategy::Pb => StrategyName::Pb,
+            Strategy::Ss(_) => StrategyName::Ss,
+            Strategy::Rs => StrategyName::Rs,
+            Strategy::Irs { .. } => StrategyName::Irs,
+            Strategy::Pct { .. } => StrategyName::Pct,
+            Strategy::Pos => StrategyName::Pos,
+            Strategy::Pctcp { .. } => StrategyName::Pctcp,
+            Strategy::Surw => StrategyName::Surw,
+            Strategy::Hybrid(_) => StrategyName::Hybrid,
+        }
+    }
+
     /// The name, as `mcheck list` and the reports spell it.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -27,6 +27,14 @@ pub use crate::signals::EXIT_INTERRUPTED;
 /// Parse `args` (without the program name) and run; the exit status. On
 /// Unix this restores SIGPIPE's default action, so that a write to a
 /// closed stdout ends the process quietly as it does every Unix tool.
+///
+/// ```
+/// use mcheck::{main_with, Registry};
+/// use std::process::ExitCode;
+///
+/// let args = ["run", "lostupdate", "--bug", "1", "--set", "clients=2,increments=1", "--quiet"];
+/// assert_eq!(main_with(&Registry::builtin(), args.map(String::from)), ExitCode::from(1));
+/// ```
 pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) -> ExitCode {
     static SETUP: std::sync::Once = std::sync::Once::new();
     SETUP.call_once(|| {
@@ -212,8 +220,7 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     let info = model.info();
     // An unknown explorer is reported by the search, before any header.
     if !args.json && known_explorer(&info, &args.explorer) {
-        let explorer = settings::applies("explorer", args.strategy).then_some(args.explorer.as_str());
-        let seed = settings::applies("seed", args.strategy).then_some(args.seed);
+        let (explorer, seed) = settings::shown(args.strategy, &args.explorer, args.seed);
         let line = printing::header(&info, params, bug, strategy.name(), explorer, seed);
         println!("{line}");
     }

@@ -182,7 +182,7 @@ impl LocalProcesses {
         Ok(LocalProcesses { children, hostfile })
     }
 
-    /// Wait for the processes (at most [`CHILD_GRACE_S`] seconds, then
+    /// Wait for the processes (at most `CHILD_GRACE_S` seconds, then
     /// they are ended).
     pub fn finish(self) -> Result<(), String> {
         let mut list = std::mem::take(&mut *self.children.lock().unwrap_or_else(|e| e.into_inner()));

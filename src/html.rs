@@ -175,7 +175,18 @@ fn step_item(ex: &Explanation, i: usize) -> String {
     line
 }
 
-/// The page.
+/// The page (`mcheck replay --format html`): the explained counterexample
+/// of `schedule`, self-contained.
+///
+/// ```
+/// use mcheck::models::lostupdate::LostUpdate;
+/// use mcheck::{builtin, explain_model, Schedule};
+///
+/// let text = "mcheck2:lostupdate:p=clients=2,increments=1:bug=1:e=rtc:seed=0:max-steps=10000:v=monitor:at=9:by=counter:msg=all+2+clients+are+done+but+the+counter+is+1+instead+of+2%3A+an+increment+was+lost:d=1:sum=e4fc47ee22c00e30";
+/// let schedule: Schedule = text.parse().unwrap();
+/// let explained = explain_model(&LostUpdate, builtin("rtc"), &schedule).unwrap();
+/// assert!(mcheck::html::page(&explained, &schedule).starts_with("<!DOCTYPE html>"));
+/// ```
 pub fn page(ex: &Explanation, schedule: &Schedule) -> String {
     let data = json!({
         "steps": ex.trace,

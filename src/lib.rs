@@ -6,6 +6,20 @@
 //! `mcheck::Schedule`, `mcheck::replay`), the built-in explorers
 //! ([`explorers`], [`builtin`]) and the shipped models ([`models`]).
 //!
+//! In a test, `use mcheck::prelude::*` ([`prelude`]) is enough to write a
+//! model and check it with the [`Checker`] builder, whose assertions panic
+//! with the counterexample as `mcheck run` prints it:
+//!
+//! ```
+//! use mcheck::models::lostupdate::LostUpdate;
+//! use mcheck::prelude::*;
+//!
+//! let checker = Checker::model(&LostUpdate).set("clients", 2).set("increments", 1);
+//! checker.assert_verified();
+//! let schedule = checker.assert_reachable("all-clients-done");
+//! assert!(schedule.to_text().starts_with("mcheck2:lostupdate:p=clients=2,increments=1:"));
+//! ```
+//!
 //! The CLI is a function over a [`Registry`] of models, so a crate with its
 //! own models gets the same CLI with a three-line `main`:
 //!
@@ -19,6 +33,7 @@
 
 mod args;
 pub mod cell;
+pub mod checker;
 pub mod cli;
 pub mod deep;
 pub mod distributed;
@@ -26,6 +41,7 @@ pub mod html;
 pub mod merge;
 mod output;
 mod plot;
+pub mod prelude;
 mod printing;
 pub mod render;
 pub mod scaling;
@@ -34,6 +50,7 @@ mod signals;
 pub mod stats;
 pub mod table;
 
+pub use checker::Checker;
 pub use cli::main_with;
 pub use mcheck_registry as registry;
 pub use registry::Registry;

@@ -4,7 +4,7 @@
 
 use crate::registry::DynModel;
 use crate::render;
-use mcheck_checker::{Counterexample, ModelInfo, Params, Report, Schedule};
+use mcheck_checker::{Counterexample, Execution, Found, ModelInfo, Params, Report, Schedule};
 use serde_json::{json, Value};
 
 /// The JSON schema version of `run --json` and `list --json`.
@@ -30,7 +30,12 @@ pub fn header(
         ),
         None => info.name.to_string(),
     };
-    let mut line = format!("mcheck: {what} [{params}], {strategy}");
+    header_of(&format!("{what} [{params}]"), strategy, explorer, seed)
+}
+
+/// [`header`] of `what` (a model's instance, or a program).
+pub fn header_of(what: &str, strategy: &str, explorer: Option<&str>, seed: Option<u64>) -> String {
+    let mut line = format!("mcheck: {what}, {strategy}");
     if let Some(e) = explorer {
         line.push_str(&format!(" with {e}"));
     }
@@ -56,6 +61,35 @@ pub fn report_json(model: &str, params: &Params, bug: Option<u32>, report: &Repo
     v
 }
 
+/// The violation part of the text report: the violation, the trace of
+/// `execution` (its replay), the races (`races`, their summary) and the
+/// schedule, each after an empty line. `named`: the schedule names a model,
+/// so `mcheck replay` takes it (a plain program's replays with
+/// `mcheck::replay`).
+pub fn violation_text(
+    found: &Found,
+    execution: &Execution,
+    races: &str,
+    schedule: &Schedule,
+    named: bool,
+    verbose: bool,
+) -> String {
+    let (races_report, replay_with) = match named {
+        true => (
+            " (the full report: mcheck replay --races)",
+            "paste into `mcheck replay`",
+        ),
+        false => ("", "parse it and replay it on the program with `mcheck::replay`"),
+    };
+    format!(
+        "\nVIOLATION at step {}: {}\n\nTrace:\n{}\nRaces{races_report}:\n  {races}\n\nSchedule ({replay_with}):\n  {}\n",
+        found.step,
+        found.violation,
+        render::text_trace(execution, verbose),
+        schedule.to_text()
+    )
+}
+
 /// The text report after the header: the violation with its trace and
 /// schedule (and where it was saved), then the summary.
 pub fn print_text_report(
@@ -66,24 +100,21 @@ pub fn print_text_report(
     verbose: bool,
 ) -> Result<(), String> {
     if let (Some(found), Some(schedule)) = (&report.violation, &report.schedule) {
-        println!("\nVIOLATION at step {}: {}", found.step, found.violation);
         // The check's own replay; a schedule no check of this process
         // completed (shrunk, or a distributed run's) is replayed here, once.
         let counterexample = match counterexample {
             Some(c) => c,
             None => model.counterexample(schedule)?,
         };
-        println!("\nTrace:");
-        print!("{}", render::text_trace(&counterexample.execution, verbose));
         let explained = match counterexample.explanation {
             Some(explained) => explained.map_err(|e| e.to_string())?,
             None => model.explain(schedule, &counterexample.execution)?,
         };
-        println!(
-            "\nRaces (the full report: mcheck replay --races):\n  {}",
-            explained.summary()
+        let execution = &counterexample.execution;
+        print!(
+            "{}",
+            violation_text(found, execution, &explained.summary(), schedule, true, verbose)
         );
-        println!("\nSchedule (paste into `mcheck replay`):\n  {}", schedule.to_text());
         if let Some(path) = saved {
             println!("Saved to {path}; replay with: mcheck replay {path}");
         }

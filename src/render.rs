@@ -21,6 +21,18 @@ fn abbreviate(s: &str, verbose: bool) -> String {
 
 /// One line per step, then the violation. A lasso's cycle (ARCHITECTURE.md,
 /// "Liveness") is marked where it starts and where it returns.
+///
+/// ```
+/// # use mcheck::models::lostupdate::LostUpdate;
+/// # use mcheck::{builtin, render, replay_model, Schedule};
+/// # let text = "mcheck2:lostupdate:p=clients=2,increments=1:bug=1:e=rtc:seed=0:max-steps=10000:v=monitor:at=9:by=counter:msg=all+2+clients+are+done+but+the+counter+is+1+instead+of+2%3A+an+increment+was+lost:d=1:sum=e4fc47ee22c00e30";
+/// # let schedule: Schedule = text.parse().unwrap();
+/// // The README's counterexample, replayed with its trace.
+/// let ex = replay_model(&LostUpdate, builtin("rtc"), &schedule, true).unwrap();
+/// let trace = render::text_trace(&ex, false);
+/// assert!(trace.starts_with("     0  client1 handles Go; sends Read { from: #1 } to server0\n"));
+/// assert_eq!(trace.lines().count(), 11); // ten steps and the violation
+/// ```
 pub fn text_trace(ex: &Execution, verbose: bool) -> String {
     let mut out = String::new();
     let cycle = cycle_of(ex);
@@ -171,6 +183,14 @@ fn strata_table(strata: &[Stratum]) -> String {
 }
 
 /// The closing summary of a run.
+///
+/// ```
+/// use mcheck::models::lostupdate::LostUpdate;
+/// use mcheck::prelude::*;
+///
+/// let report = Checker::model(&LostUpdate).set("clients", 2).set("increments", 1).run().unwrap();
+/// assert!(mcheck::render::summary(&report).starts_with("outcome: verified\nchecked: safety, liveness"));
+/// ```
 pub fn summary(r: &Report) -> String {
     let mut s = format!("outcome: {}", r.outcome);
     if let Some(b) = r.bounded_by {
@@ -329,6 +349,17 @@ fn mermaid_text(s: &str, verbose: bool) -> String {
 /// dropped it, a dotted one "duplicate of ..." when it delivered a
 /// duplicate), notes for choices, creations, halts and the violation; a
 /// lasso's cycle as a `loop` block.
+///
+/// ```
+/// # use mcheck::models::lostupdate::LostUpdate;
+/// # use mcheck::{builtin, render, replay_model, Schedule};
+/// # let text = "mcheck2:lostupdate:p=clients=2,increments=1:bug=1:e=rtc:seed=0:max-steps=10000:v=monitor:at=9:by=counter:msg=all+2+clients+are+done+but+the+counter+is+1+instead+of+2%3A+an+increment+was+lost:d=1:sum=e4fc47ee22c00e30";
+/// # let schedule: Schedule = text.parse().unwrap();
+/// // The README's counterexample, replayed with its trace.
+/// let ex = replay_model(&LostUpdate, builtin("rtc"), &schedule, true).unwrap();
+/// let diagram = render::mermaid(&ex, false);
+/// assert!(diagram.starts_with("sequenceDiagram\n    participant P0 as client1\n"));
+/// ```
 pub fn mermaid(ex: &Execution, verbose: bool) -> String {
     let names = participants(ex);
     let alias = |n: &str| format!("P{}", names.iter().position(|x| x == n).unwrap_or(0));
@@ -438,6 +469,17 @@ fn dot_text(s: &str, verbose: bool) -> String {
 /// network dropped it; dashed, "duplicate of ...", to a step that handled a
 /// duplicate). A lasso's cycle: its steps orange, and an orange edge from
 /// its last step back to its first.
+///
+/// ```
+/// # use mcheck::models::lostupdate::LostUpdate;
+/// # use mcheck::{builtin, render, replay_model, Schedule};
+/// # let text = "mcheck2:lostupdate:p=clients=2,increments=1:bug=1:e=rtc:seed=0:max-steps=10000:v=monitor:at=9:by=counter:msg=all+2+clients+are+done+but+the+counter+is+1+instead+of+2%3A+an+increment+was+lost:d=1:sum=e4fc47ee22c00e30";
+/// # let schedule: Schedule = text.parse().unwrap();
+/// // The README's counterexample, replayed with its trace.
+/// let ex = replay_model(&LostUpdate, builtin("rtc"), &schedule, true).unwrap();
+/// let graph = render::dot(&ex, false);
+/// assert!(graph.starts_with("digraph trace {\n") && graph.ends_with("}\n"));
+/// ```
 pub fn dot(ex: &Execution, verbose: bool) -> String {
     let names = participants(ex);
     let cycle = cycle_of(ex);
@@ -530,10 +572,10 @@ mod tests {
         let mut r = Report::new("ses", Some("rtc"), 0, 1);
         r.bounded_by = Some(BoundedBy::Interrupted);
         r.strata = (0..n)
-            .map(|bound| Stratum {
-                bound,
-                new_states: 1000 + u64::from(bound),
-                ..Stratum::default()
+            .map(|bound| {
+                let mut s = Stratum::default();
+                (s.bound, s.new_states) = (bound, 1000 + u64::from(bound));
+                s
             })
             .collect();
         r
@@ -581,14 +623,13 @@ mod network_tests {
     use mcheck_checker::search::exec::End;
 
     fn step(step: usize, actor: &str, handled: Option<&str>, notes: &[&str], sent: &[&str]) -> StepTrace {
-        StepTrace {
-            step,
-            actor_name: actor.into(),
-            handled: handled.map(String::from),
-            notes: notes.iter().map(|n| n.to_string()).collect(),
-            sent: sent.iter().map(|m| ("receiver1".to_string(), m.to_string())).collect(),
-            ..StepTrace::default()
-        }
+        let mut t = StepTrace::default();
+        t.step = step;
+        t.actor_name = actor.into();
+        t.handled = handled.map(String::from);
+        t.notes = notes.iter().map(|n| n.to_string()).collect();
+        t.sent = sent.iter().map(|m| ("receiver1".to_string(), m.to_string())).collect();
+        t
     }
 
     /// A drop and a duplicate by the network: a crossed "lost" arrow, a

@@ -151,6 +151,15 @@ pub fn applies(id: &str, strategy: StrategyName) -> bool {
         .is_none_or(|a| a.to.contains(&strategy))
 }
 
+/// What a run's header names beside `strategy`: the explorer where the
+/// strategy follows one, the seed where it uses one.
+pub fn shown(strategy: StrategyName, explorer: &str, seed: u64) -> (Option<&str>, Option<u64>) {
+    (
+        applies("explorer", strategy).then_some(explorer),
+        applies("seed", strategy).then_some(seed),
+    )
+}
+
 /// Reject every flag given on the command line (`run`'s `matches`) that
 /// does not apply to `strategy`, naming the strategies it applies to.
 pub fn check_applicable(strategy: StrategyName, matches: &ArgMatches) -> Result<(), String> {

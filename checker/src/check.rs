@@ -32,6 +32,17 @@ use crate::watch::{Watch, Watched};
 /// `params` must be resolved against the model's parameters
 /// ([`Params::resolve`]) and `bug` one of its bugs, else
 /// [`SearchError::Input`].
+///
+/// ```
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::{check_model, Config, Params, Strategy};
+/// use mcheck_models::lostupdate::LostUpdate;
+///
+/// let params = Params::resolve("lostupdate", &mcheck_models::lostupdate::PARAMS, &[("clients".into(), "2".into())]).unwrap();
+/// let report = check_model(&LostUpdate, &params, Some(1), &Strategy::Ses, RunToCompletion::new(), &Config::default()).unwrap();
+/// let schedule = report.schedule.unwrap();
+/// assert!(schedule.to_text().starts_with("mcheck2:lostupdate:p=clients=2,increments=3:bug=1:e=rtc:"));
+/// ```
 pub fn check_model<M: Model, E: Explorer>(
     model: &M,
     params: &Params,
@@ -108,14 +119,122 @@ pub fn check_model_ses<M: Model, E: Explorer>(
     Ok(Some(checked))
 }
 
-/// [`check_model`]'s search of the program that the model `info`
-/// describes builds for `instance`, watched by `covered`
-/// ([`run::run_watched`]), its counterexample completed (replayed
-/// watched only when `covered` seeks a property, so that the replay is
-/// not counted).
-fn check_covered<P: Program, E: Explorer>(
-    info: &ModelInfo,
+/// The model that built a program and the instance it built it for:
+/// what names a counterexample's model, parameters and bug. `None` for a
+/// plain program, whose schedules name no model.
+type Named<'a> = Option<(&'a ModelInfo, &'a Instance)>;
+
+/// [`check_instance`] for a plain program that no [`Model`] builds: the
+/// report of [`run::run`], its counterexample completed as far as a
+/// program allows (the deadlock flag, the expected violation, the digest
+/// and the trail, sealed; no model, so its text form starts with
+/// `mcheck2:-:` and it replays with [`crate::replay()`], not `mcheck
+/// replay`) and replayed once, its races explained when `explain`.
+///
+/// ```
+/// use mcheck_checker::check::check_program;
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::testing::RandomProgram;
+/// use mcheck_checker::{Config, Strategy};
+///
+/// let program = RandomProgram::generate(7, false, true);
+/// let checked = check_program(&program, &Strategy::Ses, RunToCompletion::new(), &Config::default(), false).unwrap();
+/// assert_eq!(checked.report.is_violation(), program.oracle().violation_reachable);
+/// assert_eq!(checked.report.is_violation(), checked.counterexample.is_some());
+/// ```
+pub fn check_program<P: Program, E: Explorer>(
+    program: &P,
+    strategy: &Strategy,
+    explorer: E,
+    config: &Config,
+    explain: bool,
+) -> Result<Checked, SearchError> {
+    let report = run::run(program, explorer.clone(), strategy, config)?;
+    complete_watched(None, Watched::bare(program), explorer, config, report, explain)
+}
+
+/// A search for the reachability property `property` (one of
+/// [`Covers::sometimes`](crate::Covers::sometimes)) of the program `model`
+/// builds for `instance`, as `mcheck run --coverage` runs one (ARCHITECTURE.md,
+/// "Coverage and reachability"): with `strategy`, `explorer` and the
+/// budgets of `config`, every execution ends with the violation
+/// [`reached`](crate::coverage::reached) where the property holds. So a
+/// report whose violation is that mark reached it, and its complete
+/// schedule replays to that state ([`replay_model`]); another violation
+/// is a bug found first; `verified` proves the property unreachable.
+/// [`SearchError::Input`] names the program's properties when it has no
+/// `property`.
+pub fn check_reaching_instance<M: Model, E: Explorer>(
+    model: &M,
     instance: &Instance,
+    property: &str,
+    strategy: &Strategy,
+    explorer: E,
+    config: &Config,
+    explain: bool,
+) -> Result<Checked, SearchError> {
+    let program = instance.build(model);
+    let i = property_index(&program, property)?;
+    reaching(
+        Some((&model.info(), instance)),
+        &program,
+        i,
+        (strategy, explorer),
+        config,
+        explain,
+    )
+}
+
+/// [`check_reaching_instance`] for a plain program that no [`Model`]
+/// builds; its schedule is completed as [`check_program`]'s.
+pub fn check_program_reaching<P: Program, E: Explorer>(
+    program: &P,
+    property: &str,
+    strategy: &Strategy,
+    explorer: E,
+    config: &Config,
+    explain: bool,
+) -> Result<Checked, SearchError> {
+    let i = property_index(program, property)?;
+    reaching(None, program, i, (strategy, explorer), config, explain)
+}
+
+/// The index of `program`'s reachability property `name`, or an input
+/// error naming the ones it has.
+fn property_index<P: Program>(program: &P, name: &str) -> Result<usize, SearchError> {
+    let names = program.sometimes();
+    names.iter().position(|n| *n == name).ok_or_else(|| {
+        SearchError::Input(match names.is_empty() {
+            true => format!("the program has no reachability property {name:?}; it declares none"),
+            false => format!(
+                "the program has no reachability property {name:?}; its properties: {}",
+                names.join(", ")
+            ),
+        })
+    })
+}
+
+/// The search for reachability property number `property` of `program`
+/// (built as `named` says), its counterexample completed.
+fn reaching<P: Program, E: Explorer>(
+    named: Named<'_>,
+    program: &P,
+    property: usize,
+    searched: (&Strategy, E),
+    config: &Config,
+    explain: bool,
+) -> Result<Checked, SearchError> {
+    let reach = Covered::reaching(program, property)
+        .ok_or_else(|| SearchError::Internal(format!("reachability property {property} vanished")))?;
+    check_covered(named, (program, &reach), searched, config, explain)
+}
+
+/// [`check_model`]'s search of `program` (built as `named` says), watched
+/// by `covered` ([`run::run_watched`]), its counterexample completed
+/// (replayed watched only when `covered` seeks a property, so that the
+/// replay is not counted).
+fn check_covered<P: Program, E: Explorer>(
+    named: Named<'_>,
     (program, covered): (&P, &Covered<'_, P>),
     (strategy, explorer): (&Strategy, E),
     config: &Config,
@@ -127,15 +246,7 @@ fn check_covered<P: Program, E: Explorer>(
         .monitors
         .extend(covered.property().map(|p| format!("reachability of {p}")));
     let reach = covered.property().map(|_| covered as &dyn Watch<P::State>);
-    complete_watched(
-        info,
-        instance,
-        Watched::new(program, reach),
-        explorer,
-        config,
-        report,
-        explain,
-    )
+    complete_watched(named, Watched::new(program, reach), explorer, config, report, explain)
 }
 
 /// Complete the counterexample of `report` (a search of `program`, built by
@@ -152,8 +263,7 @@ pub fn complete_report<P: Program, E: Explorer>(
     explain: bool,
 ) -> Result<Checked, SearchError> {
     complete_watched(
-        info,
-        instance,
+        Some((info, instance)),
         Watched::bare(program),
         explorer,
         config,
@@ -164,8 +274,7 @@ pub fn complete_report<P: Program, E: Explorer>(
 
 /// [`complete_report`] with the replay watched as the search was.
 fn complete_watched<P: Program, E: Explorer>(
-    info: &ModelInfo,
-    instance: &Instance,
+    named: Named<'_>,
     program: Watched<'_, P>,
     explorer: E,
     config: &Config,
@@ -174,9 +283,11 @@ fn complete_watched<P: Program, E: Explorer>(
 ) -> Result<Checked, SearchError> {
     let mut counterexample = None;
     if let (Some(schedule), Some(found)) = (report.schedule.as_mut(), report.violation.as_ref()) {
-        schedule.model = info.name.to_string();
-        schedule.params = instance.params().0.clone();
-        schedule.bug = instance.bug();
+        if let Some((info, instance)) = named {
+            schedule.model = info.name.to_string();
+            schedule.params = instance.params().0.clone();
+            schedule.bug = instance.bug();
+        }
         schedule.deadlock = config.deadlock;
         schedule.expect(&found.violation, found.step);
         // A portfolio's counterexample may be a stratified sample of
@@ -209,6 +320,18 @@ fn explained<P: Program>(program: &P, execution: Execution, schedule: &Schedule,
 /// reached comes with a complete schedule that replays to that state
 /// ([`replay_model`]); one that an exhaustive search proves unreachable
 /// turns a `verified` outcome into [`Outcome::Unreached`].
+///
+/// ```
+/// use mcheck_checker::check::check_coverage;
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::{Config, Params, PropertyStatus, Strategy};
+/// use mcheck_models::lostupdate::LostUpdate;
+///
+/// let params = Params::resolve("lostupdate", &mcheck_models::lostupdate::PARAMS, &[("clients".into(), "2".into())]).unwrap();
+/// let report = check_coverage(&LostUpdate, &params, None, &Strategy::Ses, RunToCompletion::new(), &Config::default()).unwrap();
+/// let properties = report.coverage.unwrap().properties;
+/// assert!(properties.iter().all(|p| p.status == PropertyStatus::Reached));
+/// ```
 pub fn check_coverage<M: Model, E: Explorer>(
     model: &M,
     params: &Params,
@@ -242,7 +365,7 @@ pub fn check_coverage_instance<M: Model, E: Explorer>(
     let Checked {
         mut report,
         counterexample,
-    } = check_covered(&info, instance, (&program, &counted), searched, config, explain)?;
+    } = check_covered(Some((&info, instance)), (&program, &counted), searched, config, explain)?;
     let mut properties = Vec::new();
     if report.outcome != Outcome::Violation {
         let initial = program.initial();
@@ -255,9 +378,9 @@ pub fn check_coverage_instance<M: Model, E: Explorer>(
             };
             if program.holds(&initial, i) {
                 (p.status, p.steps) = (Status::Reached, Some(0));
-            } else if let Some(reach) = Covered::reaching(&program, i) {
+            } else {
                 let searched = (strategy, explorer.clone());
-                let r = check_covered(&info, instance, (&program, &reach), searched, config, false)?.report;
+                let r = reaching(Some((&info, instance)), &program, i, searched, config, false)?.report;
                 match (&r.violation, r.schedule) {
                     (Some(found), Some(schedule)) if reached_property(&found.violation) == Some(name) => {
                         (p.status, p.steps, p.schedule) = (Status::Reached, Some(found.step + 1), Some(schedule));
@@ -287,9 +410,21 @@ pub fn check_coverage_instance<M: Model, E: Explorer>(
     Ok(Checked { report, counterexample })
 }
 
-/// Replay `schedule` (see [`replay`]) on the program that `model` builds
+/// Replay `schedule` (see [`replay`](crate::replay())) on the program that `model` builds
 /// from the schedule's parameters and bug. `explorer` is the explorer the
 /// schedule names, fresh, for a delay path.
+///
+/// ```
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::{replay_model, Schedule};
+/// use mcheck_models::lostupdate::LostUpdate;
+///
+/// // What `mcheck run lostupdate --bug 1 --set clients=2,increments=1` prints.
+/// let text = "mcheck2:lostupdate:p=clients=2,increments=1:bug=1:e=rtc:seed=0:max-steps=10000:v=monitor:at=9:by=counter:msg=all+2+clients+are+done+but+the+counter+is+1+instead+of+2%3A+an+increment+was+lost:d=1:sum=e4fc47ee22c00e30";
+/// let schedule: Schedule = text.parse().unwrap();
+/// let execution = replay_model(&LostUpdate, Some(RunToCompletion::new()), &schedule, true).unwrap();
+/// assert_eq!((execution.steps, execution.trace.len()), (10, 10));
+/// ```
 pub fn replay_model<M: Model, E: Explorer>(
     model: &M,
     explorer: Option<E>,
@@ -306,6 +441,19 @@ pub fn replay_model<M: Model, E: Explorer>(
 /// Shrink `schedule` (see [`shrink`]) on the program that `model` builds
 /// from the schedule's parameters and bug; the result is complete, as
 /// [`check_model`]'s.
+///
+/// ```
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::{check_model, shrink_model, Config, Instance, Strategy};
+/// use mcheck_models::lostupdate::LostUpdate;
+///
+/// let params = Instance::defaults(&LostUpdate).params().clone();
+/// let report = check_model(&LostUpdate, &params, Some(1), &Strategy::Rs, RunToCompletion::new(), &Config::default()).unwrap();
+/// let walk = report.schedule.unwrap();
+/// let shrunk = shrink_model(&LostUpdate, None::<RunToCompletion>, &walk, 1000).unwrap();
+/// assert!(shrunk.after.1 <= shrunk.before.1);
+/// assert!(shrunk.violation.same_bug(&report.violation.unwrap().violation));
+/// ```
 pub fn shrink_model<M: Model, E: Explorer>(
     model: &M,
     explorer: Option<E>,

@@ -148,6 +148,13 @@ pub fn prepare<P: Program, E: Explorer>(program: &P, mut explorer: E, seed: u64)
 /// must answer as `next` and `delay` do.
 ///
 /// Returns the first breach, described, or `Ok(())`.
+///
+/// ```
+/// use mcheck_checker::explorer::check_contract;
+/// use mcheck_checker::explorers::ProbabilisticRoundRobin;
+///
+/// check_contract(ProbabilisticRoundRobin::new, 0, 20).unwrap();
+/// ```
 pub fn check_contract<E: Explorer>(make: impl Fn(u64) -> E, seed: u64, rounds: usize) -> Result<(), String> {
     const KINDS: [&str; 4] = ["server", "client", "master", "timer"];
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);

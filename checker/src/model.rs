@@ -8,8 +8,17 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// One integer parameter of a model (`--set name=value`).
+/// One integer parameter of a model (`--set name=value`), made with
+/// [`ParamSpec::new`] (a `const fn`, for a model's table of parameters).
+///
+/// ```
+/// use mcheck_checker::ParamSpec;
+///
+/// const CLIENTS: ParamSpec = ParamSpec::new("clients", 3, 1..=60, "number of clients").exhaustive_max(5);
+/// assert_eq!((CLIENTS.default, CLIENTS.min, CLIENTS.max, CLIENTS.exhaustive_max), (3, 1, 60, 5));
+/// ```
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct ParamSpec {
     /// The parameter's name.
     pub name: &'static str,
@@ -30,8 +39,17 @@ pub struct ParamSpec {
     pub description: &'static str,
 }
 
-/// One seeded bug.
+/// One seeded bug, made with [`BugSpec::new`] (a `const fn`, for a
+/// [`SeededBug::TABLE`]).
+///
+/// ```
+/// use mcheck_checker::BugSpec;
+///
+/// const BLIND_WRITE: BugSpec = BugSpec::new(1, "blind-write", "the client writes without a compare-and-swap");
+/// assert_eq!((BLIND_WRITE.id, BLIND_WRITE.name), (1, "blind-write"));
+/// ```
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct BugSpec {
     /// Its number (`--bug N`), from 1.
     pub id: u32,
@@ -40,6 +58,44 @@ pub struct BugSpec {
     /// One paragraph that explains the race: which messages, which
     /// interleaving, what the monitor sees.
     pub description: &'static str,
+}
+
+impl ParamSpec {
+    /// The parameter `name`, `default` unless set, valid from
+    /// `range.start()` to `range.end()`, with what it means; an exhaustive
+    /// search can be expected to finish anywhere in its range (see
+    /// [`ParamSpec::exhaustive_max`] to say otherwise).
+    pub const fn new(
+        name: &'static str,
+        default: u64,
+        range: std::ops::RangeInclusive<u64>,
+        description: &'static str,
+    ) -> ParamSpec {
+        ParamSpec {
+            name,
+            default,
+            min: *range.start(),
+            max: *range.end(),
+            exhaustive_max: *range.end(),
+            description,
+        }
+    }
+
+    /// This parameter with [`ParamSpec::exhaustive_max`] set to `value`:
+    /// the exhaustive strategies can be expected to finish up to `value`,
+    /// and the values above it are for sampling (long workloads).
+    pub const fn exhaustive_max(mut self, value: u64) -> ParamSpec {
+        self.exhaustive_max = value;
+        self
+    }
+}
+
+impl BugSpec {
+    /// Seeded bug number `id` (from 1), with a short `name` and a
+    /// `description` of the race.
+    pub const fn new(id: u32, name: &'static str, description: &'static str) -> BugSpec {
+        BugSpec { id, name, description }
+    }
 }
 
 /// A model's seeded bugs as an enum, one variant per bug, with the one
@@ -95,8 +151,19 @@ pub trait SeededBug: Copy + Eq + fmt::Debug + Send + Sync + 'static {
     }
 }
 
-/// What `mcheck list` shows about a model.
+/// What `mcheck list` shows about a model, built with [`ModelInfo::new`]
+/// and its builder methods.
+///
+/// ```
+/// use mcheck_checker::{BugSpec, ModelInfo, ParamSpec};
+///
+/// let info = ModelInfo::new("bank", "clients check a balance, then withdraw")
+///     .param(ParamSpec::new("clients", 2, 1..=4, "number of clients"))
+///     .bug(BugSpec::new(1, "check-then-act", "the account does not check again"));
+/// assert_eq!((info.params.len(), info.bugs[0].id, info.notes), (1, 1, ""));
+/// ```
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct ModelInfo {
     /// The name `mcheck run` takes.
     pub name: &'static str,
@@ -111,6 +178,58 @@ pub struct ModelInfo {
     /// The strategy and explorer to use by default for this model's bugs,
     /// when it differs from the CLI's default (documented per bug).
     pub notes: &'static str,
+}
+
+impl ModelInfo {
+    /// The model `name` (what `mcheck run` takes), described in one
+    /// paragraph, without parameters, bugs, explorers or notes yet.
+    pub fn new(name: &'static str, description: &'static str) -> ModelInfo {
+        ModelInfo {
+            name,
+            description,
+            params: Vec::new(),
+            bugs: Vec::new(),
+            explorers: Vec::new(),
+            notes: "",
+        }
+    }
+
+    /// With the parameter `spec` added.
+    pub fn param(mut self, spec: ParamSpec) -> ModelInfo {
+        self.params.push(spec);
+        self
+    }
+
+    /// With the parameters `specs` added (a model's table of them).
+    pub fn params(mut self, specs: impl IntoIterator<Item = ParamSpec>) -> ModelInfo {
+        self.params.extend(specs);
+        self
+    }
+
+    /// With the seeded bug `spec` added.
+    pub fn bug(mut self, spec: BugSpec) -> ModelInfo {
+        self.bugs.push(spec);
+        self
+    }
+
+    /// With the seeded bugs `specs` added ([`SeededBug::specs`]).
+    pub fn bugs(mut self, specs: impl IntoIterator<Item = BugSpec>) -> ModelInfo {
+        self.bugs.extend(specs);
+        self
+    }
+
+    /// With the model's own explorer `spec` added (built by
+    /// [`Model::explorer`]).
+    pub fn explorer(mut self, spec: ExplorerSpec) -> ModelInfo {
+        self.explorers.push(spec);
+        self
+    }
+
+    /// With [`ModelInfo::notes`] set to `notes`.
+    pub fn notes(mut self, notes: &'static str) -> ModelInfo {
+        self.notes = notes;
+        self
+    }
 }
 
 /// Resolved parameter values: every parameter of the model, in name order.
@@ -173,6 +292,16 @@ impl Params {
 
     /// Defaults of `specs` overridden by `overrides` (`name=value` pairs).
     /// Errors name the bad parameter or value and the valid ones.
+    ///
+    /// ```
+    /// use mcheck_checker::{ParamSpec, Params};
+    ///
+    /// let specs = [ParamSpec::new("clients", 3, 1..=6, "number of clients")];
+    /// let set = |v: &str| Params::resolve("lostupdate", &specs, &[("clients".into(), v.into())]);
+    /// assert_eq!(set("2").unwrap().to_string(), "clients=2");
+    /// let err = set("7").unwrap_err().to_string();
+    /// assert_eq!(err, "parameter clients of model lostupdate takes a whole number from 1 to 6, not 7");
+    /// ```
     pub fn resolve(model: &str, specs: &[ParamSpec], overrides: &[(String, String)]) -> Result<Params, ParamError> {
         let Params(mut map) = Params::defaults(specs);
         for (k, v) in overrides {
@@ -363,14 +492,7 @@ mod tests {
     use super::*;
 
     fn spec(name: &'static str, default: u64, exhaustive_max: u64) -> ParamSpec {
-        ParamSpec {
-            name,
-            default,
-            min: 1,
-            max: 60,
-            exhaustive_max,
-            description: "",
-        }
+        ParamSpec::new(name, default, 1..=60, "").exhaustive_max(exhaustive_max)
     }
 
     #[test]

@@ -126,6 +126,21 @@ fn follow_path<P: Program, E: Explorer>(
 /// the expected one (kind, machine, message, and step when recorded).
 /// Without an expectation any outcome is accepted: the caller looks at
 /// [`Execution::violation`].
+///
+/// ```
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::testing::RandomProgram;
+/// use mcheck_checker::{replay, search, Config, Schedule};
+///
+/// let program = RandomProgram::generate(1, false, true);
+/// let report = search::ses(&program, RunToCompletion::new(), &Config::default()).unwrap();
+/// if let Some(schedule) = report.schedule {
+///     let text = schedule.to_text(); // what a test prints, or a person pastes
+///     let parsed: Schedule = text.parse().unwrap();
+///     let execution = replay(&program, Some(RunToCompletion::new()), &parsed, false).unwrap();
+///     assert_eq!(execution.violation, report.violation);
+/// }
+/// ```
 pub fn replay<P: Program, E: Explorer>(
     program: &P,
     explorer: Option<E>,

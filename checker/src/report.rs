@@ -87,8 +87,10 @@ pub enum CacheKey {
     ProgramAndExplorerState,
 }
 
-/// Statistics of one stratum (one delay or preemption bound).
+/// Statistics of one stratum (one delay or preemption bound). Outside
+/// this crate, start from `Stratum::default()` and set the fields.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Stratum {
     /// The bound.
     pub bound: u32,
@@ -124,8 +126,10 @@ pub struct Found {
 }
 
 /// Everything a search reports. Serialized as the `--json` object (the CLI
-/// adds the model, bug and parameters).
+/// adds the model, bug and parameters). Made by the searches; outside
+/// this crate, [`Report::new`] and the fields.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct Report {
     /// The strategy's name.
     pub strategy: String,

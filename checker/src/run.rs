@@ -18,11 +18,22 @@ use crate::watch::{Both, Watch, Watched};
 
 /// Run `strategy` on `program` (with `explorer` where it uses one). With
 /// `config.liveness`, the sampling strategies run on the
-/// [`Temperature`](crate::liveness::Temperature) program, and an
+/// [`Temperature`] program, and an
 /// exhaustive search (or hybrid) that verified the program goes on to
 /// [`liveness::check_into`](crate::liveness::check_into). With
 /// `config.symmetry`, the search is watched by the check of the
 /// program's declaration ([`OrbitsChecked`]).
+///
+/// ```
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::testing::RandomProgram;
+/// use mcheck_checker::{run, Config, Strategy};
+///
+/// let program = RandomProgram::generate(1, false, true);
+/// let report = run(&program, RunToCompletion::new(), &Strategy::Ses, &Config::default()).unwrap();
+/// assert_eq!(report.is_violation(), program.oracle().violation_reachable);
+/// assert_eq!(report.monitors, ["safety"]);
+/// ```
 pub fn run<P: Program, E: Explorer>(
     program: &P,
     explorer: E,

@@ -104,6 +104,7 @@ impl fmt::Display for TrailStep {
 /// `deadlock` and `expected` filled in by the search, and `model`,
 /// `params`, `bug`, `digest` and `trail` by [`crate::check`] for a model).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Schedule {
     /// Format version ([`VERSION`]; version 1 files are read too).
     pub version: u32,
@@ -415,6 +416,16 @@ impl Schedule {
 
     /// Parse either a text form or a JSON file's contents (see also the
     /// [`FromStr`] implementation, which does the same).
+    ///
+    /// ```
+    /// use mcheck_checker::{PathKind, Schedule};
+    ///
+    /// let mut s = Schedule::parse("mcheck2:-:p=-:bug=-:e=rtc:seed=0:max-steps=500:d=3.1").unwrap();
+    /// assert_eq!((s.kind, s.delays(), s.explorer.as_deref()), (PathKind::Delays, 2, Some("rtc")));
+    /// s.seal(); // records the checksum that the text form carries
+    /// assert_eq!(Schedule::parse(&s.to_text()).unwrap(), s);
+    /// assert_eq!(Schedule::parse(&serde_json::to_string(&s).unwrap()).unwrap(), s);
+    /// ```
     pub fn parse(input: &str) -> Result<Schedule, ParseError> {
         let t = input.trim_start();
         if !t.starts_with('{') {

@@ -32,10 +32,9 @@ pub fn assemble<P: Program, E: Explorer>(
         r.cache_full |= s.cache_full;
         for (bound, c) in s.strata.iter().enumerate() {
             if r.strata.len() <= bound {
-                r.strata.push(Stratum {
-                    bound: bound as u32,
-                    ..Stratum::default()
-                });
+                let mut stratum = Stratum::default();
+                stratum.bound = bound as u32;
+                r.strata.push(stratum);
             }
             let t = &mut r.strata[bound];
             t.new_states += c.new_states;

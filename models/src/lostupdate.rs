@@ -52,41 +52,19 @@ impl SeededBug for Bug {
     const TABLE: &'static [(Bug, BugSpec)] = &[
         (
             Bug::BlindWrite,
-            BugSpec {
-                id: 1,
-                name: "blind-write",
-                description: "the client writes the incremented value with a plain write instead of a compare-and-swap, so two clients that read the same value lose one increment",
-            },
+            BugSpec::new(1, "blind-write", "the client writes the incremented value with a plain write instead of a compare-and-swap, so two clients that read the same value lose one increment"),
         ),
         (
             Bug::GiveUpOnConflict,
-            BugSpec {
-                id: 2,
-                name: "give-up-on-conflict",
-                description: "liveness: the client treats a failed compare-and-swap as a fatal error and exits without retrying and without telling anyone: when two clients read the same value, the one whose swap fails halts with increments left, which are never done; the execution ends with the increments monitor hot",
-            },
+            BugSpec::new(2, "give-up-on-conflict", "liveness: the client treats a failed compare-and-swap as a fatal error and exits without retrying and without telling anyone: when two clients read the same value, the one whose swap fails halts with increments left, which are never done; the execution ends with the increments monitor hot"),
         ),
     ];
 }
 
 /// The parameters and their defaults (the only place they are written).
 pub const PARAMS: [ParamSpec; 2] = [
-    ParamSpec {
-        name: "clients",
-        default: 3,
-        min: 1,
-        max: 6,
-        exhaustive_max: 6,
-        description: "number of clients",
-    },
-    ParamSpec {
-        name: "increments",
-        default: 3,
-        min: 1,
-        max: 60,
-        exhaustive_max: 5,
-        description: "increments per client",
-    },
+    ParamSpec::new("clients", 3, 1..=6, "number of clients"),
+    ParamSpec::new("increments", 3, 1..=60, "increments per client").exhaustive_max(5),
 ];
 
 /// One configuration of the model.
@@ -368,14 +346,13 @@ impl Model for LostUpdate {
     type Program = Machines<Cfg>;
 
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            name: "lostupdate",
-            description: "clients increment a shared counter through a server with read then compare-and-swap",
-            params: PARAMS.to_vec(),
-            bugs: Bug::specs(),
-            explorers: vec![],
-            notes: "liveness: every client's increments all complete (monitor increments)",
-        }
+        ModelInfo::new(
+            "lostupdate",
+            "clients increment a shared counter through a server with read then compare-and-swap",
+        )
+        .params(PARAMS)
+        .bugs(Bug::specs())
+        .notes("liveness: every client's increments all complete (monitor increments)")
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {

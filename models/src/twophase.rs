@@ -145,28 +145,21 @@ pub enum Bug {
 impl SeededBug for Bug {
     const TABLE: &'static [(Bug, BugSpec)] = &[(
         Bug::TmCommitEarly,
-        BugSpec {
-            id: 1,
-            name: "tm-commit-early",
-            description: "TMCommit is enabled as soon as tmPrepared is non-empty (one RM's Prepared \
+        BugSpec::new(
+            1,
+            "tm-commit-early",
+            "TMCommit is enabled as soon as tmPrepared is non-empty (one RM's Prepared \
                 message received) instead of when it equals RM. The TM then sends Commit while \
                 another RM is still working; that RM may RMChooseToAbort, and once a prepared RM \
                 receives Commit, TCConsistent fails. With 2+ RMs; needs at least one delay under a \
                 run-to-completion explorer, since at delay 0 the TM runs first, when only TMAbort is \
                 enabled.",
-        },
+        ),
     )];
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 1] = [ParamSpec {
-    name: "rms",
-    default: 3,
-    min: 1,
-    max: 14,
-    exhaustive_max: 9,
-    description: "number of resource managers",
-}];
+pub const PARAMS: [ParamSpec; 1] = [ParamSpec::new("rms", 3, 1..=14, "number of resource managers").exhaustive_max(9)];
 
 /// The TM's actor.
 const TM: ActorId = ActorId(0);
@@ -432,16 +425,14 @@ impl Model for TwoPhase {
     type Program = TwoPhaseSpec;
 
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            name: "twophase",
-            description: "Lamport's TwoPhase commit specification (TwoPhase.tla) with plain structs and a set of \
+        ModelInfo::new(
+            "twophase",
+            "Lamport's TwoPhase commit specification (TwoPhase.tla) with plain structs and a set of \
                 messages: a transaction manager and N resource managers; invariant TCConsistent (no resource \
                 manager committed while another aborted). Reachable states match TLC's (rms=3: 288).",
-            params: PARAMS.to_vec(),
-            bugs: Bug::specs(),
-            explorers: vec![],
-            notes: "",
-        }
+        )
+        .params(PARAMS)
+        .bugs(Bug::specs())
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> TwoPhaseSpec {

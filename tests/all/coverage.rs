@@ -79,16 +79,16 @@ fn twopc_lists_every_handler_and_every_property_replays() {
 /// A pinger whose ponger never answers: `Pong` is a dead handler and
 /// "ponged" is unreached.
 #[derive(Clone, Debug)]
-struct Mute;
+pub(crate) struct Mute;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum M {
+pub(crate) enum M {
     Pinger { ponged: bool },
     Ponger,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Msg {
+pub(crate) enum Msg {
     Go,
     Ping,
     // Declared and handled but never sent: the dead handler the report
@@ -140,14 +140,7 @@ impl MachineModel for Mute {
 impl Model for Mute {
     type Program = Machines<Mute>;
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            name: "mute",
-            description: "a ping that is never answered",
-            params: vec![],
-            bugs: vec![],
-            explorers: vec![],
-            notes: "",
-        }
+        ModelInfo::new("mute", "a ping that is never answered")
     }
     fn build(&self, _: &Params, _: Option<u32>) -> Machines<Mute> {
         Machines(Mute)

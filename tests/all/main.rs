@@ -13,6 +13,7 @@ static ALLOC: mcheck::alloc::ThreadCache = mcheck::alloc::ThreadCache;
 mod common;
 
 mod browser;
+mod checker;
 mod cli;
 mod counterexamples;
 mod coverage;

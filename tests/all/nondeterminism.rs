@@ -73,14 +73,7 @@ impl MachineModel for Cfg {
 impl Model for Flaky {
     type Program = Machines<Cfg>;
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            name: "flaky",
-            description: "a ping-pong whose behaviour depends on a global",
-            params: vec![],
-            bugs: vec![],
-            explorers: vec![],
-            notes: "",
-        }
+        ModelInfo::new("flaky", "a ping-pong whose behaviour depends on a global")
     }
     fn build(&self, _: &Params, _: Option<u32>) -> Machines<Cfg> {
         Machines(Cfg)

@@ -18,7 +18,7 @@
 //!   safe for concurrent inserts), looked up without a lock, inserted by
 //!   a compare-and-swap, grown under a per-shard lock.
 //!
-//! The search sees either through [`StateCache`].
+//! The search sees either through `StateCache`.
 
 mod bucket;
 mod fingerprint;

@@ -188,7 +188,7 @@ impl Shard {
 /// * With a budget, the tables never exceed it: [`bytes`](Self::bytes)
 ///   `<= budget` at all times. (While a table doubles, its old copy, half
 ///   the new one's size, is alive until the rehash ends.)
-/// * The fingerprint 0 is stored as the value [`fingerprint`] gives for a
+/// * The fingerprint 0 is stored as the value [`fingerprint`](super::fingerprint()) gives for a
 ///   hash of 0, so the set never confuses it with an empty slot.
 #[derive(Debug)]
 pub struct FingerprintSet {

@@ -9,13 +9,22 @@ use serde::Serialize;
 use std::fmt::Debug;
 
 /// An explorer offered by name: a built-in one ([`BUILTIN`]) or a
-/// model-specific one (for example chain replication's custom one).
+/// model-specific one (for example chain replication's custom one), made
+/// with [`ExplorerSpec::new`].
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct ExplorerSpec {
     /// The name `--explorer` takes.
     pub name: &'static str,
     /// What it does.
     pub description: &'static str,
+}
+
+impl ExplorerSpec {
+    /// The explorer `--explorer name` picks, with what it does.
+    pub const fn new(name: &'static str, description: &'static str) -> ExplorerSpec {
+        ExplorerSpec { name, description }
+    }
 }
 
 /// The built-in explorers, in the order `mcheck list` shows them.
@@ -34,7 +43,15 @@ pub const BUILTIN: &[ExplorerSpec] = &[
     },
 ];
 
-/// The built-in explorer called `name`, if there is one.
+/// The built-in explorer called `name` (one of [`BUILTIN`]), if there is
+/// one.
+///
+/// ```
+/// use mcheck_checker::{builtin, Explorer};
+///
+/// assert_eq!(builtin("rr").map(|e| e.name().to_string()).as_deref(), Some("rr"));
+/// assert!(builtin("fifo").is_none());
+/// ```
 pub fn builtin(name: &str) -> Option<AnyExplorer> {
     match name {
         "rr" => Some(AnyExplorer::Rr(RoundRobin::new())),
@@ -63,8 +80,35 @@ impl AnyExplorer {
     /// `explorer` (a model's own) as a runtime explorer: boxed, so one
     /// allocation per clone, and called through a virtual table. The
     /// built-ins have variants of their own and need neither.
+    ///
+    /// ```
+    /// use mcheck_checker::explorers::RoundRobin;
+    /// use mcheck_checker::{AnyExplorer, Explorer};
+    ///
+    /// // Any `Explorer` of yours; a built-in one here, to keep it short.
+    /// let mine = AnyExplorer::custom(RoundRobin::new());
+    /// assert_eq!(mine.name(), "rr");
+    /// ```
     pub fn custom<E: Explorer + 'static>(explorer: E) -> Self {
         AnyExplorer::Custom(CustomExplorer(Box::new(explorer)))
+    }
+}
+
+impl From<RoundRobin> for AnyExplorer {
+    fn from(e: RoundRobin) -> Self {
+        AnyExplorer::Rr(e)
+    }
+}
+
+impl From<RunToCompletion> for AnyExplorer {
+    fn from(e: RunToCompletion) -> Self {
+        AnyExplorer::Rtc(e)
+    }
+}
+
+impl From<ProbabilisticRoundRobin> for AnyExplorer {
+    fn from(e: ProbabilisticRoundRobin) -> Self {
+        AnyExplorer::Prr(e)
     }
 }
 

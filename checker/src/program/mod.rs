@@ -197,8 +197,10 @@ impl fmt::Display for Violation {
 }
 
 /// A human-readable account of one step, filled by [`Traces::execute_traced`].
-/// Only replay builds these; the search never does.
+/// Only replay builds these; the search never does. Outside this crate,
+/// start from `StepTrace::default()` and set the fields.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct StepTrace {
     /// The step's index in the execution, from 0.
     pub step: usize,
@@ -232,8 +234,10 @@ pub struct StepTrace {
 
 /// What a person sees of one actor in a state: its name, its state and the
 /// messages waiting for it, as text (for counterexample pages; see
-/// [`Traces::view`]).
+/// [`Traces::view`]). Outside this crate, start from
+/// `ActorView::default()` and set the fields.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ActorView {
     /// The actor's name.
     pub name: String,
@@ -252,8 +256,10 @@ pub struct ActorView {
 }
 
 /// What a person sees of a whole state: every actor by id, and the
-/// monitors (see [`Traces::view`]).
+/// monitors (see [`Traces::view`]). Outside this crate, start from
+/// `StateView::default()` and set the fields.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct StateView {
     /// Every actor that exists, indexed by its id.
     pub actors: Vec<ActorView>,

@@ -239,6 +239,19 @@ pub fn explain<P: Program>(
 
 /// Replay `schedule` on the program `model` builds (see
 /// [`crate::replay_model`]; `explorer` as there) and explain it.
+///
+/// ```
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::{explain_model, Schedule};
+/// use mcheck_models::lostupdate::LostUpdate;
+///
+/// let text = "mcheck2:lostupdate:p=clients=2,increments=1:bug=1:e=rtc:seed=0:max-steps=10000:v=monitor:at=9:by=counter:msg=all+2+clients+are+done+but+the+counter+is+1+instead+of+2%3A+an+increment+was+lost:d=1:sum=e4fc47ee22c00e30";
+/// let schedule: Schedule = text.parse().unwrap();
+/// let explained = explain_model(&LostUpdate, Some(RunToCompletion::new()), &schedule).unwrap();
+/// // Of its three races, flipping race 2 alone removes the lost update.
+/// assert_eq!(explained.races.len(), 3);
+/// assert!(explained.summary().contains("race 2: server0 received Read"));
+/// ```
 pub fn explain_model<M: Model, E: Explorer>(
     model: &M,
     explorer: Option<E>,

@@ -121,21 +121,7 @@ struct Toy(bool);
 impl Model for Toy {
     type Program = Machines<Cfg>;
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            name: "toy",
-            description: "clients and a server",
-            params: vec![ParamSpec {
-                name: "n",
-                default: 1,
-                min: 1,
-                max: 1,
-                exhaustive_max: 1,
-                description: "unused",
-            }],
-            bugs: vec![],
-            explorers: vec![],
-            notes: "",
-        }
+        ModelInfo::new("toy", "clients and a server").param(ParamSpec::new("n", 1, 1..=1, "unused"))
     }
     fn build(&self, _: &Params, _: Option<u32>) -> Machines<Cfg> {
         Machines(Cfg { reply: self.0 })

@@ -138,129 +138,64 @@ impl SeededBug for Bug {
     const TABLE: &'static [(Bug, BugSpec)] = &[
     (
         Bug::StaleStore,
-        BugSpec {
-            id: 1,
-            name: "promoted-tail-stale-store",
-            description: "only the tail keeps a store; when the tail crashes and its predecessor is promoted (BecomeTail), the new tail commits its unacknowledged updates but does not rebuild its store from its history, so a later query of a key updated before the crash returns a stale value (query monitor); needs the crash after the update passed the predecessor",
-        },
+        BugSpec::new(1, "promoted-tail-stale-store", "only the tail keeps a store; when the tail crashes and its predecessor is promoted (BecomeTail), the new tail commits its unacknowledged updates but does not rebuild its store from its history, so a later query of a key updated before the crash returns a stale value (query monitor); needs the crash after the update passed the predecessor"),
     ),
     (
         Bug::NoResend,
-        BugSpec {
-            id: 2,
-            name: "no-resend",
-            description: "when a middle server crashes, its predecessor, on the new successor's LastSeq, marks the link ready but does not resend the updates of its sent list above that sequence number; an update the crashed server had not passed on (or that the predecessor held while linking) is lost between the two (propagation monitor); needs the crash while an update is between the head and the middle server",
-        },
+        BugSpec::new(2, "no-resend", "when a middle server crashes, its predecessor, on the new successor's LastSeq, marks the link ready but does not resend the updates of its sent list above that sequence number; an update the crashed server had not passed on (or that the predecessor held while linking) is lost between the two (propagation monitor); needs the crash while an update is between the head and the middle server"),
     ),
     (
         Bug::AckWrongEntry,
-        BugSpec {
-            id: 3,
-            name: "ack-wrong-entry",
-            description: "an acknowledgement for a sequence number that is not in sent removes the oldest entry of sent instead of being ignored. After the middle server crashes, the tail's re-acknowledgement on NewPred of an update the head already pruned (the crashed server passed its acknowledgement on) reaches the head after the client's next update entered it, and removes that update from sent although the tail does not have it (propagation monitor)",
-        },
+        BugSpec::new(3, "ack-wrong-entry", "an acknowledgement for a sequence number that is not in sent removes the oldest entry of sent instead of being ignored. After the middle server crashes, the tail's re-acknowledgement on NewPred of an update the head already pruned (the crashed server passed its acknowledgement on) reaches the head after the client's next update entered it, and removes that update from sent although the tail does not have it (propagation monitor)"),
     ),
     (
         Bug::ClientNotify,
-        BugSpec {
-            id: 4,
-            name: "client-ignores-notify",
-            description: "the client handles NewHead only while an update is pending and NewTail only while a query is pending; a tail change that arrives while the client waits for an update (or a head change during a query) is an unhandled event; needs the crash of the tail while the client's update is on its way",
-        },
+        BugSpec::new(4, "client-ignores-notify", "the client handles NewHead only while an update is pending and NewTail only while a query is pending; a tail change that arrives while the client waits for an update (or a head change during a query) is an unhandled event; needs the crash of the tail while the client's update is on its way"),
     ),
     (
         Bug::StaleDoubleFailure,
-        BugSpec {
-            id: 5,
-            name: "stale-double-failure",
-            description: "runs with failures=2 (build raises it, and servers to 3): when two neighbouring servers crash before the master's ping round, the master repairs each one on its own from the chain as it was before the round, so it links the survivor to the other crashed server (NewSucc/NewPred to a dead server) or promotes a dead one, and notifies the clients of a dead head or tail: a live server or a client is left waiting on a removed server with no repair on the way (propagation monitor). The injector must crash twice in a row and both servers must handle their Fail before the master's ping round; The injector is created last, so RR and RTC run it only when nothing else can run, after the client is done and nothing is at stake: they need a delay to move it ahead of the workload and the search spends its first strata on other interleavings (PRR likewise). chain-custom runs the servers first until the tail acknowledges the first update, then the injector and the master first: both crashes happen back to back while the client's query is pending, with no delay",
-        },
+        BugSpec::new(5, "stale-double-failure", "runs with failures=2 (build raises it, and servers to 3): when two neighbouring servers crash before the master's ping round, the master repairs each one on its own from the chain as it was before the round, so it links the survivor to the other crashed server (NewSucc/NewPred to a dead server) or promotes a dead one, and notifies the clients of a dead head or tail: a live server or a client is left waiting on a removed server with no repair on the way (propagation monitor). The injector must crash twice in a row and both servers must handle their Fail before the master's ping round; The injector is created last, so RR and RTC run it only when nothing else can run, after the client is done and nothing is at stake: they need a delay to move it ahead of the workload and the search spends its first strata on other interleavings (PRR likewise). chain-custom runs the servers first until the tail acknowledges the first update, then the injector and the master first: both crashes happen back to back while the client's query is pending, with no delay"),
     ),
     (
         Bug::NewHeadSeq,
-        BugSpec {
-            id: 6,
-            name: "new-head-stale-seq",
-            description: "the head numbers updates with its own counter of updates it received instead of continuing after its history; a server promoted to head after the head crashes restarts from its (small) counter and gives an update a sequence number it already has, so its history is no longer sorted (propagation monitor)",
-        },
+        BugSpec::new(6, "new-head-stale-seq", "the head numbers updates with its own counter of updates it received instead of continuing after its history; a server promoted to head after the head crashes restarts from its (small) counter and gives an update a sequence number it already has, so its history is no longer sorted (propagation monitor)"),
     ),
     (
         Bug::PruneOnLastSeq,
-        BugSpec {
-            id: 7,
-            name: "prune-on-lastseq",
-            description: "runs with servers=4 (build raises it): when a middle server crashes, its predecessor takes the new successor's LastSeq as an acknowledgement and drops from sent (and acknowledges upstream) every update the successor has; but the successor is not the tail, and it still waits for the tail's acknowledgement of those updates, so the predecessor's sent list no longer covers them (propagation monitor); with a three-server chain the new successor is the tail and the shortcut happens to be right",
-        },
+        BugSpec::new(7, "prune-on-lastseq", "runs with servers=4 (build raises it): when a middle server crashes, its predecessor takes the new successor's LastSeq as an acknowledgement and drops from sent (and acknowledges upstream) every update the successor has; but the successor is not the tail, and it still waits for the tail's acknowledgement of those updates, so the predecessor's sent list no longer covers them (propagation monitor); with a three-server chain the new successor is the tail and the shortcut happens to be right"),
     ),
     (
         Bug::EarlyUpdateDone,
-        BugSpec {
-            id: 8,
-            name: "early-update-done",
-            description: "the head answers UpdDone to the client as soon as it appends the update, before the tail has it; the client's next operation, the query of that key, reaches the tail before the forwarded update and returns the old value after the update returned (a stale read). No monitor sees it (the tail's answers agree with what it acknowledged): only the clients' history is not linearizable",
-        },
+        BugSpec::new(8, "early-update-done", "the head answers UpdDone to the client as soon as it appends the update, before the tail has it; the client's next operation, the query of that key, reaches the tail before the forwarded update and returns the old value after the update returned (a stale read). No monitor sees it (the tail's answers agree with what it acknowledged): only the clients' history is not linearizable"),
     ),
     (
         Bug::ClientTrustsStaleDone,
-        BugSpec {
-            id: 9,
-            name: "client-trusts-stale-done",
-            description: "the client takes any UpdDone as the acknowledgement of its current update, without comparing operation numbers; when the head crashes with the client's update on its way, the client resends it to the new head, which has it already, committed, and answers UpdDone again: the second UpdDone (for the old operation) reaches the client while its next update (of another key) is on its way; the client queries that key and reads nothing after its put returned. No monitor sees it (the tail's answers agree with what it acknowledged): only the clients' history is not linearizable",
-        },
+        BugSpec::new(9, "client-trusts-stale-done", "the client takes any UpdDone as the acknowledgement of its current update, without comparing operation numbers; when the head crashes with the client's update on its way, the client resends it to the new head, which has it already, committed, and answers UpdDone again: the second UpdDone (for the old operation) reaches the client while its next update (of another key) is on its way; the client queries that key and reads nothing after its put returned. No monitor sees it (the tail's answers agree with what it acknowledged): only the clients' history is not linearizable"),
     ),
     (
         Bug::SilentEmptySuccessor,
-        BugSpec {
-            id: 10,
-            name: "silent-empty-successor",
-            description: "a liveness bug: a server given a new predecessor (NewPred) sends its LastSeq only when its history is not empty, reasoning that with nothing to report the predecessor will resend everything anyway; but the predecessor holds its forwards until the LastSeq arrives, so when the middle server crashes before any update reached the tail, the head never settles its new link, the client's update waits in its sent list forever and the chain is never repaired. No safety monitor sees it (the unsettled link is skipped by the propagation monitor): the execution ends with the client unanswered (liveness monitor answered)",
-        },
+        BugSpec::new(10, "silent-empty-successor", "a liveness bug: a server given a new predecessor (NewPred) sends its LastSeq only when its history is not empty, reasoning that with nothing to report the predecessor will resend everything anyway; but the predecessor holds its forwards until the LastSeq arrives, so when the middle server crashes before any update reached the tail, the head never settles its new link, the client's update waits in its sent list forever and the chain is never repaired. No safety monitor sees it (the unsettled link is skipped by the propagation monitor): the execution ends with the client unanswered (liveness monitor answered)"),
     ),
     ];
 }
 
 /// The parameters and their defaults (the only place they are written).
 pub const PARAMS: [ParamSpec; 5] = [
-    ParamSpec {
-        name: "servers",
-        default: 3,
-        min: 2,
-        max: 4,
-        exhaustive_max: 4,
-        description: "number of chain servers",
-    },
-    ParamSpec {
-        name: "failures",
-        default: 1,
-        min: 0,
-        max: 3,
-        exhaustive_max: 3,
-        description: "crashes the fault injector may cause (clamped to servers - 1)",
-    },
-    ParamSpec {
-        name: "heartbeats",
-        default: 1,
-        min: 0,
-        max: 3,
-        exhaustive_max: 3,
-        description: "ping rounds the master runs on its own from start-up, besides those a crash report starts",
-    },
-    ParamSpec {
-        name: "clients",
-        default: 1,
-        min: 1,
-        max: 3,
-        exhaustive_max: 3,
-        description: "number of clients",
-    },
-    ParamSpec {
-        name: "keys",
-        default: 2,
-        min: 1,
-        max: 60,
-        exhaustive_max: 3,
-        description: "keys each client updates then queries",
-    },
+    ParamSpec::new("servers", 3, 2..=4, "number of chain servers"),
+    ParamSpec::new(
+        "failures",
+        1,
+        0..=3,
+        "crashes the fault injector may cause (clamped to servers - 1)",
+    ),
+    ParamSpec::new(
+        "heartbeats",
+        1,
+        0..=3,
+        "ping rounds the master runs on its own from start-up, besides those a crash report starts",
+    ),
+    ParamSpec::new("clients", 1, 1..=3, "number of clients"),
+    ParamSpec::new("keys", 2, 1..=60, "keys each client updates then queries").exhaustive_max(3),
 ];
 
 /// The parameters a run with `bug` uses: `failures` is clamped to
@@ -699,17 +634,7 @@ impl Model for Chain {
     type Program = Machines<Cfg>;
 
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            name: "chain",
-            description: "chain replication: head/middle/tail servers, a master with a ping/pong fault detector and a timer, a fault injector that crashes servers, clients doing update then query per key; monitors: update propagation (sorted histories, successor's history a prefix of its predecessor's, sent = predecessor's history minus successor's up to acknowledgements in flight, no unrepaired link to a removed server) and query consistency (a query returns the last acknowledged update of its key)",
-            params: PARAMS.to_vec(),
-            bugs: Bug::specs(),
-            explorers: vec![ExplorerSpec {
-                name: "chain-custom",
-                description: "round robin over all machines, servers first until the tail signals that the first update is acknowledged, then the master and the fault injector first (failures after initialisation)",
-            }],
-            notes: "bug 5 needs two crashes: it raises failures to 2 (and servers to at least 3); the chain-custom explorer finds it fastest",
-        }
+        ModelInfo::new("chain", "chain replication: head/middle/tail servers, a master with a ping/pong fault detector and a timer, a fault injector that crashes servers, clients doing update then query per key; monitors: update propagation (sorted histories, successor's history a prefix of its predecessor's, sent = predecessor's history minus successor's up to acknowledgements in flight, no unrepaired link to a removed server) and query consistency (a query returns the last acknowledged update of its key)").params(PARAMS).bugs(Bug::specs()).explorer(ExplorerSpec::new("chain-custom", "round robin over all machines, servers first until the tail signals that the first update is acknowledged, then the master and the fault injector first (failures after initialisation)")).notes("bug 5 needs two crashes: it raises failures to 2 (and servers to at least 3); the chain-custom explorer finds it fastest")
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {

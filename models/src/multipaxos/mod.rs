@@ -80,49 +80,29 @@ impl SeededBug for Bug {
     const TABLE: &'static [(Bug, BugSpec)] = &[
     (
         Bug::StaleNackUnhandled,
-        BugSpec {
-            id: 1,
-            name: "stale-nack-unhandled",
-            description: "a deposed leader has no handler for Nack: node 1 times out and sends Prepare(2) while node 0 (leader of ballot 1) has a client request still queued; node 0 then proposes it, accepting locally and sending Accept(1, slot, v) to nodes 1 and 2, which have promised ballot 2 and answer Nack(1, promised 2); the Prepare(2) already in node 0's inbox makes it step down to follower first, so the stale Nack reaches a follower, which does not handle it (an unhandled event)",
-        },
+        BugSpec::new(1, "stale-nack-unhandled", "a deposed leader has no handler for Nack: node 1 times out and sends Prepare(2) while node 0 (leader of ballot 1) has a client request still queued; node 0 then proposes it, accepting locally and sending Accept(1, slot, v) to nodes 1 and 2, which have promised ballot 2 and answer Nack(1, promised 2); the Prepare(2) already in node 0's inbox makes it step down to follower first, so the stale Nack reaches a follower, which does not handle it (an unhandled event)"),
     ),
     (
         Bug::LearnerCountsDuplicates,
-        BugSpec {
-            id: 2,
-            name: "learner-counts-duplicates",
-            description: "the learner counts acceptances per slot instead of the set of acceptors: node 1 times out and nodes 1 and 2 promise ballot 2 (empty logs) while node 0 still has the client's request v1 and its retransmission queued; node 0 proposes v1 in slot 0 (accepting locally, counted once; nodes 1 and 2 answer Nack), then the retransmitted request makes it re-propose slot 0 and accept locally again, counted a second time, so node 0 announces v1 chosen in slot 0 with a single acceptor; node 1, whose majority never saw v1, puts the next request v2 in slot 0 and gets it chosen (agreement violated)",
-        },
+        BugSpec::new(2, "learner-counts-duplicates", "the learner counts acceptances per slot instead of the set of acceptors: node 1 times out and nodes 1 and 2 promise ballot 2 (empty logs) while node 0 still has the client's request v1 and its retransmission queued; node 0 proposes v1 in slot 0 (accepting locally, counted once; nodes 1 and 2 answer Nack), then the retransmitted request makes it re-propose slot 0 and accept locally again, counted a second time, so node 0 announces v1 chosen in slot 0 with a single acceptor; node 1, whose majority never saw v1, puts the next request v2 in slot 0 and gets it chosen (agreement violated)"),
     ),
     (
         Bug::TakeoverWithoutPhase1,
-        BugSpec {
-            id: 3,
-            name: "takeover-without-phase1",
-            description: "the timed-out node takes ballot 2 without running phase 1, trusting its own acceptor log to find the free slots: node 1 times out before node 0's Accept(1, 0, v1) reaches it, so its log shows slot 0 free; node 2 accepts v1, which with node 0's own acceptance is chosen in slot 0, and node 1 (rejecting the late Accept with a Nack) then puts the next request v2 in slot 0 with Accept(2, 0, v2), which the other acceptors take because ballot 2 is higher, so v2 is chosen in slot 0 too (agreement violated)",
-        },
+        BugSpec::new(3, "takeover-without-phase1", "the timed-out node takes ballot 2 without running phase 1, trusting its own acceptor log to find the free slots: node 1 times out before node 0's Accept(1, 0, v1) reaches it, so its log shows slot 0 free; node 2 accepts v1, which with node 0's own acceptance is chosen in slot 0, and node 1 (rejecting the late Accept with a Nack) then puts the next request v2 in slot 0 with Accept(2, 0, v2), which the other acceptors take because ballot 2 is higher, so v2 is chosen in slot 0 too (agreement violated)"),
     ),
     ];
 }
 
 /// The parameters and their defaults (the only place they are written).
 pub const PARAMS: [ParamSpec; 2] = [
-    ParamSpec {
-        name: "nodes",
-        default: 3,
-        min: 2,
-        max: 5,
-        exhaustive_max: 5,
-        description: "nodes, each proposer, acceptor and learner",
-    },
-    ParamSpec {
-        name: "updates",
-        default: 2,
-        min: 1,
-        max: 60,
-        exhaustive_max: 4,
-        description: "client updates, which is also the number of log slots",
-    },
+    ParamSpec::new("nodes", 3, 2..=5, "nodes, each proposer, acceptor and learner"),
+    ParamSpec::new(
+        "updates",
+        2,
+        1..=60,
+        "client updates, which is also the number of log slots",
+    )
+    .exhaustive_max(4),
 ];
 
 /// One configuration of the model.
@@ -539,14 +519,7 @@ impl Model for MultiPaxos {
     type Program = Machines<Cfg>;
 
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            name: "multipaxos",
-            description: "Multi-Paxos: a leader runs phase 2 per log slot, one leader change runs phase 1, a client sends updates to any node",
-            params: PARAMS.to_vec(),
-            bugs: Bug::specs(),
-            explorers: vec![],
-            notes: "",
-        }
+        ModelInfo::new("multipaxos", "Multi-Paxos: a leader runs phase 2 per log slot, one leader change runs phase 1, a client sends updates to any node").params(PARAMS).bugs(Bug::specs())
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {

@@ -10,7 +10,7 @@ pub const ATTEMPTS: u8 = 2;
 /// The client: submits commands `1..=requests`, then `reads` reads of the
 /// log, one operation at a time, to the server it believes leads, and
 /// tries the next server on a redirect or when its timer fires, at most
-/// [`ATTEMPTS`] attempts per operation; then it gives the operation up and
+/// `ATTEMPTS` attempts per operation; then it gives the operation up and
 /// goes on with the next one.
 ///
 /// Its history (ARCHITECTURE.md, "Linearizability") is checked against a

@@ -114,81 +114,47 @@ impl SeededBug for Bug {
     const TABLE: &'static [(Bug, BugSpec)] = &[
     (
         Bug::CommitAfterTimeout,
-        BugSpec {
-            id: 1,
-            name: "commit-after-timeout",
-            description: "the coordinator's vote handler checks that a vote is for the current transaction but not that the transaction is still collecting votes: when the timer's Timeout reaches the coordinator between the first and the last yes vote, the coordinator aborts (Abort to every participant, aborted to the client), and the last yes vote, processed afterwards, completes the tally and the coordinator also commits; a participant that applied the Abort then receives Commit for the same transaction",
-        },
+        BugSpec::new(1, "commit-after-timeout", "the coordinator's vote handler checks that a vote is for the current transaction but not that the transaction is still collecting votes: when the timer's Timeout reaches the coordinator between the first and the last yes vote, the coordinator aborts (Abort to every participant, aborted to the client), and the last yes vote, processed afterwards, completes the tally and the coordinator also commits; a participant that applied the Abort then receives Commit for the same transaction"),
     ),
     (
         Bug::AbortAfterCommit,
-        BugSpec {
-            id: 2,
-            name: "abort-after-commit",
-            description: "the coordinator's timeout handler checks the transaction id of the Timeout but not whether the transaction is still undecided: the timer ticks and fires just before the coordinator's Cancel reaches it (the cancel fails), the coordinator has meanwhile committed on the last yes vote, and the stale Timeout, processed before the next transaction starts, makes it send Abort for the committed transaction to participants that already committed it",
-        },
+        BugSpec::new(2, "abort-after-commit", "the coordinator's timeout handler checks the transaction id of the Timeout but not whether the transaction is still undecided: the timer ticks and fires just before the coordinator's Cancel reaches it (the cancel fails), the coordinator has meanwhile committed on the last yes vote, and the stale Timeout, processed before the next transaction starts, makes it send Abort for the committed transaction to participants that already committed it"),
     ),
     (
         Bug::StaleVote,
-        BugSpec {
-            id: 3,
-            name: "stale-vote",
-            description: "the coordinator's vote handler checks that it is collecting votes but not the transaction id of the vote: when one participant votes no the coordinator aborts at once, while the other participant's Prepare is still queued; its yes Vote for the aborted transaction arrives after the client's next Write opened a new transaction, is counted for it, and together with the other yes vote commits a transaction that the first participant votes against",
-        },
+        BugSpec::new(3, "stale-vote", "the coordinator's vote handler checks that it is collecting votes but not the transaction id of the vote: when one participant votes no the coordinator aborts at once, while the other participant's Prepare is still queued; its yes Vote for the aborted transaction arrives after the client's next Write opened a new transaction, is counted for it, and together with the other yes vote commits a transaction that the first participant votes against"),
     ),
     (
         Bug::ReadBeforeApply,
-        BugSpec {
-            id: 4,
-            name: "read-before-apply",
-            description: "a participant serves a Read while a committed write is logged but not yet applied to its store: the client gets its committed Result and sends its Read before the participant has handled the Commit, so the Read is queued ahead of the participant's own Apply message and returns the old value of the key",
-        },
+        BugSpec::new(4, "read-before-apply", "a participant serves a Read while a committed write is logged but not yet applied to its store: the client gets its committed Result and sends its Read before the participant has handled the Commit, so the Read is queued ahead of the participant's own Apply message and returns the old value of the key"),
     ),
     (
         Bug::AbortResetsStore,
-        BugSpec {
-            id: 5,
-            name: "abort-resets-store",
-            description: "a participant that prepared a write undoes it on Abort by resetting the key in its store to 0 (no value) instead of just dropping the prepared write: after the client's first write committed, its second write is aborted (the other participant votes no), and the client reads the key back from this participant and gets nothing, although its first write committed. read-your-writes is satisfied (the value read is not the aborted one): only the client's history is not linearizable",
-        },
+        BugSpec::new(5, "abort-resets-store", "a participant that prepared a write undoes it on Abort by resetting the key in its store to 0 (no value) instead of just dropping the prepared write: after the client's first write committed, its second write is aborted (the other participant votes no), and the client reads the key back from this participant and gets nothing, although its first write committed. read-your-writes is satisfied (the value read is not the aborted one): only the client's history is not linearizable"),
     ),
     (
         Bug::AbortOnlyCounted,
-        BugSpec {
-            id: 6,
-            name: "abort-only-counted",
-            description: "liveness: the coordinator sends Abort only to the participants whose yes vote it has counted (those it knows hold a prepared write), as if a participant it has not heard from had nothing to undo: when a no vote or the timeout aborts the transaction while another participant's yes vote is still on its way, that participant has prepared and never hears the decision (the coordinator ignores its late vote); it stays in doubt for ever and the execution ends with the in-doubt monitor hot",
-        },
+        BugSpec::new(6, "abort-only-counted", "liveness: the coordinator sends Abort only to the participants whose yes vote it has counted (those it knows hold a prepared write), as if a participant it has not heard from had nothing to undo: when a no vote or the timeout aborts the transaction while another participant's yes vote is still on its way, that participant has prepared and never hears the decision (the coordinator ignores its late vote); it stays in doubt for ever and the execution ends with the in-doubt monitor hot"),
     ),
     ];
 }
 
 /// The parameters and their defaults (the only place they are written).
 pub const PARAMS: [ParamSpec; 3] = [
-    ParamSpec {
-        name: "participants",
-        default: 2,
-        min: 1,
-        max: MAX_PARTICIPANTS as u64,
-        exhaustive_max: MAX_PARTICIPANTS as u64,
-        description: "number of participants",
-    },
-    ParamSpec {
-        name: "clients",
-        default: 1,
-        min: 1,
-        max: MAX_CLIENTS as u64,
-        exhaustive_max: MAX_CLIENTS as u64,
-        description: "number of clients (each writes its own key, reading it back after each write)",
-    },
-    ParamSpec {
-        name: "transactions",
-        default: 2,
-        min: 1,
-        max: 60,
-        exhaustive_max: 2,
-        description: "writes (transactions) per client, each read back",
-    },
+    ParamSpec::new("participants", 2, 1..=MAX_PARTICIPANTS as u64, "number of participants"),
+    ParamSpec::new(
+        "clients",
+        1,
+        1..=MAX_CLIENTS as u64,
+        "number of clients (each writes its own key, reading it back after each write)",
+    ),
+    ParamSpec::new(
+        "transactions",
+        2,
+        1..=60,
+        "writes (transactions) per client, each read back",
+    )
+    .exhaustive_max(2),
 ];
 
 /// The model (see the module docs).
@@ -559,14 +525,7 @@ impl Model for TwoPc {
     type Program = Machines<Cfg>;
 
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            name: "2pc",
-            description: "two-phase commit: coordinator, participants voting nondeterministically, a timer whose cancel may fail, clients writing then reading back",
-            params: PARAMS.to_vec(),
-            bugs: Bug::specs(),
-            explorers: vec![],
-            notes: "liveness: every client hears the outcome of each request (answered) and no participant stays in doubt (in-doubt); the clients are not interchangeable (client c owns key c)",
-        }
+        ModelInfo::new("2pc", "two-phase commit: coordinator, participants voting nondeterministically, a timer whose cancel may fail, clients writing then reading back").params(PARAMS).bugs(Bug::specs()).notes("liveness: every client hears the outcome of each request (answered) and no participant stays in doubt (in-doubt); the clients are not interchangeable (client c owns key c)")
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {

@@ -81,22 +81,8 @@ impl fmt::Display for Action {
 
 /// The parameters and their defaults (the only place they are written).
 pub const PARAMS: [ParamSpec; 2] = [
-    ParamSpec {
-        name: "rms",
-        default: 3,
-        min: 1,
-        max: MAX_RMS as u64,
-        exhaustive_max: 9,
-        description: "number of resource managers",
-    },
-    ParamSpec {
-        name: "rounds",
-        default: 1,
-        min: 1,
-        max: MAX_ROUNDS,
-        exhaustive_max: MAX_ROUNDS,
-        description: "transactions run one after the other: once every RM has committed or aborted, TMNextRound starts the next from the initial state (1 when rms is above 13)",
-    },
+    ParamSpec::new("rms", 3, 1..=MAX_RMS as u64, "number of resource managers").exhaustive_max(9),
+    ParamSpec::new("rounds", 1, 1..=MAX_ROUNDS, "transactions run one after the other: once every RM has committed or aborted, TMNextRound starts the next from the initial state (1 when rms is above 13)"),
 ];
 
 /// The largest number of rounds (transactions).
@@ -564,15 +550,13 @@ impl Model for TwoPhasePacked {
     type Program = PackedProgram;
 
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            name: "twophase-packed",
-            description: "twophase packed into one u64 (the speed benchmark): the same states, transitions and bug, \
+        ModelInfo::new(
+            "twophase-packed",
+            "twophase packed into one u64 (the speed benchmark): the same states, transitions and bug, \
                 and a rounds parameter that runs transactions one after the other",
-            params: PARAMS.to_vec(),
-            bugs: Bug::specs(),
-            explorers: vec![],
-            notes: "",
-        }
+        )
+        .params(PARAMS)
+        .bugs(Bug::specs())
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> PackedProgram {

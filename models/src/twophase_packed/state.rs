@@ -18,7 +18,7 @@ fn rm_from_bits(b: u64) -> RmState {
 /// 2 committed, 3 aborted), then `tmPrepared` (n bits), then the
 /// `Prepared(r)` messages (n bits), then `tmState` (2 bits: 0 init,
 /// 1 committed, 2 aborted), then the `Commit` and `Abort` message flags;
-/// bits [`ROUND_SHIFT`].. hold the number of the transaction (round, from
+/// bits `ROUND_SHIFT`.. hold the number of the transaction (round, from
 /// 0) when the program runs several one after the other.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct PackedState(pub u64);

@@ -446,16 +446,16 @@ impl Shard {
 /// doubles under its own lock, freezing the old table as it copies it;
 /// meanwhile no insert waits: other threads' inserts go on past the limit,
 /// a frozen table answers for what it holds, and a fingerprint absent
-/// from it goes to the shard's side set ([`Side`]), which the growth adds
+/// from it goes to the shard's side set (`Side`), which the growth adds
 /// to the new table before publishing it. The old tables stay allocated until the
-/// parallel driver [`reclaim`](Self::reclaim)s them between strata, so
+/// parallel driver `reclaim`s them between strata, so
 /// within a stratum the cache may hold up to 1.5 times its tables.
 ///
 /// Contract: among all threads, exactly one insert of a fingerprint answers
 /// [`Insert::New`]; a shard at its share of the budget answers
 /// [`Insert::Full`] for new fingerprints (sound: the search re-explores).
-/// Past 2^18 slots a shard turns compact ([`compact`]): then it keeps
-/// [`COMPACT_BITS`] of each fingerprint, as the single-threaded set does.
+/// Past 2^18 slots a shard turns compact (`compact`): then it keeps
+/// `COMPACT_BITS` of each fingerprint, as the single-threaded set does.
 #[derive(Debug)]
 pub struct SharedCache {
     /// In place (no pointer to follow): a look-up finds its shard at a
@@ -468,7 +468,7 @@ pub struct SharedCache {
     /// and waited for growths).
     units: Padded<AtomicUsize>,
     /// Whether a shard has turned compact (then the cache keeps
-    /// [`COMPACT_BITS`] of each fingerprint).
+    /// `COMPACT_BITS` of each fingerprint).
     compact: AtomicBool,
 }
 
@@ -581,7 +581,7 @@ impl SharedCache {
     }
 
     /// Hints the CPU to fetch the slot or bucket of `fp` (a load of the
-    /// shard's table pointer, no lock). `fp` as it is, not its [`key`]:
+    /// shard's table pointer, no lock). `fp` as it is, not its `key`:
     /// the two differ only for 0 and `u64::MAX`, whose hint may go to
     /// another line.
     #[inline(always)]
@@ -604,7 +604,7 @@ impl SharedCache {
     }
 
     /// The bits of each fingerprint the cache keeps: all 64, or
-    /// [`COMPACT_BITS`] once a shard is compact.
+    /// `COMPACT_BITS` once a shard is compact.
     pub fn fingerprint_bits(&self) -> u32 {
         if self.compact.load(Relaxed) {
             COMPACT_BITS
