@@ -228,6 +228,7 @@ impl StrategyName {
             Strategy::Pctcp { .. } => StrategyName::Pctcp,
             Strategy::Surw => StrategyName::Surw,
             Strategy::Hybrid(_) => StrategyName::Hybrid,
+            Strategy::Portfolio => StrategyName::Portfolio,
         }
     }
 

@@ -27,7 +27,7 @@
 //! and [`hybrid`], SES up to a state budget, then SS from the states it
 //! left unexplored (the stratified loop, then the batch runner).
 //!
-//! Each runs the program as it is; [`crate::run`] runs a strategy as a
+//! Each runs the program as it is; [`crate::run()`] runs a strategy as a
 //! user asks for it (watched by coverage or the symmetry check, with
 //! liveness), through the `_on` forms here that take a [`Watched`]
 //! program.

@@ -23,7 +23,7 @@
 //! the next choice is a delay), the natural order for DFS (every move is
 //! free: one stratum), the preemption order for PB. The recursion runs on
 //! an explicit stack (executions are thousands of steps long): a
-//! [`Frame`] holds the locals of one call, [`step`](Plain::step) is one
+//! `Frame` holds the locals of one call, `Plain::step` is one
 //! pass of its loop, and the successor's frame goes above it, so that its
 //! subtree is explored before the frame's next choice. The loop's last two
 //! lines (break, or move to the next choice) are decided before that
@@ -37,7 +37,7 @@
 //! runs stratum 0 from s0, [`open`](Plain::open) makes the next stratum
 //! (`bound += 1`, the frontier becomes its work), [`resume`](Plain::resume)
 //! resumes its entries and [`close_stratum`](Plain::close_stratum)
-//! records its counts; [`run`] drives them on one thread. A distributed
+//! records its counts; `run` drives them on one thread. A distributed
 //! worker (the `mcheck-distributed` crate) drives the same steps with a
 //! [`Route`] (the `worker` submodule) that keeps only the states it owns:
 //! `if s' not in cache` becomes "if s' is mine and not in cache", a

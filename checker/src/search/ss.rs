@@ -57,7 +57,7 @@ pub enum SsPlacement {
     Uniform,
     /// Every uniform sample is followed by a *near* twin that draws its
     /// delays log-uniformly, close to the start and to each other (see
-    /// [`super::sample`], "Near placement"): `2 · num_samples(db)` samples
+    /// the `sample` module, "Near placement"): `2 · num_samples(db)` samples
     /// a bound (one at bound 0 with a deterministic explorer, as for
     /// `Uniform`), the uniform ones exactly those of `Uniform`, so the
     /// `1/L'^db` guarantee per uniform sample holds unchanged.
