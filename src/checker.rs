@@ -445,7 +445,7 @@ impl<'a> Checker<'a> {
         let assertion = "assert_no_violation";
         let ran = self.ran(assertion, None);
         if ran.checked.report.is_violation() {
-            panic!("{}", failure(assertion, "a violation was found", &ran));
+            fail(assertion, "a violation was found", &ran);
         }
         ran.checked.report
     }
@@ -469,14 +469,11 @@ impl<'a> Checker<'a> {
         let report = &ran.checked.report;
         match report.outcome {
             Outcome::Verified => ran.checked.report,
-            Outcome::Violation => panic!("{}", failure(assertion, "a violation was found", &ran)),
-            outcome => panic!(
-                "{}",
-                failure(
-                    assertion,
-                    &format!("the search ended {}, not verified", not_covered(outcome, report)),
-                    &ran
-                )
+            Outcome::Violation => fail(assertion, "a violation was found", &ran),
+            outcome => fail(
+                assertion,
+                &format!("the search ended {}, not verified", not_covered(outcome, report)),
+                &ran,
             ),
         }
     }
@@ -504,32 +501,23 @@ impl<'a> Checker<'a> {
         let reached = report.violation.as_ref().and_then(|f| reached_property(&f.violation));
         match (report.outcome, report.schedule.as_ref()) {
             (Outcome::Violation, Some(schedule)) if reached == Some(property) => schedule.clone(),
-            (Outcome::Violation, _) => panic!(
-                "{}",
-                failure(
-                    &assertion,
-                    "a violation was found before the property was reached",
-                    &ran
-                )
+            (Outcome::Violation, _) => fail(
+                &assertion,
+                "a violation was found before the property was reached",
+                &ran,
             ),
-            (Outcome::Verified, _) => panic!(
-                "{}",
-                failure(
-                    &assertion,
-                    "the property is unreachable: the search covered every reachable state, and it holds in none",
-                    &ran
-                )
+            (Outcome::Verified, _) => fail(
+                &assertion,
+                "the property is unreachable: the search covered every reachable state, and it holds in none",
+                &ran,
             ),
-            (outcome, _) => panic!(
-                "{}",
-                failure(
-                    &assertion,
-                    &format!(
-                        "the property was not reached before the search ended {}",
-                        not_covered(outcome, report)
-                    ),
-                    &ran
-                )
+            (outcome, _) => fail(
+                &assertion,
+                &format!(
+                    "the property was not reached before the search ended {}",
+                    not_covered(outcome, report)
+                ),
+                &ran,
             ),
         }
     }
@@ -553,6 +541,12 @@ fn not_covered(outcome: Outcome, report: &Report) -> String {
         BoundedBy::Sampling => "use an exhaustive strategy (Strategy::Ses, Dfs or Pb) to verify",
     };
     format!("{outcome} ({}; {advice})", render::bounded_text(by))
+}
+
+/// Fail `assertion`, panicking with [`failure`]'s message.
+#[track_caller]
+fn fail(assertion: &str, what: &str, ran: &Ran) -> ! {
+    panic!("{}", failure(assertion, what, ran))
 }
 
 /// The panic message of a failed `assertion`: what failed, what ran, then

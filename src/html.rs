@@ -4,7 +4,16 @@
 //! every machine's state and inbox (what changed highlighted), the monitors
 //! and the violation. No network access, no external scripts or fonts: the
 //! data is embedded as JSON and a short script draws the step view. The
-//! page honours a URL fragment `#step=N` or `#step=last`.
+//! page honours a URL fragment `#step=N` or `#step=last`, `#hide=0,4`
+//! (lanes hidden) and `#labels=all`.
+//!
+//! Legibility: a message is labelled with its kind (its whole text is the
+//! tooltip), and each label goes at the first place along its arrow where
+//! it overlaps no label placed before it (lane headers, step numbers and
+//! race labels first, then the messages of the races that matter, then
+//! the others; [`Placed`]), else it shows on hover only. The script counts
+//! the visible labels whose boxes overlap as the browser lays them out
+//! (`#overlaps`), which `tests/all/browser.rs` checks on Raft bug 1.
 
 use mcheck_checker::races::Explanation;
 use mcheck_checker::Schedule;
@@ -17,6 +26,76 @@ const LANE: usize = 125;
 const ROW: usize = 26;
 /// Height of the lane headers.
 const TOP: usize = 50;
+/// A character's width at the diagram's 11 px sans-serif, on the wide
+/// side (capitals), for laying labels out without a browser.
+const CHAR_W: f64 = 7.0;
+/// A label's height: ascent above the baseline, descent below.
+const ASCENT: f64 = 10.0;
+const DESCENT: f64 = 3.0;
+/// Where along its arrow a message's label may go, best first.
+const ALONG: [f64; 9] = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.12, 0.88];
+
+/// A text's box in the diagram's coordinates.
+#[derive(Clone, Copy, Debug)]
+struct Area {
+    x0: f64,
+    y0: f64,
+    x1: f64,
+    y1: f64,
+}
+
+impl Area {
+    /// The box of `text` with its baseline at `y`, starting at `x` or,
+    /// `centered`, centred on it.
+    fn of(text: &str, x: f64, y: f64, centered: bool) -> Area {
+        let w = text.chars().count() as f64 * CHAR_W;
+        let x0 = if centered { x - w / 2.0 } else { x };
+        Area {
+            x0,
+            y0: y - ASCENT,
+            x1: x0 + w,
+            y1: y + DESCENT,
+        }
+    }
+
+    fn overlaps(&self, o: &Area) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+}
+
+/// The labels placed so far; a new one goes where it overlaps none.
+#[derive(Default)]
+struct Placed(Vec<Area>);
+
+impl Placed {
+    /// Claim `area` unconditionally (headers, step numbers, race labels).
+    fn claim(&mut self, area: Area) {
+        self.0.push(area);
+    }
+
+    /// The first of `candidates` (baselines) where `text`, centred, meets
+    /// no placed label; claimed.
+    fn first_free(&mut self, text: &str, candidates: impl IntoIterator<Item = (f64, f64)>) -> Option<(f64, f64)> {
+        let (at, area) = candidates
+            .into_iter()
+            .map(|(x, y)| ((x, y), Area::of(text, x, y, true)))
+            .find(|(_, a)| !self.0.iter().any(|p| p.overlaps(a)))?;
+        self.0.push(area);
+        Some(at)
+    }
+}
+
+/// A message's label in the diagram: its kind (`Append` of
+/// `Append(Append { term: 4, .. })`), the whole text being its tooltip.
+fn kind(text: &str) -> String {
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    match end {
+        0 => short(text, 12),
+        _ => text[..end].to_string(),
+    }
+}
 
 /// Text safe inside HTML and SVG elements and attribute values.
 pub fn escape(s: &str) -> String {
@@ -73,54 +152,23 @@ fn diagram(ex: &Explanation) -> String {
         r#"<svg id="diagram" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
     );
     s.push_str(r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#446"/></marker></defs>"##);
+    let mut placed = Placed::default();
     for (i, n) in names.iter().enumerate() {
         let _ = write!(
             s,
-            r##"<line x1="{0}" y1="{TOP}" x2="{0}" y2="{height}" stroke="#bbb"/><text x="{0}" y="{1}" text-anchor="middle" font-weight="bold">{2}</text>"##,
+            r##"<g data-lanes="{i}"><line x1="{0}" y1="{TOP}" x2="{0}" y2="{height}" stroke="#bbb"/><text x="{0}" y="{1}" text-anchor="middle" font-weight="bold">{2}</text></g>"##,
             x(i),
             TOP - 10,
             escape(n)
         );
+        placed.claim(Area::of(n, x(i) as f64, (TOP - 10) as f64, true));
     }
-    let raced: Vec<(usize, &str)> = ex
-        .races
-        .iter()
-        .flat_map(|r| {
-            let class = if r.responsible() { "race responsible" } else { "race" };
-            [(r.first, class), (r.second, class)]
-        })
-        .collect();
-    for (id, m) in ex.messages.iter().enumerate() {
-        // A message still in flight at the end points at the last row.
-        let to = m.received_at.or(m.dropped_at).unwrap_or(ex.trace.len());
-        let from = m.sent_at.map_or((lane(&m.to_name), 0), |s| (lane(&m.from_name), s));
-        let class = raced
-            .iter()
-            .filter(|(r, _)| *r == id)
-            .map(|(_, c)| *c)
-            .max_by_key(|c| c.len())
-            .unwrap_or("msg");
-        let dash = if m.received_at.is_none() {
-            r#" stroke-dasharray="2,3""#
-        } else {
-            ""
-        };
-        let (x1, y1, x2, y2) = (
-            x(from.0),
-            y(from.1) - if m.sent_at.is_none() { ROW } else { 0 },
-            x(lane(&m.to_name)),
-            y(to),
-        );
-        let _ = write!(
-            s,
-            r#"<g class="{class}" data-message="{id}"><title>{}</title><line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"{dash} marker-end="url(#arrow)"/><text x="{}" y="{}" text-anchor="middle">{}</text></g>"#,
-            escape(&format!("{} -> {}: {}", m.from_name, m.to_name, m.text)),
-            (x1 + x2) / 2,
-            (y1 + y2) / 2 - 3,
-            escape(&short(&m.text, 24))
-        );
+    for t in &ex.trace {
+        placed.claim(Area::of(&t.step.to_string(), 8.0, (y(t.step) + 4) as f64, false));
     }
-    // One label per receipt (or per in-flight message): "races 2, 5".
+    // One label per receipt (or per in-flight message): "races 2, 5",
+    // placed first and drawn over the arrows.
+    let mut race_labels = String::new();
     let mut labels: Vec<(usize, usize, Vec<usize>, bool)> = Vec::new();
     for (i, r) in ex.races.iter().enumerate() {
         let m = &ex.messages[r.second];
@@ -135,25 +183,84 @@ fn diagram(ex: &Explanation) -> String {
     }
     for (lane, at, races, responsible) in labels {
         let list: Vec<String> = races.iter().map(|n| n.to_string()).collect();
+        let text = format!("race{} {}", if races.len() > 1 { "s" } else { "" }, list.join(", "));
+        let (lx, ly) = (x(lane) + 8, y(at) + 4);
+        placed.claim(Area::of(&text, lx as f64, ly as f64, false));
         let _ = write!(
-            s,
-            r#"<text class="racelabel{}" x="{}" y="{}">race{} {}</text>"#,
+            race_labels,
+            r#"<text class="racelabel{}" data-lanes="{lane}" x="{lx}" y="{ly}">{text}</text>"#,
             if responsible { " responsible" } else { "" },
-            x(lane) + 8,
-            y(at) + 4,
-            if races.len() > 1 { "s" } else { "" },
-            list.join(", ")
         );
     }
+    let raced: Vec<(usize, &str)> = ex
+        .races
+        .iter()
+        .flat_map(|r| {
+            let class = if r.responsible() { "race responsible" } else { "race" };
+            [(r.first, class), (r.second, class)]
+        })
+        .collect();
+    let class_of = |id: usize| {
+        raced
+            .iter()
+            .filter(|(r, _)| *r == id)
+            .map(|(_, c)| *c)
+            .max_by_key(|c| c.len())
+            .unwrap_or("msg")
+    };
+    // Labels of the races that matter first, then the other races', then
+    // the rest: each where it overlaps no label placed before it, else
+    // shown on hover only (its tooltip always has the whole message).
+    let mut order: Vec<usize> = (0..ex.messages.len()).collect();
+    order.sort_by_key(|&id| std::cmp::Reverse(class_of(id).len()));
+    let mut drawn = vec![String::new(); ex.messages.len()];
+    for id in order {
+        let m = &ex.messages[id];
+        // A message still in flight at the end points at the last row.
+        let to = m.received_at.or(m.dropped_at).unwrap_or(ex.trace.len());
+        let from = m.sent_at.map_or((lane(&m.to_name), 0), |s| (lane(&m.from_name), s));
+        let dash = if m.received_at.is_none() {
+            r#" stroke-dasharray="2,3""#
+        } else {
+            ""
+        };
+        let (from_lane, to_lane) = (from.0, lane(&m.to_name));
+        let (x1, y1, x2, y2) = (
+            x(from_lane),
+            y(from.1) - if m.sent_at.is_none() { ROW } else { 0 },
+            x(to_lane),
+            y(to),
+        );
+        let label = kind(&m.text);
+        let along = ALONG.iter().map(|f| {
+            (
+                x1 as f64 + f * (x2 as f64 - x1 as f64),
+                y1 as f64 + f * (y2 as f64 - y1 as f64) - 3.0,
+            )
+        });
+        let (lx, ly, more) = match placed.first_free(&label, along) {
+            Some((lx, ly)) => (lx, ly, ""),
+            None => ((x1 + x2) as f64 / 2.0, (y1 + y2) as f64 / 2.0 - 3.0, r#" class="more""#),
+        };
+        drawn[id] = format!(
+            r#"<g class="{}" data-message="{id}" data-lanes="{from_lane} {to_lane}"><title>{}</title><line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"{dash} marker-end="url(#arrow)"/><text{more} x="{lx:.0}" y="{ly:.0}" text-anchor="middle">{}</text></g>"#,
+            class_of(id),
+            escape(&format!("{} -> {}: {}", m.from_name, m.to_name, m.text)),
+            escape(&label)
+        );
+    }
+    drawn.iter().for_each(|g| s.push_str(g));
+    s.push_str(&race_labels);
     for t in &ex.trace {
         let violates = ex.violation.as_ref().is_some_and(|f| f.step == t.step);
         let _ = write!(
             s,
-            r##"<g class="step{}" data-step="{}"><text x="8" y="{}" fill="#888">{}</text><circle cx="{}" cy="{}" r="5"/></g>"##,
+            r##"<g class="step{}" data-step="{}"><text x="8" y="{}" fill="#888">{}</text><circle data-lanes="{}" cx="{}" cy="{}" r="5"/></g>"##,
             if violates { " violating" } else { "" },
             t.step,
             y(t.step) + 4,
             t.step,
+            lane(&t.actor_name),
             x(lane(&t.actor_name)),
             y(t.step)
         );
@@ -223,11 +330,15 @@ pub fn page(ex: &Explanation, schedule: &Schedule) -> String {
         }
         let _ = write!(steps, r#"<li data-step="{}">{}</li>"#, i + 1, escape(&item));
     }
+    // The races that matter first, each keeping its number.
     let mut races = String::new();
-    for (i, r) in ex.races.iter().enumerate() {
+    let mut listed: Vec<(usize, _)> = ex.races.iter().enumerate().collect();
+    listed.sort_by_key(|(_, r)| !r.responsible());
+    for (i, r) in listed {
         let _ = write!(
             races,
-            r#"<li class="{}"><b>race {}</b>: {}<br>flipped: {}</li>"#,
+            r#"<li value="{}" class="{}"><b>race {}</b>: {}<br>flipped: {}</li>"#,
+            i + 1,
             if r.responsible() { "responsible" } else { "" },
             i + 1,
             escape(&ex.race_text(r)),
@@ -241,8 +352,23 @@ pub fn page(ex: &Explanation, schedule: &Schedule) -> String {
         .replace("{races}", &races)
         .replace("{steps}", &steps)
         .replace("{last}", &ex.trace.len().to_string())
+        .replace("{lanes}", &lane_boxes(ex))
         .replace("{diagram}", &diagram(ex))
         .replace("{data}", &data)
+}
+
+/// A checkbox per lane of the diagram, to hide a machine, its steps and
+/// its messages.
+fn lane_boxes(ex: &Explanation) -> String {
+    let mut s = String::new();
+    for (i, n) in lanes(ex).iter().enumerate() {
+        let _ = write!(
+            s,
+            r#" <label><input type="checkbox" class="lane" data-lane="{i}" checked>{}</label>"#,
+            escape(n)
+        );
+    }
+    s
 }
 
 /// The page's template: `{name}` fields are filled by [`page`]. The step
@@ -255,7 +381,11 @@ body { font-family: sans-serif; margin: 12px; color: #222; }
 h1 { font-size: 18px; margin: 0 0 4px 0; }
 code { font-size: 11px; word-break: break-all; }
 #top { display: flex; gap: 16px; align-items: flex-start; }
-#left { flex: 0 1 auto; max-width: 62%; overflow: auto; max-height: 80vh; border: 1px solid #ddd; }
+#left { flex: none; max-width: 62%; overflow: auto; max-height: 80vh; border: 1px solid #ddd; }
+#lanes { font-size: 12px; margin: 4px 0; }
+#diagram text.more { visibility: hidden; }
+#diagram g:hover text.more, #diagram.all text.more { visibility: visible; }
+#diagram g:hover text { font-weight: bold; }
 #right { flex: 1 1 auto; min-width: 320px; }
 #diagram .msg line { stroke: #446; }
 #diagram .msg text { fill: #446; }
@@ -283,6 +413,7 @@ td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-al
 <h1>{title}</h1>
 <div>Schedule: <code>{schedule}</code></div>
 <div>Violation: <b>{violation}</b></div>
+<div id="lanes">Machines:{lanes} <span id="overlaps" hidden></span></div>
 <div id="top">
 <div id="left">{diagram}</div>
 <div id="right">
@@ -376,6 +507,42 @@ td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-al
     g.onclick = function () { show(+g.getAttribute("data-step") + 1); };
   });
   window.addEventListener("hashchange", function () { show(fromHash()); });
+  var boxes = document.querySelectorAll("#lanes input.lane");
+  function hideLanes() {
+    var off = {};
+    boxes.forEach(function (b) { if (!b.checked) off[b.getAttribute("data-lane")] = true; });
+    document.querySelectorAll("#diagram [data-lanes]").forEach(function (el) {
+      var hide = el.getAttribute("data-lanes").split(" ").some(function (l) { return off[l]; });
+      el.style.display = hide ? "none" : "";
+    });
+  }
+  boxes.forEach(function (b) { b.onchange = hideLanes; });
+  // #hide=0,4 starts with those lanes hidden.
+  var hidden = /hide=([\d,]+)/.exec(location.hash);
+  if (hidden) {
+    hidden[1].split(",").forEach(function (l) {
+      boxes.forEach(function (b) { if (b.getAttribute("data-lane") === l) b.checked = false; });
+    });
+    hideLanes();
+  }
+  // #labels=all shows every label, even those kept for hover.
+  var svg = document.getElementById("diagram");
+  if (/labels=all/.test(location.hash)) svg.classList.add("all");
+  // The number of pairs of visible labels whose boxes overlap, as the
+  // browser lays them out (tests/all/browser.rs reads it).
+  var seen = [];
+  svg.querySelectorAll("text").forEach(function (t) {
+    if (getComputedStyle(t).visibility === "hidden") return;
+    var b = t.getBBox();
+    if (b.width > 0) seen.push(b);
+  });
+  var overlaps = 0;
+  seen.forEach(function (a, i) {
+    seen.slice(i + 1).forEach(function (b) {
+      if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) overlaps++;
+    });
+  });
+  text(document.getElementById("overlaps"), overlaps + " overlapping labels");
   show(fromHash());
 })();
 </script>

@@ -349,27 +349,25 @@ fn assemble(
     let total = SES_WEIGHT + members.len() as u64;
     let ended_by_itself = |at: u64| ses.bounded_by != Some(BoundedBy::Interrupted) && ses.transitions <= at;
     let (mut report, ses_note) = match end {
-        End::Sampled(m, sample, at) if !ended_by_itself(at) => {
-            let (transitions, states) = clock.counts_at(at);
+        End::Sampled(m, sample, at) => {
             let (kind, explorer) = members[m].path_kind();
             let mut r = batches.finish(RoundEnd::Violation(*sample), kind, explorer, config.max_steps);
             r.explorer = explorer.map(str::to_string);
             r.found_by = Some(members[m].name.clone());
-            r.states = states;
-            r.transitions = transitions;
-            let note = format!(
-                "had run {transitions} transitions and {states} states when {} found the violation",
-                members[m].name
-            );
-            (r, note)
-        }
-        End::Sampled(m, sample, _) => {
-            let (kind, explorer) = members[m].path_kind();
-            let mut r = batches.finish(RoundEnd::Violation(*sample), kind, explorer, config.max_steps);
-            r.explorer = explorer.map(str::to_string);
-            r.found_by = Some(members[m].name.clone());
-            with_ses_counts(&mut r, &ses);
-            (r, ses_ending(&ses))
+            if ended_by_itself(at) {
+                with_ses_counts(&mut r, &ses);
+                (r, ses_ending(&ses))
+            } else {
+                // SES was still running: its counts when the member found it.
+                let (transitions, states) = clock.counts_at(at);
+                r.states = states;
+                r.transitions = transitions;
+                let note = format!(
+                    "had run {transitions} transitions and {states} states when {} found the violation",
+                    members[m].name
+                );
+                (r, note)
+            }
         }
         End::Ses => {
             let mut r = ses.clone();
