@@ -11,7 +11,7 @@
 //! tooltip), and each label goes at the first place along its arrow where
 //! it overlaps no label placed before it (lane headers, step numbers and
 //! race labels first, then the messages of the races that matter, then
-//! the others; [`Placed`]), else it shows on hover only. The script counts
+//! the others; `Placed`), else it shows on hover only. The script counts
 //! the visible labels whose boxes overlap as the browser lays them out
 //! (`#overlaps`), which `tests/all/browser.rs` checks on Raft bug 1.
 
