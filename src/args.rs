@@ -277,8 +277,12 @@ pub(crate) struct RunArgs {
     pub set: Vec<String>,
     #[arg(short, long, default_value = "rtc", help = explorer_help())]
     pub explorer: String,
-    /// The search strategy.
-    #[arg(short, long, value_enum, default_value_t = StrategyName::Ses)]
+    /// The search strategy. The default, portfolio, runs SES with the
+    /// explorer (half of the steps, on a thread of its own) beside every
+    /// sampling technique: the bug as early as the technique that finds it
+    /// first, `verified` when SES finishes, for as long as SES runs. `-s ses`
+    /// runs SES alone.
+    #[arg(short, long, value_enum, default_value_t = StrategyName::Portfolio)]
     pub strategy: StrategyName,
     /// Stop after this delay bound (ses, ss, hybrid), preemption bound (pb) or iteration (irs).
     #[arg(long, value_name = "D")]
@@ -287,7 +291,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "L", default_value_t = mcheck_checker::config::DEFAULT_MAX_STEPS,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..=100_000_000))]
     pub max_steps: usize,
-    /// Wall-clock budget in seconds (default: none for ses, dfs and pb; 60 for sampling and hybrid).
+    /// Wall-clock budget in seconds (default: none for ses, dfs, pb and portfolio; 60 for sampling and hybrid).
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     pub time_limit: Option<f64>,
     /// Stop after this many distinct states (ses, dfs, pb; hybrid: the SES phase, default 100,000).
@@ -305,7 +309,7 @@ pub(crate) struct RunArgs {
     /// Seed of every random choice (ses with a randomized explorer, ss, rs, irs, pct, pos, pctcp, surw, hybrid).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads (every strategy; default: 1 for ses, dfs and pb, all cores for sampling and hybrid, whose SES phase runs on one).
+    /// Worker threads (every strategy; default: 1 for ses, dfs and pb, all cores for sampling, hybrid and the portfolio's sampling members; hybrid's SES phase runs on one, the portfolio's SES on one more).
     #[arg(short = 'j', long = "threads", value_name = "T", value_parser = threads())]
     pub threads: Option<usize>,
     /// Run only the samples with index mod N = K (ss, rs, irs, pct, pos, pctcp, surw).

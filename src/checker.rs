@@ -31,9 +31,12 @@ use std::time::Duration;
 
 /// A check of a model ([`Checker::model`]) or a program ([`Checker::new`]),
 /// set up with builder methods and run by [`run`](Checker::run) or one of
-/// the assertions. By default it checks what `mcheck run` checks:
+/// the assertions. By default it checks what `mcheck run -s ses` checks:
 /// [`Strategy::Ses`] with run to completion (`rtc`), safety and liveness,
-/// on one thread, with [`Config::default`]'s budgets.
+/// on one thread, with [`Config::default`]'s budgets (SES, not the CLI's
+/// default portfolio: a test's counterexample is then the one with the
+/// fewest delays, and its run uses one core;
+/// `.strategy(Strategy::Portfolio)` asks for the portfolio).
 ///
 /// The assertions panic with the report as `mcheck run` prints it, so that
 /// a failing `cargo test` shows the counterexample; an input error (an

@@ -110,15 +110,7 @@ pub fn json_trace(ex: &Execution) -> Value {
     })
 }
 
-/// `n` and the noun, singular or plural: "1 delay", "2 delays".
-pub fn count_of(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
+pub use mcheck_checker::report::count_of;
 
 /// What stopped a bounded search, in words.
 pub fn bounded_text(b: BoundedBy) -> &'static str {

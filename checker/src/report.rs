@@ -266,3 +266,18 @@ impl Report {
         (n as f64) * (n as f64) / 2f64.powi(bits as i32 + 1)
     }
 }
+
+/// `n` and the noun, singular or plural: "1 delay", "2 delays".
+///
+/// ```
+/// use mcheck_checker::report::count_of;
+/// assert_eq!((count_of(1u32, "delay"), count_of(2u64, "step")), ("1 delay".into(), "2 steps".into()));
+/// ```
+pub fn count_of(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

@@ -63,6 +63,8 @@ fn a_seeded_bug_fails_with_the_cli_report_the_diagram_and_a_schedule_that_replay
         "1",
         "--set",
         "clients=2,increments=1",
+        "-s",
+        "ses",
     ]));
     let (from, to) = (run.find("\nVIOLATION").unwrap(), run.find("\noutcome:").unwrap());
     assert!(message.contains(&run[from..to]), "{message}\n---\n{run}");
@@ -83,7 +85,15 @@ fn a_seeded_bug_fails_with_the_cli_report_the_diagram_and_a_schedule_that_replay
 #[test]
 fn a_correct_model_passes_and_a_budget_fails_assert_verified_by_name() {
     // `mcheck run lostupdate --set clients=2,increments=1 --json`: the oracle.
-    let cli = crate::common::json(&["run", "lostupdate", "--set", "clients=2,increments=1", "--json"]);
+    let cli = crate::common::json(&[
+        "run",
+        "lostupdate",
+        "--set",
+        "clients=2,increments=1",
+        "-s",
+        "ses",
+        "--json",
+    ]);
     let report = lostupdate().assert_verified();
     assert_eq!(cli["outcome"], "verified");
     assert_eq!(
@@ -171,6 +181,8 @@ fn reachability_properties_are_reached_with_a_schedule_or_fail_by_what_happened(
         "lostupdate",
         "--set",
         "clients=2,increments=1",
+        "-s",
+        "ses",
         "--coverage",
         "--json",
     ]);

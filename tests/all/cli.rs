@@ -36,7 +36,18 @@ fn json_violation_save_and_replay() {
     let dir = scratch.dir();
     let file = dir.join("cex.json");
     let file = file.to_str().unwrap();
-    let o = mcheck(&["run", "lostupdate", "--bug", "1", "--json", "--save", file, "-q"]);
+    let o = mcheck(&[
+        "run",
+        "lostupdate",
+        "--bug",
+        "1",
+        "-s",
+        "ses",
+        "--json",
+        "--save",
+        file,
+        "-q",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["outcome"], "violation");
@@ -79,12 +90,37 @@ fn json_violation_save_and_replay() {
     assert!(json(&r)["violation"].is_object());
 }
 
+/// `mcheck run`'s default strategy is the portfolio: the header says so,
+/// the report names the member that found the bug, and its schedule
+/// replays; without the bug it verifies with the states SES alone counts.
+#[test]
+fn the_default_strategy_is_the_portfolio() {
+    let o = mcheck(&["run", "lostupdate", "--bug", "1", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    let head = "mcheck: lostupdate bug 1 (blind-write) [clients=3,increments=3], portfolio with rtc, seed 0";
+    assert!(out.starts_with(head), "{out}");
+    assert!(out.contains("found by: "), "{out}");
+    let v = json(&mcheck(&["run", "lostupdate", "--bug", "1", "--json", "-q"]));
+    assert_eq!(v["strategy"], "portfolio");
+    assert!(v["found_by"].is_string(), "{v}");
+    let r = mcheck(&["replay", v["schedule"].as_str().expect("a schedule")]);
+    assert_eq!(r.status.code(), Some(1), "{}", stderr(&r));
+    let set = ["--set", "clients=2,increments=1", "--json", "-q"];
+    let verified = json(&mcheck(&[&["run", "lostupdate"][..], &set].concat()));
+    let ses = json(&mcheck(&[&["run", "lostupdate", "-s", "ses"][..], &set].concat()));
+    assert_eq!(
+        (&verified["outcome"], &verified["states"]),
+        (&"verified".into(), &ses["states"])
+    );
+}
+
 /// `chain --bug 7` has a violation 3 delays deep that the program-state
 /// cache prunes at bound 3; `--exact-bound` finds it, and the report says
 /// which guarantee each run gives.
 #[test]
 fn exact_bound_finds_what_the_program_state_cache_prunes() {
-    let base = ["run", "chain", "--bug", "7", "--max-delays", "3", "-q"];
+    let base = ["run", "chain", "--bug", "7", "-s", "ses", "--max-delays", "3", "-q"];
     let o = mcheck(&base);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
@@ -115,7 +151,18 @@ fn exact_bound_finds_what_the_program_state_cache_prunes() {
     assert_eq!(r.status.code(), Some(1), "{}{}", stdout(&r), stderr(&r));
 
     // A bound reached with the exact key says so.
-    let o = mcheck(&["run", "chain", "--bug", "7", "--max-delays", "2", "--exact-bound", "-q"]);
+    let o = mcheck(&[
+        "run",
+        "chain",
+        "--bug",
+        "7",
+        "-s",
+        "ses",
+        "--max-delays",
+        "2",
+        "--exact-bound",
+        "-q",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(
         stdout(&o).contains("guarantee: no execution with at most 2 delays violates anything (--exact-bound)"),

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 #[test]
 fn twopc_lists_every_handler_and_every_property_replays() {
-    let out = mcheck(&["run", "2pc", "--coverage", "--json", "-q"]);
+    let out = mcheck(&["run", "2pc", "-s", "ses", "--coverage", "--json", "-q"]);
     assert_eq!(out.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["outcome"], "verified");
@@ -185,7 +185,7 @@ fn a_dead_handler_and_an_unreached_property_exit_3() {
 /// error, not a flag silently ignored.
 #[test]
 fn coverage_with_a_distributed_run_is_an_error() {
-    let o = mcheck(&["run", "2pc", "-q", "--coverage", "--workers", "2"]);
+    let o = mcheck(&["run", "2pc", "-s", "ses", "-q", "--coverage", "--workers", "2"]);
     let err = String::from_utf8(o.stderr).unwrap();
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(

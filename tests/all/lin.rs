@@ -16,7 +16,7 @@ const BUGS: [(&str, &str, &str, &str); 3] = [
 #[test]
 fn each_new_bug_is_a_linearizability_violation_with_a_timeline_that_replays() {
     for (model, bug, culprit, states) in BUGS {
-        let o = mcheck(&["run", model, "--bug", bug, "-q"]);
+        let o = mcheck(&["run", model, "--bug", bug, "-s", "ses", "-q"]);
         let out = stdout(&o);
         assert_eq!(o.status.code(), Some(1), "{model} {bug}: {out}");
         assert!(

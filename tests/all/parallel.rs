@@ -185,7 +185,9 @@ fn twophase_rms4_is_verified_with_exactly_its_states_on_two_threads() {
 
 #[test]
 fn the_cli_reports_threads_and_verifies_twophase_on_two_threads() {
-    let args = ["run", "twophase", "--set", "rms=4", "-j", "2", "-q", "--json"];
+    let args = [
+        "run", "twophase", "--set", "rms=4", "-s", "ses", "-j", "2", "-q", "--json",
+    ];
     let out = crate::common::mcheck(&args);
     assert_eq!(out.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -21,7 +21,7 @@ use crate::config::{peak_rss, Config};
 use crate::report::{BoundedBy, Found, Outcome, Report, Stratum};
 use crate::schedule::PathKind;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The SplitMix64 increment (2^64 / golden ratio).
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -101,6 +101,9 @@ pub(super) struct Batches<'c> {
     counted: (u64, u64),
     /// The report so far.
     report: Report,
+    /// The time limit: the configured one, else the sampling default
+    /// ([`Batches::without_default_time_limit`]: none).
+    time_limit: Option<Duration>,
 }
 
 impl<'c> Batches<'c> {
@@ -124,7 +127,15 @@ impl<'c> Batches<'c> {
             consumed: 0,
             counted: (0, 0),
             report,
+            time_limit: Some(config.sampling_time_limit()),
         })
+    }
+
+    /// Only the configured time limit, none by default (the portfolio's:
+    /// without one it runs as long as its SES member).
+    pub(super) fn without_default_time_limit(mut self) -> Self {
+        self.time_limit = self.config.time_limit;
+        self
     }
 
     /// The run's seed.
@@ -137,9 +148,9 @@ impl<'c> Batches<'c> {
         self.config.deadlock
     }
 
-    /// When the time limit ends the run.
-    pub(super) fn deadline(&self) -> Instant {
-        self.start + self.config.sampling_time_limit()
+    /// When the time limit ends the run, if it has one.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.time_limit.map(|limit| self.start + limit)
     }
 
     /// The report so far (for notes).
@@ -157,7 +168,7 @@ impl<'c> Batches<'c> {
         if self.config.stop.is_raised() {
             return Some(BoundedBy::Interrupted);
         }
-        if Instant::now() >= self.deadline() {
+        if self.deadline().is_some_and(|d| Instant::now() >= d) {
             return Some(BoundedBy::Time);
         }
         if self.config.max_schedules.is_some_and(|m| self.consumed >= m) {

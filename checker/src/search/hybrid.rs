@@ -124,7 +124,7 @@ pub(crate) fn hybrid_on<P: Program, E: Explorer>(
     let limits = Limits {
         max_steps: config.max_steps,
         deadlock: config.deadlock,
-        deadline: Some(batches.deadline()),
+        deadline: batches.deadline(),
         stop: Some(&config.stop),
     };
     let cumulative: Vec<u64> = roots

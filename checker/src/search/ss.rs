@@ -265,7 +265,7 @@ pub(crate) fn ss_on<P: Program, E: Explorer>(
     let limits = Limits {
         max_steps: config.max_steps,
         deadlock: config.deadlock,
-        deadline: Some(batches.deadline()),
+        deadline: batches.deadline(),
         stop: Some(&config.stop),
     };
     let s0 = program.initial();

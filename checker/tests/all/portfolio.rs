@@ -229,3 +229,43 @@ fn ses_verifies_and_the_members_share_the_steps_by_weight() {
 
 /// The sampling members' schedules and steps when SES verified 2pc.
 const SHARED: (u64, u64) = (6900, 316871);
+
+/// Without a time limit the portfolio runs as long as its SES member: SES
+/// stopped by its state budget ends it, `bounded` by states, with the
+/// counts SES alone has at that budget. With a time limit the sampling
+/// members go on until it.
+#[test]
+fn without_a_time_limit_the_portfolio_ends_with_ses() {
+    let p = twopc(None);
+    let budget = Config {
+        time_limit: None,
+        max_states: Some(5_000),
+        ..config(1, 2)
+    };
+    let r = portfolio(&p, &budget);
+    assert_eq!(
+        (r.outcome, r.bounded_by, r.found_by.as_deref()),
+        (Outcome::Bounded, Some(mcheck_checker::BoundedBy::States), None),
+        "{:?}",
+        r.notes
+    );
+    let ses = alone(
+        &p,
+        "ses-rtc",
+        &Config {
+            threads: 1,
+            ..budget.clone()
+        },
+    );
+    assert_eq!((r.states, r.transitions), (ses.states, ses.transitions));
+    let timed = Config {
+        time_limit: Some(Duration::from_millis(300)),
+        ..budget
+    };
+    let r = portfolio(&p, &timed);
+    assert_eq!(
+        (r.outcome, r.bounded_by),
+        (Outcome::Bounded, Some(mcheck_checker::BoundedBy::Time))
+    );
+    assert_eq!((r.states, r.transitions), (ses.states, ses.transitions));
+}

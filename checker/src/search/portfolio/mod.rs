@@ -42,9 +42,10 @@
 //! (their epochs then end there); when a sampling member finds one, SES is
 //! allowed up to the same virtual time and the portfolio waits for it.
 //! When SES ends without a violation, the portfolio ends `verified` if
-//! SES verified the program, and goes on with the sampling members
-//! otherwise (a budget of SES's own, `max_delays` or the state budget,
-//! stopped it).
+//! SES verified the program. If a budget of SES's own stopped it
+//! (`max_delays`, the state or memory budget), the portfolio ends with
+//! SES's report when it has no time limit, and goes on with the sampling
+//! members until the time limit otherwise.
 //!
 //! # Determinism
 //!
@@ -54,8 +55,8 @@
 //! transitions at its budget checks, which fall at the same counts in
 //! every run). Never on which thread got where first. So the same seed
 //! gives the same report (but times) on any number of threads. The time
-//! limit (default 60 s, as for the sampling strategies) and the stop flag
-//! end both sides.
+//! limit (none by default: the portfolio then runs as long as its SES
+//! member, as SES alone does) and the stop flag end both sides.
 //!
 //! # Counterexample
 //!
@@ -74,7 +75,7 @@ use super::ss::SsParams;
 use crate::config::Config;
 use crate::explorer::Explorer;
 use crate::program::Program;
-use crate::report::{BoundedBy, Outcome, Report};
+use crate::report::{count_of, BoundedBy, Outcome, Report};
 use crate::watch::Watched;
 use clock::Clock;
 use members::{members, Coord, Inputs, Member};
@@ -95,7 +96,8 @@ const LONGEST_EPOCH: f64 = 67_108_864.0;
 /// `explorer` and every sampling technique, each with its share of the
 /// steps, on `config.worker_threads()` threads for the sampling members
 /// and one for SES, until a violation, SES's verdict or a budget (the
-/// time limit: [`Config::sampling_time_limit`]). The same seed gives the
+/// time limit, none by default; without one, SES's own budgets end the
+/// portfolio too). The same seed gives the
 /// same report, but times, on any number of threads.
 pub fn portfolio<P: Program, E: Explorer>(program: &P, explorer: E, config: &Config) -> Result<Report, SearchError> {
     let watched = Watched::bare(program);
@@ -125,7 +127,6 @@ pub(crate) fn portfolio_on<P: Program, Q: Program, E: Explorer>(
     let clock = Arc::new(Clock::default());
     let ses_config = Config {
         threads: 1,
-        time_limit: Some(config.sampling_time_limit()),
         pace: Some(clock.pace()),
         ..config.clone()
     };
@@ -133,7 +134,8 @@ pub(crate) fn portfolio_on<P: Program, Q: Program, E: Explorer>(
     let mut members = members(sampled, sconfig)?;
     let s0 = sampled.initial();
     let actors0 = sampled.actors(&s0);
-    let mut batches = Batches::new(sconfig, Report::new("portfolio", Some(explorer.name()), config.seed, 1))?;
+    let mut batches = Batches::new(sconfig, Report::new("portfolio", Some(explorer.name()), config.seed, 1))?
+        .without_default_time_limit();
     let inputs = Inputs {
         program: sampled,
         s0,
@@ -142,7 +144,7 @@ pub(crate) fn portfolio_on<P: Program, Q: Program, E: Explorer>(
         limits: Limits {
             max_steps: sconfig.max_steps,
             deadlock: sconfig.deadlock,
-            deadline: Some(batches.deadline()),
+            deadline: batches.deadline(),
             stop: Some(&sconfig.stop),
         },
         ss: SsParams::default(),
@@ -299,6 +301,8 @@ fn epochs<Q: Program>(
                 ses_over = true;
                 ses_violation = Some(t);
             }
+            // Without a time limit the portfolio runs as long as SES.
+            SesState::Stopped if inputs.config.time_limit.is_none() => return Ok(End::Ses),
             SesState::Stopped => ses_over = true,
         }
         if members.iter().all(|m| m.exhausted) && ses_over {
@@ -363,7 +367,9 @@ fn assemble(
                 r.states = states;
                 r.transitions = transitions;
                 let note = format!(
-                    "had run {transitions} transitions and {states} states when {} found the violation",
+                    "had run {} and {} when {} found the violation",
+                    count_of(transitions, "transition"),
+                    count_of(states, "state"),
                     members[m].name
                 );
                 (r, note)
@@ -395,8 +401,10 @@ fn assemble(
         report.schedules += m.taken;
         report.steps += m.steps;
         report.notes.push(format!(
-            "portfolio: {} (share 1/{total}) ran {} schedules, {} steps",
-            m.name, m.taken, m.steps
+            "portfolio: {} (share 1/{total}) ran {}, {}",
+            m.name,
+            count_of(m.taken, "schedule"),
+            count_of(m.steps, "step")
         ));
     }
     report
@@ -417,7 +425,9 @@ fn ses_ending(ses: &Report) -> String {
         .bounded_by
         .map_or(ses.outcome.to_string(), |b| b.as_str().to_string());
     format!(
-        "ran {} transitions and {} states, to delay bound {}, and ended {how}",
-        ses.transitions, ses.states, ses.bound_reached
+        "ran {} and {}, to delay bound {}, and ended {how}",
+        count_of(ses.transitions, "transition"),
+        count_of(ses.states, "state"),
+        ses.bound_reached
     )
 }
