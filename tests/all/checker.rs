@@ -30,6 +30,10 @@ fn lostupdate() -> Checker<'static> {
     Checker::model(&LostUpdate).set("clients", 2).set("increments", 1)
 }
 
+/// `mcheck run` of [`lostupdate`]'s configuration with the builder's
+/// default strategy: the oracle of these tests.
+const SES_RUN: &[&str] = &["run", "lostupdate", "--set", "clients=2,increments=1", "-s", "ses"];
+
 /// The schedule line under "Schedule (...):" in `text`.
 fn schedule_line(text: &str) -> &str {
     let at = text.find("Schedule (").expect("a schedule");
@@ -84,16 +88,8 @@ fn a_seeded_bug_fails_with_the_cli_report_the_diagram_and_a_schedule_that_replay
 
 #[test]
 fn a_correct_model_passes_and_a_budget_fails_assert_verified_by_name() {
-    // `mcheck run lostupdate --set clients=2,increments=1 --json`: the oracle.
-    let cli = crate::common::json(&[
-        "run",
-        "lostupdate",
-        "--set",
-        "clients=2,increments=1",
-        "-s",
-        "ses",
-        "--json",
-    ]);
+    // `mcheck run lostupdate --set clients=2,increments=1 -s ses --json`: the oracle.
+    let cli = crate::common::json(&[SES_RUN, &["--json"]].concat());
     let report = lostupdate().assert_verified();
     assert_eq!(cli["outcome"], "verified");
     assert_eq!(
@@ -176,16 +172,7 @@ impl MachineModel for Overflow {
 fn reachability_properties_are_reached_with_a_schedule_or_fail_by_what_happened() {
     // `mcheck run --coverage`'s property search is the oracle: the same
     // schedule for the same property.
-    let cli = crate::common::json(&[
-        "run",
-        "lostupdate",
-        "--set",
-        "clients=2,increments=1",
-        "-s",
-        "ses",
-        "--coverage",
-        "--json",
-    ]);
+    let cli = crate::common::json(&[SES_RUN, &["--coverage", "--json"]].concat());
     let property = &cli["coverage"]["properties"][0];
     assert_eq!(
         (&property["name"], &property["status"]),
