@@ -104,21 +104,37 @@ pub const DEEP_MAX_SCHEDULES: u64 = 10_000;
 /// randomized cell (as [`TABLE_RUNS`]).
 pub const DEEP_RUNS: u64 = TABLE_RUNS;
 
+/// `mcheck table --noise`: the default time budget per cell and seed, in
+/// seconds: with [`DEEP_RUNS`] seeds its 20 rows fit in 45 minutes on two
+/// cores (its header prints the worst case).
+pub const NOISE_BUDGET_S: f64 = 1.0;
+
 /// Settings of `mcheck table`.
 #[derive(Args, Debug, Clone)]
 pub(crate) struct TableCli {
     /// The deep table: every seeded bug at a long-workload configuration
     /// (mean execution of at least 300 steps), the sampling techniques and
     /// SES-RTC, each cell under the same time and schedule budget.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "noise")]
     pub deep: bool,
-    /// Time budget per cell (and per seed), in seconds [default: 5; 2 with --deep].
+    /// The noise benchmark: bugs whose race happens once per execution,
+    /// among more and more independent background actors (the `noise`
+    /// parameter at each of --sizes), every technique of the deep table.
+    #[arg(long)]
+    pub noise: bool,
+    /// With --noise: the sizes of the noise parameter, comma-separated [default: 1,4,16,64].
+    #[arg(long, value_name = "N,N,...", requires = "noise")]
+    pub sizes: Option<String>,
+    /// With --noise: draw a plot per row (counts to the bug against the mean execution length, a point per size) into this directory, as MODEL-BUG.svg.
+    #[arg(long, value_name = "DIR", requires = "noise")]
+    pub svg_dir: Option<String>,
+    /// Time budget per cell (and per seed), in seconds [default: 5; 2 with --deep; 1 with --noise].
     #[arg(long, alias = "time-limit", value_name = "SECS", value_parser = seconds)]
     pub budget_s: Option<f64>,
     /// Distinct-state cap per exhaustive cell [default: 2000000; not with --deep, where SES-RTC has only the time budget].
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_states: Option<u64>,
-    /// Schedule cap per sampling cell (and per seed) [default: 100000; 10000 with --deep].
+    /// Schedule cap per sampling cell (and per seed) [default: 100000; 10000 with --deep and --noise].
     #[arg(long, value_name = "N", value_parser = at_least_one())]
     pub max_schedules: Option<u64>,
     /// Seeds per randomized cell (the Kaplan-Meier median and its 95% interval are reported; fewer for a quick look) [default: 20].

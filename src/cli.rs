@@ -6,7 +6,8 @@
 
 use crate::args::{Cli, Command, RunArgs, ScalingCli, TableCli};
 use crate::args::{
-    DEEP_BUDGET_S, DEEP_MAX_SCHEDULES, DEEP_RUNS, TABLE_BUDGET_S, TABLE_MAX_SCHEDULES, TABLE_MAX_STATES, TABLE_RUNS,
+    DEEP_BUDGET_S, DEEP_MAX_SCHEDULES, DEEP_RUNS, NOISE_BUDGET_S, TABLE_BUDGET_S, TABLE_MAX_SCHEDULES,
+    TABLE_MAX_STATES, TABLE_RUNS,
 };
 use crate::registry::{DynModel, Registry};
 use crate::signals::exit_status;
@@ -66,7 +67,7 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
             verbose,
             races,
         } => replay(registry, &schedule, &format, verbose, races),
-        Command::Table(t) if t.deep => deep_cmd(registry, &t),
+        Command::Table(t) if t.deep || t.noise => deep_cmd(registry, &t),
         Command::Table(t) => table_cmd(registry, &t),
         Command::Scaling(s) => scaling_cmd(registry, &s),
         Command::Shrink {
@@ -536,18 +537,31 @@ fn table_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
     Ok(exit_status(false, &args.stop))
 }
 
-/// `mcheck table --deep`: the rows as they are done (Markdown), or one
-/// JSON object at the end.
+/// `mcheck table --deep` and `mcheck table --noise` (the deep table's
+/// columns and cells on the noise benchmark's rows, [`crate::noise`]): the
+/// rows as they are done (Markdown), or one JSON object at the end.
 fn deep_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
     use crate::deep;
+    use mcheck_models::noise::{MAX_NOISE, SIZES};
+    let flag = if t.noise { "--noise" } else { "--deep" };
     if t.max_states.is_some() {
-        return Err(
-            "--max-states does not apply to --deep: its SES-RTC column has only the time budget (--budget-s)".into(),
-        );
+        return Err(format!(
+            "--max-states does not apply to {flag}: its SES-RTC column has only the time budget (--budget-s)"
+        ));
+    }
+    let sizes = match &t.sizes {
+        Some(text) => crate::noise::parse_sizes(text, MAX_NOISE)?,
+        None => SIZES.to_vec(),
+    };
+    let budget = if t.noise { NOISE_BUDGET_S } else { DEEP_BUDGET_S };
+    if let Some(dir) = &t.svg_dir {
+        if !std::path::Path::new(dir).is_dir() {
+            return Err(format!("--svg-dir {dir:?} is not a directory"));
+        }
     }
     let args = deep::DeepArgs {
         budget: crate::table::Budget {
-            time: Duration::from_secs_f64(t.budget_s.unwrap_or(DEEP_BUDGET_S)),
+            time: Duration::from_secs_f64(t.budget_s.unwrap_or(budget)),
             max_states: None,
             max_schedules: Some(t.max_schedules.unwrap_or(DEEP_MAX_SCHEDULES)),
         },
@@ -558,20 +572,31 @@ fn deep_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
         progress: !t.quiet,
         stop: signals::stop_flag(),
     };
-    let n = crate::table::selected(registry, &args.models, &args.bugs)?.len() as u64;
+    let n = if t.noise {
+        (crate::noise::selected(registry, &args.models, &args.bugs)?.len() * sizes.len()) as u64
+    } else {
+        crate::table::selected(registry, &args.models, &args.bugs)?.len() as u64
+    };
     if !t.json {
         print!("{}{}", deep::markdown_budget(n, &args), deep::markdown_head());
     }
-    let rows = deep::build(registry, &args, |row| {
+    let print_row = |row: &deep::DeepRow| {
         if !t.json {
             print!("{}", deep::markdown_row(row, crate::cell::Cost::Count));
         }
-    })?;
+    };
+    let rows = if t.noise {
+        crate::noise::build(registry, &args, &sizes, print_row)?
+    } else {
+        deep::build(registry, &args, print_row)?
+    };
     let interrupted = args.stop.is_raised();
     if t.json {
         let v = json!({
             "schema_version": SCHEMA_VERSION,
-            "deep": true,
+            "deep": !t.noise,
+            "noise": t.noise,
+            "sizes": if t.noise { Some(&sizes) } else { None },
             "budget_s": args.budget.time.as_secs_f64(),
             "max_schedules": args.budget.max_schedules,
             "runs": args.runs,
@@ -585,12 +610,25 @@ fn deep_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
         });
         println!("{}", serde_json::to_string_pretty(&v).expect("json"));
     } else {
-        print!("{}", deep::markdown_tail(&rows));
+        let tail = if t.noise {
+            crate::noise::markdown_tail(&rows)
+        } else {
+            deep::markdown_tail(&rows)
+        };
+        print!("{tail}");
         if interrupted {
             println!(
                 "\nInterrupted: {} done, the row in progress and the rest not run.",
                 render::count_of(rows.len() as u64, "row")
             );
+        }
+    }
+    if let Some(dir) = &t.svg_dir {
+        let cap = args.budget.max_schedules.unwrap_or(DEEP_MAX_SCHEDULES);
+        for path in crate::noise::plots(&rows, dir, cap)? {
+            if !t.json {
+                println!("Plot: {path}");
+            }
         }
     }
     Ok(exit_status(false, &args.stop))

@@ -11,7 +11,7 @@ use crate::cell::{self, cell_of, cell_text, Cell, Cost, Run, Versus, TEST_LEGEND
 use crate::registry::{DynModel, Registry};
 use crate::table::{self, Budget, Column, Target};
 use mcheck_checker::search::{run_indexed, SsParams, Strategy};
-use mcheck_checker::{Config, Params, Progress, StopFlag};
+use mcheck_checker::{BugSpec, Config, Params, Progress, StopFlag};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -196,49 +196,68 @@ pub fn build(registry: &Registry, args: &DeepArgs, mut on_row: impl FnMut(&DeepR
     let cols = columns();
     let mut rows = Vec::new();
     for (model, b) in picked {
-        let info = model.info();
-        let start = std::time::Instant::now();
-        let set: Vec<String> = mcheck_models::deep_params(info.name, b.id)
+        let set: Vec<String> = mcheck_models::deep_params(model.info().name, b.id)
             .map(str::to_string)
             .into_iter()
             .collect();
-        let params = params_for(model, &set, Some(b.id))?;
-        let mean = mean_steps(model, &params, &args.budget, &args.stop)?;
-        let target = Target {
-            model,
-            params: &params,
-            bug: b.id,
-        };
-        let cells = run_cells(target, &cols, args.runs, &args.budget, args.threads, &args.stop);
-        let Some(cells) = cells.filter(|_| !args.stop.is_raised()) else {
+        let Some(row) = build_row("table --deep", model, &b, &set, &cols, args)? else {
             return Ok(rows);
         };
-        let cells: BTreeMap<String, Cell> = cols.iter().map(|c| c.name.to_string()).zip(cells).collect();
-        let row = DeepRow {
-            model: info.name.to_string(),
-            bug: b.id,
-            name: b.name.to_string(),
-            params: params.to_string(),
-            mean_steps: mean,
-            deep: mean >= MIN_MEAN_STEPS,
-            versus: table::versus_of(&cells, &cols),
-            portfolio: table::portfolio_of(&cells),
-            cells,
-        };
-        if args.progress {
-            eprintln!(
-                "table --deep: {} bug {} ({}): mean {:.0} steps, done in {:.1}s",
-                row.model,
-                row.bug,
-                row.params,
-                row.mean_steps,
-                start.elapsed().as_secs_f64()
-            );
-        }
         on_row(&row);
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// One row: the bug `b` of `model` at the parameters `set` (`--set`
+/// syntax, the rest at their defaults), its mean execution length and a
+/// cell per column of `cols`; `None` when `args.stop` interrupted it. The
+/// deep table and `mcheck table --noise` build their rows with it
+/// (`command` heads its progress line).
+pub fn build_row(
+    command: &str,
+    model: &dyn DynModel,
+    b: &BugSpec,
+    set: &[String],
+    cols: &[Column],
+    args: &DeepArgs,
+) -> Result<Option<DeepRow>, String> {
+    let info = model.info();
+    let start = std::time::Instant::now();
+    let params = params_for(model, set, Some(b.id))?;
+    let mean = mean_steps(model, &params, &args.budget, &args.stop)?;
+    let target = Target {
+        model,
+        params: &params,
+        bug: b.id,
+    };
+    let cells = run_cells(target, cols, args.runs, &args.budget, args.threads, &args.stop);
+    let Some(cells) = cells.filter(|_| !args.stop.is_raised()) else {
+        return Ok(None);
+    };
+    let cells: BTreeMap<String, Cell> = cols.iter().map(|c| c.name.to_string()).zip(cells).collect();
+    let row = DeepRow {
+        model: info.name.to_string(),
+        bug: b.id,
+        name: b.name.to_string(),
+        params: params.to_string(),
+        mean_steps: mean,
+        deep: mean >= MIN_MEAN_STEPS,
+        versus: table::versus_of(&cells, cols),
+        portfolio: table::portfolio_of(&cells),
+        cells,
+    };
+    if args.progress {
+        eprintln!(
+            "{command}: {} bug {} ({}): mean {:.0} steps, done in {:.1}s",
+            row.model,
+            row.bug,
+            row.params,
+            row.mean_steps,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(Some(row))
 }
 
 /// Runs the deep table makes per row: a seed per randomized column, one
@@ -303,13 +322,24 @@ pub fn markdown_row(r: &DeepRow, cost: Cost) -> String {
     out
 }
 
-/// What follows the rows: the legend, the same cells in executed steps
-/// and in seconds, the errors and the log-rank tests.
+/// What follows the rows: the legend, then [`markdown_results`].
 pub fn markdown_tail(rows: &[DeepRow]) -> String {
-    let mut out = format!(
-        "\nSES-RTC: distinct states before the bug; the others: schedules before the bug (Hybrid: the schedules of its sampling phase, after SES spent up to 100,000 states; 0 when SES found it). {} Mean steps: the mean length of {MEAN_SAMPLES} random executions of the bug-free program at the row's parameters (`*`: below {MIN_MEAN_STEPS}).\n\n",
+    format!("\n{}\n\n{}", legend(), markdown_results(rows, |r| r.bug.to_string()))
+}
+
+/// How to read the deep table's cells (and `mcheck table --noise`'s).
+pub fn legend() -> String {
+    format!(
+        "SES-RTC: distinct states before the bug; the others: schedules before the bug (Hybrid: the schedules of its sampling phase, after SES spent up to 100,000 states; 0 when SES found it). {} Mean steps: the mean length of {MEAN_SAMPLES} random executions of the bug-free program at the row's parameters (`*`: below {MIN_MEAN_STEPS}).",
         table::CELL_LEGEND
-    );
+    )
+}
+
+/// The rows' cells in executed steps and in seconds, the errors, the
+/// log-rank tests and the portfolio's ratios; `bug` labels a row's bug in
+/// the last three (the deep table: its id).
+pub fn markdown_results(rows: &[DeepRow], bug: impl Fn(&DeepRow) -> String) -> String {
+    let mut out = String::new();
     for (cost, what) in [
         (Cost::Steps, "In executed program steps (every technique's one cost)"),
         (Cost::Seconds, "In seconds (wall clock, one thread a run)"),
@@ -321,7 +351,7 @@ pub fn markdown_tail(rows: &[DeepRow]) -> String {
         out.push('\n');
     }
     out.push_str(&table::errors_text(
-        rows.iter().map(|r| (r.model.as_str(), r.bug, &r.cells)),
+        rows.iter().map(|r| (r.model.as_str(), bug(r), &r.cells)),
     ));
     out.push_str(&format!(
         "The best delaying technique (SS and SES-RTC) against the best of {}, each by median executed steps (ties: more seeds that found it), with the log-rank test of their steps: chi-square with 1 degree of freedom, its p-value, and which found the bug sooner ({TEST_LEGEND}).\n\n| model | bug | {} |\n|---|---|---|---|---:|---:|---|\n",
@@ -332,13 +362,13 @@ pub fn markdown_tail(rows: &[DeepRow]) -> String {
         out.push_str(&format!(
             "| {} | {} | {} |\n",
             r.model,
-            r.bug,
+            bug(r),
             cell::versus_cells(r.versus.as_ref())
         ));
     }
     out.push('\n');
     out.push_str(&table::portfolio_text(
-        rows.iter().map(|r| (r.model.as_str(), r.bug, r.portfolio.as_ref())),
+        rows.iter().map(|r| (r.model.as_str(), bug(r), r.portfolio.as_ref())),
     ));
     out
 }

@@ -39,6 +39,7 @@ pub mod deep;
 pub mod distributed;
 pub mod html;
 pub mod merge;
+pub mod noise;
 mod output;
 mod plot;
 pub mod prelude;

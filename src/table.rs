@@ -122,9 +122,12 @@ pub fn portfolio_of(cells: &BTreeMap<String, Cell>) -> Option<Against> {
     })
 }
 
-/// The rows' portfolio comparisons ((model, bug, comparison)) as a
-/// Markdown table under its legend.
-pub fn portfolio_text<'a>(rows: impl IntoIterator<Item = (&'a str, u32, Option<&'a Against>)>) -> String {
+/// The rows' portfolio comparisons ((model, bug, comparison); the bug
+/// may be labelled, e.g. with the row's size) as a Markdown table under
+/// its legend.
+pub fn portfolio_text<'a, B: std::fmt::Display>(
+    rows: impl IntoIterator<Item = (&'a str, B, Option<&'a Against>)>,
+) -> String {
     let mut out = String::from(
         "The portfolio against the best single technique of the row (the column with the smallest median), in executed steps and in seconds: the portfolio's median divided by the best one's (the goal: at most 3x; `-`: the portfolio's median not reached), and the member that found the bug in most of the portfolio's seeds (its share: SES 8/16, each sampling member 1/16).\n\n| model | bug | best (steps) | portfolio / best (steps) | best (seconds) | portfolio / best (seconds) | found by (seeds) |\n|---|---|---|---:|---|---:|---|\n",
     );
@@ -442,9 +445,12 @@ pub fn markdown_row(r: &Row, cost: Cost) -> String {
     out
 }
 
-/// The errors of the cells of `rows` ((model, bug, cells by column)), one
-/// line each, under a heading; empty when there are none.
-pub fn errors_text<'a>(rows: impl IntoIterator<Item = (&'a str, u32, &'a BTreeMap<String, Cell>)>) -> String {
+/// The errors of the cells of `rows` ((model, bug, cells by column); the
+/// bug may be labelled), one line each, under a heading; empty when there
+/// are none.
+pub fn errors_text<'a, B: std::fmt::Display>(
+    rows: impl IntoIterator<Item = (&'a str, B, &'a BTreeMap<String, Cell>)>,
+) -> String {
     let errors: Vec<String> = rows
         .into_iter()
         .flat_map(|(model, bug, cells)| {

@@ -7,6 +7,7 @@ pub mod chain;
 mod deep;
 pub mod lostupdate;
 pub mod multipaxos;
+pub mod noise;
 pub mod paxos;
 pub mod raft;
 pub mod twopc;

@@ -65,6 +65,16 @@ fn deep_table_json_has_the_budget_the_mean_and_a_cell_per_technique() {
     let mean = mean_walk("lostupdate", params);
     assert_eq!(row["mean_steps"].as_f64(), Some(mean), "{row}");
     assert_eq!(row["deep"], mean >= 300.0, "{row}");
+    assert_cells_agree_with_run(row, "lostupdate", "1", "300");
+}
+
+/// Every cell of `row` (a row of `table --deep` or `table --noise` of
+/// `model`'s bug `bug`, two seeds, `max_schedules` per seed, a budget no
+/// run reaches) agrees with `mcheck run` of the same technique, seeds
+/// and parameters: outcome, count and executed steps per seed, and the
+/// medians where every seed or none found the bug.
+pub(crate) fn assert_cells_agree_with_run(row: &Value, model: &str, bug: &str, max_schedules: &str) {
+    let params = row["params"].as_str().expect("params");
     let cells = row["cells"].as_object().expect("cells");
     assert_eq!(cells.len(), COLUMNS.len(), "{row}");
     for (name, strategy, explorer, randomized) in COLUMNS {
@@ -79,26 +89,14 @@ fn deep_table_json_has_the_budget_the_mean_and_a_cell_per_technique() {
             .map(|seed| {
                 let seed = seed.to_string();
                 let mut args = vec![
-                    "run",
-                    "lostupdate",
-                    "--bug",
-                    "1",
-                    "--set",
-                    params,
-                    "-s",
-                    strategy,
-                    "--seed",
-                    &seed,
-                    "-j",
-                    "1",
-                    "--json",
+                    "run", model, "--bug", bug, "--set", params, "-s", strategy, "--seed", &seed, "-j", "1", "--json",
                     "-q",
                 ];
                 if !explorer.is_empty() {
                     args.extend(["-e", explorer]);
                 }
                 if randomized {
-                    args.extend(["--max-schedules", "300"]);
+                    args.extend(["--max-schedules", max_schedules]);
                 }
                 let r = json(&args);
                 let unit = if randomized { "schedules" } else { "states" };

@@ -24,6 +24,7 @@ mod library;
 mod lin;
 mod liveness;
 mod merge;
+mod noise;
 mod nondeterminism;
 mod parallel;
 mod races;

@@ -51,6 +51,7 @@
 //! 3. `takeover-without-phase1` ([`Bug::TakeoverWithoutPhase1`]): the new leader skips phase 1 and trusts
 //!    its own acceptor log to find free slots.
 
+use crate::noise;
 use mcheck_checker::lin::{Entry, Log, LogOp, LogRet, Tracker};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
@@ -72,7 +73,8 @@ pub enum Bug {
     StaleNackUnhandled,
     /// The learner counts acceptances, not distinct acceptors.
     LearnerCountsDuplicates,
-    /// The new leader skips phase 1.
+    /// The new leader skips phase 1 (a row of the noise benchmark,
+    /// `crate::noise::ROWS`).
     TakeoverWithoutPhase1,
 }
 
@@ -94,7 +96,7 @@ impl SeededBug for Bug {
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 2] = [
+pub const PARAMS: [ParamSpec; 3] = [
     ParamSpec::new("nodes", 3, 2..=5, "nodes, each proposer, acceptor and learner"),
     ParamSpec::new(
         "updates",
@@ -103,6 +105,7 @@ pub const PARAMS: [ParamSpec; 2] = [
         "client updates, which is also the number of log slots",
     )
     .exhaustive_max(4),
+    noise::PARAM,
 ];
 
 /// One configuration of the model.
@@ -112,6 +115,8 @@ pub struct Cfg {
     pub nodes: u8,
     /// Client updates, which is also the number of log slots.
     pub updates: u8,
+    /// Background client/store pairs ([`crate::noise`]).
+    pub noise: u8,
     /// The seeded bug switched on, if any.
     pub bug: Option<Bug>,
 }
@@ -141,6 +146,8 @@ pub enum Machine {
     Client(Client),
     /// The timer that makes node 1 time out once.
     Timer,
+    /// A background actor ([`crate::noise`]).
+    Noise(noise::Actor),
 }
 
 /// The messages. Node indices are machine ids (nodes are created first).
@@ -201,6 +208,8 @@ pub enum Msg {
         /// Its slot.
         slot: u8,
     },
+    /// Background traffic ([`crate::noise`]).
+    Noise(noise::Msg),
 }
 
 /// What the monitors observe.
@@ -244,6 +253,7 @@ impl Cfg {
         Cfg {
             nodes: params.get("nodes") as u8,
             updates: params.get("updates") as u8,
+            noise: params.get(noise::NOISE_PARAM) as u8,
             bug,
         }
     }
@@ -382,6 +392,7 @@ impl MachineModel for Cfg {
         setup.send(client, Msg::Go);
         let timer = setup.create(Machine::Timer);
         setup.send(timer, Msg::Go);
+        noise::setup(setup, self.noise, Machine::Noise, Msg::Noise);
         setup.monitor(Monitor {
             proposed: 0,
             chosen: vec![0; slots],
@@ -394,6 +405,7 @@ impl MachineModel for Cfg {
             Machine::Node(_) => "node",
             Machine::Client(_) => "client",
             Machine::Timer => "timer",
+            Machine::Noise(a) => a.kind(),
         }
     }
 
@@ -418,7 +430,8 @@ impl MachineModel for Cfg {
             (Machine::Node(_), Msg::Go) => Receive::Unhandled,
             (Machine::Client(_) | Machine::Timer, Msg::Go) => Receive::Handle,
             (Machine::Client(_), Msg::Reply { .. }) => Receive::Handle,
-            (Machine::Client(_) | Machine::Timer, _) => Receive::Unhandled,
+            (Machine::Noise(_), Msg::Noise(_)) => Receive::Handle,
+            (Machine::Client(_) | Machine::Timer | Machine::Noise(_), _) => Receive::Unhandled,
             _ => Receive::Handle,
         }
     }
@@ -430,6 +443,10 @@ impl MachineModel for Cfg {
             Machine::Timer => {
                 ctx.send(id(TIMEOUT_NODE), Msg::Timeout);
                 ctx.halt();
+            }
+            Machine::Noise(a) => {
+                let m = if let Msg::Noise(m) = msg { Some(m) } else { None };
+                a.handle(m, ctx, Msg::Noise)
             }
         }
     }
@@ -488,7 +505,7 @@ impl MachineModel for Cfg {
     }
 
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {
-        vec![
+        let mut h = vec![
             ("client", "Go"),
             ("client", "Reply"),
             ("node", "Accept"),
@@ -498,7 +515,9 @@ impl MachineModel for Cfg {
             ("node", "Request"),
             ("node", "Timeout"),
             ("timer", "Go"),
-        ]
+        ];
+        h.extend(noise::handlers(self.noise));
+        h
     }
 
     fn sometimes(&self) -> Vec<&'static str> {

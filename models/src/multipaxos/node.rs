@@ -248,7 +248,9 @@ impl Node {
                     self.leader = cfg.owner(*promised);
                 }
             }
-            Msg::Go | Msg::Reply { .. } => ctx.assert(false, || format!("node{me} cannot handle {msg:?}")),
+            Msg::Go | Msg::Reply { .. } | Msg::Noise(_) => {
+                ctx.assert(false, || format!("node{me} cannot handle {msg:?}"))
+            }
         }
     }
 }

@@ -82,6 +82,7 @@
 //!   proposers changes which one's Prepare an acceptor refuses;
 //! * there are no separate learners (each proposer learns its own ballot).
 
+use crate::noise;
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
@@ -101,7 +102,10 @@ pub struct Paxos;
 pub enum Bug {
     /// The proposer counts a promise of an earlier ballot.
     StalePromise,
-    /// The acceptor checks an Accept against its last accepted ballot.
+    /// The acceptor checks an Accept against its last accepted ballot
+    /// (as Cassandra's lightweight transactions did before CASSANDRA-6023,
+    /// "CAS should distinguish promised and accepted ballots"; a row of
+    /// the noise benchmark, `crate::noise::ROWS`).
     AcceptBelowPromise,
     /// The proposer adopts the first reported value, not the highest-numbered.
     FirstValue,
@@ -132,7 +136,7 @@ impl SeededBug for Bug {
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 4] = [
+pub const PARAMS: [ParamSpec; 5] = [
     ParamSpec::new(
         "acceptors",
         3,
@@ -158,6 +162,7 @@ pub const PARAMS: [ParamSpec; 4] = [
         "proposals each proposer makes one after the other, each in a higher round",
     )
     .exhaustive_max(1),
+    crate::noise::PARAM,
 ];
 
 /// One configuration of the model.
@@ -172,6 +177,8 @@ pub struct Cfg {
     pub retries: u8,
     /// Proposals each proposer makes, one after the other.
     pub proposals: u8,
+    /// Background client/store pairs ([`crate::noise`]).
+    pub noise: u8,
     /// The seeded bug switched on, if any.
     pub bug: Option<Bug>,
 }
@@ -190,6 +197,7 @@ impl Cfg {
             proposers: params.get("proposers") as u8,
             retries: params.get("retries") as u8,
             proposals: params.get("proposals") as u8,
+            noise: params.get(noise::NOISE_PARAM) as u8,
             bug,
         }
     }
@@ -298,6 +306,8 @@ pub enum Machine {
     Acceptor(Acceptor),
     /// A proposer.
     Proposer(Proposer),
+    /// A background actor ([`crate::noise`]).
+    Noise(noise::Actor),
 }
 
 /// The messages.
@@ -329,6 +339,8 @@ pub enum Msg {
     },
     /// Proposer to itself: its timer for this round fired.
     Timeout(u8),
+    /// Background traffic ([`crate::noise`]).
+    Noise(noise::Msg),
 }
 
 /// What the monitor observes.
@@ -367,19 +379,21 @@ impl MachineModel for Cfg {
             }));
             setup.send(p, Msg::Go);
         }
+        noise::setup(setup, self.noise, Machine::Noise, Msg::Noise);
     }
 
     fn kind(&self, m: &Machine) -> &'static str {
         match m {
             Machine::Acceptor(_) => "acceptor",
             Machine::Proposer(_) => "proposer",
+            Machine::Noise(a) => a.kind(),
         }
     }
 
     fn state_name(&self, m: &Machine) -> Option<String> {
         match m {
             Machine::Proposer(p) => Some(format!("{:?}@{}", p.phase, p.round)),
-            Machine::Acceptor(_) => None,
+            Machine::Acceptor(_) | Machine::Noise(_) => None,
         }
     }
 
@@ -387,6 +401,10 @@ impl MachineModel for Cfg {
         match m {
             Machine::Acceptor(a) => a.handle(self, msg, ctx),
             Machine::Proposer(p) => p.handle(self, msg, ctx),
+            Machine::Noise(a) => {
+                let m = if let Msg::Noise(m) = msg { Some(m) } else { None };
+                a.handle(m, ctx, Msg::Noise)
+            }
         }
     }
 
@@ -412,7 +430,7 @@ impl MachineModel for Cfg {
                     id.0, p.phase, p.round
                 ),
             )),
-            Machine::Acceptor(_) => None,
+            Machine::Acceptor(_) | Machine::Noise(_) => None,
         })
     }
 
@@ -421,7 +439,7 @@ impl MachineModel for Cfg {
     }
 
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {
-        vec![
+        let mut h = vec![
             ("acceptor", "Accept"),
             ("acceptor", "Prepare"),
             ("proposer", "Accepted"),
@@ -429,7 +447,9 @@ impl MachineModel for Cfg {
             ("proposer", "Nack"),
             ("proposer", "Promise"),
             ("proposer", "Timeout"),
-        ]
+        ];
+        h.extend(noise::handlers(self.noise));
+        h
     }
 
     fn sometimes(&self) -> Vec<&'static str> {

@@ -144,7 +144,9 @@ impl Proposer {
                     self.give_up(cfg, ctx);
                 }
             }
-            Msg::Prepare(_) | Msg::Accept(..) => ctx.assert(false, || format!("proposer cannot handle {msg:?}")),
+            Msg::Prepare(_) | Msg::Accept(..) | Msg::Noise(_) => {
+                ctx.assert(false, || format!("proposer cannot handle {msg:?}"))
+            }
         }
     }
 }

@@ -128,6 +128,7 @@ pub use liveness::{answered, leader_elected};
 pub use monitor::{check, observe, Committed, Monitor, Verdict};
 pub use server::{Role, Server};
 
+use crate::noise;
 use mcheck_checker::lin;
 use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, MonitorError, Setup, World};
 use mcheck_checker::model::SeededBug;
@@ -144,7 +145,10 @@ pub enum Bug {
     /// The leader commits an entry of an earlier term by counting its
     /// replicas (the paper's Figure 8).
     Figure8Commit,
-    /// A server grants its vote without the log up-to-date check.
+    /// A server grants its vote without the log up-to-date check (the
+    /// election restriction of the Raft paper, section 5.4.1, missing as
+    /// in jgroups-raft issue 14 and akka-raft issue 30; a row of the noise
+    /// benchmark, `crate::noise::ROWS`).
     VoteWithoutLogCheck,
     /// A follower truncates its log after the previous index on every
     /// `Append`, not only on a conflict.
@@ -197,7 +201,7 @@ impl SeededBug for Bug {
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 7] = [
+pub const PARAMS: [ParamSpec; 8] = [
     ParamSpec::new("servers", 3, 1..=5, "number of Raft servers (a majority is servers/2+1)"),
     ParamSpec::new("requests", 1, 0..=60, "commands the client submits, one at a time").exhaustive_max(1),
     ParamSpec::new("elections", 1, 0..=60, "election timeouts the servers share (so terms stay at most 1 + elections)").exhaustive_max(3),
@@ -205,6 +209,7 @@ pub const PARAMS: [ParamSpec; 7] = [
     ParamSpec::new("duplicates", 1, 0..=60, "messages the network may duplicate in one execution (network=3; each at most once)").exhaustive_max(1),
     ParamSpec::new("crashes", 1, 0..=60, "crashes (each followed by a restart) the fault injector may cause").exhaustive_max(1),
     ParamSpec::new("reads", 0, 0..=3, "reads of the whole log the client makes after its commands (through the log, like its commands)").exhaustive_max(1),
+    noise::PARAM,
 ];
 
 /// One configuration of the model.
@@ -224,6 +229,8 @@ pub struct Cfg {
     pub duplicates: u8,
     /// Reads the client makes after its commands.
     pub reads: u8,
+    /// Background client/store pairs ([`crate::noise`]).
+    pub noise: u8,
     /// The seeded bug switched on, if any.
     pub bug: Option<Bug>,
 }
@@ -257,6 +264,7 @@ impl Cfg {
             network: params.get("network") as u8,
             duplicates: params.get("duplicates") as u8,
             reads: params.get("reads") as u8,
+            noise: params.get(noise::NOISE_PARAM) as u8,
             bug,
         }
         .with_room_for(bug)
@@ -309,7 +317,9 @@ impl Cfg {
                 lossy: false,
                 duplicates: 0,
             },
-            Msg::Go | Msg::Crash | Msg::Request(_) | Msg::Ack { .. } | Msg::Redirect { .. } => Delivery::FIFO,
+            Msg::Go | Msg::Crash | Msg::Request(_) | Msg::Ack { .. } | Msg::Redirect { .. } | Msg::Noise(_) => {
+                Delivery::FIFO
+            }
         }
     }
 
@@ -417,6 +427,8 @@ pub enum Msg {
         /// The server that refused it.
         from: u8,
     },
+    /// Background traffic ([`crate::noise`]).
+    Noise(noise::Msg),
 }
 
 /// What the machines tell the monitors.
@@ -465,6 +477,8 @@ pub enum Machine {
     Client(Client),
     /// The fault injector.
     Injector(Injector),
+    /// A background actor ([`crate::noise`]).
+    Noise(noise::Actor),
 }
 
 impl MachineModel for Cfg {
@@ -491,6 +505,7 @@ impl MachineModel for Cfg {
             let injector = setup.create(Machine::Injector(Injector { left: self.crashes }));
             setup.send(injector, Msg::Go);
         }
+        noise::setup(setup, self.noise, Machine::Noise, Msg::Noise);
         setup.monitor(Monitor {
             leaders: vec![0, 1],
             ..Monitor::default()
@@ -502,6 +517,7 @@ impl MachineModel for Cfg {
             Machine::Server(_) => "server",
             Machine::Client(_) => "client",
             Machine::Injector(_) => "injector",
+            Machine::Noise(a) => a.kind(),
         }
     }
 
@@ -516,7 +532,7 @@ impl MachineModel for Cfg {
                 Some(format!("{role}@{} log={:?} commit={}", s.term, s.log, s.commit))
             }
             Machine::Client(c) => Some(format!("c{} attempt {}", c.cmd, c.attempts)),
-            Machine::Injector(_) => None,
+            Machine::Injector(_) | Machine::Noise(_) => None,
         }
     }
 
@@ -525,6 +541,10 @@ impl MachineModel for Cfg {
             Machine::Server(s) => s.handle(self, msg, ctx),
             Machine::Client(c) => c.handle(self, msg, ctx),
             Machine::Injector(i) => i.handle(self, msg, ctx),
+            Machine::Noise(a) => {
+                let m = if let Msg::Noise(m) = msg { Some(m) } else { None };
+                a.handle(m, ctx, Msg::Noise)
+            }
         }
     }
 
@@ -540,7 +560,7 @@ impl MachineModel for Cfg {
         match m {
             Machine::Server(s) => s.stale(self, msg),
             Machine::Client(c) => c.stale(msg),
-            Machine::Injector(_) => false,
+            Machine::Injector(_) | Machine::Noise(_) => false,
         }
     }
 
@@ -590,6 +610,7 @@ impl MachineModel for Cfg {
         if self.crashes > 0 {
             h.extend([("injector", "Go"), ("server", "Crash")]);
         }
+        h.extend(noise::handlers(self.noise));
         h
     }
 

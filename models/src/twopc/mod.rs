@@ -71,6 +71,7 @@
 //! decision, votes arrive in order and each commit is applied before the
 //! client's read.
 
+use crate::noise;
 use mcheck_checker::lin::{Entry, KvMap};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
@@ -94,9 +95,11 @@ pub const MAX_CLIENTS: usize = 3;
 /// The seeded bugs (each needs at least one delay, see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bug {
-    /// The coordinator counts a vote after a timeout aborted the transaction.
+    /// The coordinator counts a vote after a timeout aborted the
+    /// transaction (a row of the noise benchmark, `crate::noise::ROWS`).
     CommitAfterTimeout,
-    /// A stale timeout aborts a committed transaction.
+    /// A stale timeout aborts a committed transaction (a row of the noise
+    /// benchmark, `crate::noise::ROWS`).
     AbortAfterCommit,
     /// The coordinator counts a vote for an earlier transaction.
     StaleVote,
@@ -140,7 +143,7 @@ impl SeededBug for Bug {
 }
 
 /// The parameters and their defaults (the only place they are written).
-pub const PARAMS: [ParamSpec; 3] = [
+pub const PARAMS: [ParamSpec; 4] = [
     ParamSpec::new("participants", 2, 1..=MAX_PARTICIPANTS as u64, "number of participants"),
     ParamSpec::new(
         "clients",
@@ -155,6 +158,7 @@ pub const PARAMS: [ParamSpec; 3] = [
         "writes (transactions) per client, each read back",
     )
     .exhaustive_max(2),
+    noise::PARAM,
 ];
 
 /// The model (see the module docs).
@@ -170,6 +174,8 @@ pub struct Cfg {
     pub clients: u8,
     /// Writes (transactions) per client, each followed by a read.
     pub transactions: u8,
+    /// Background client/store pairs ([`crate::noise`]).
+    pub noise: u8,
     /// The seeded bug switched on, if any.
     pub bug: Option<Bug>,
 }
@@ -187,6 +193,7 @@ impl Cfg {
             participants: params.get("participants") as u8,
             clients: params.get("clients") as u8,
             transactions: params.get("transactions") as u8,
+            noise: params.get(noise::NOISE_PARAM) as u8,
             bug,
         }
     }
@@ -220,6 +227,8 @@ pub enum Machine {
     Participant(Participant),
     /// A client.
     Client(Client),
+    /// A background actor ([`crate::noise`]).
+    Noise(noise::Actor),
 }
 
 /// The messages.
@@ -284,6 +293,8 @@ pub enum Msg {
     Tick(u8),
     /// Timer to coordinator: the transaction timed out.
     Timeout(u8),
+    /// Background traffic ([`crate::noise`]).
+    Noise(noise::Msg),
 }
 
 /// What the monitors observe.
@@ -350,6 +361,7 @@ impl MachineModel for Cfg {
             }));
             setup.send(c, Msg::Go);
         }
+        noise::setup(setup, self.noise, Machine::Noise, Msg::Noise);
     }
 
     fn kind(&self, m: &Machine) -> &'static str {
@@ -358,6 +370,7 @@ impl MachineModel for Cfg {
             Machine::Timer(_) => "timer",
             Machine::Participant(_) => "participant",
             Machine::Client(_) => "client",
+            Machine::Noise(a) => a.kind(),
         }
     }
 
@@ -375,6 +388,7 @@ impl MachineModel for Cfg {
                 None => "ready".into(),
             },
             Machine::Client(c) => format!("round {} {:?}", c.round, c.phase),
+            Machine::Noise(_) => return None,
         })
     }
 
@@ -399,7 +413,8 @@ impl MachineModel for Cfg {
                 Machine::Participant(_),
                 Msg::Prepare { .. } | Msg::Commit(_) | Msg::Abort(_) | Msg::Apply { .. } | Msg::Read { .. },
             )
-            | (Machine::Client(_), Msg::Go | Msg::Result(_) | Msg::Value(_)) => Receive::Handle,
+            | (Machine::Client(_), Msg::Go | Msg::Result(_) | Msg::Value(_))
+            | (Machine::Noise(_), Msg::Noise(_)) => Receive::Handle,
             _ => Receive::Unhandled,
         }
     }
@@ -410,6 +425,10 @@ impl MachineModel for Cfg {
             Machine::Timer(t) => t.handle(msg, ctx),
             Machine::Participant(p) => p.handle(self, msg, ctx),
             Machine::Client(c) => c.handle(self, msg, ctx),
+            Machine::Noise(a) => {
+                let m = if let Msg::Noise(m) = msg { Some(m) } else { None };
+                a.handle(m, ctx, Msg::Noise)
+            }
         }
     }
 
@@ -471,7 +490,7 @@ impl MachineModel for Cfg {
     }
 
     fn handlers(&self) -> Vec<(&'static str, &'static str)> {
-        vec![
+        let mut h = vec![
             ("client", "Go"),
             ("client", "Result"),
             ("client", "Value"),
@@ -486,7 +505,9 @@ impl MachineModel for Cfg {
             ("timer", "Cancel"),
             ("timer", "Start"),
             ("timer", "Tick"),
-        ]
+        ];
+        h.extend(noise::handlers(self.noise));
+        h
     }
 
     fn monitor_states(&self, mon: &Monitor) -> Vec<(&'static str, &'static str)> {

@@ -10,6 +10,7 @@ mod hybrid;
 mod liveness;
 mod lostupdate;
 mod multipaxos;
+mod noise;
 mod params;
 mod paxos;
 mod plain;

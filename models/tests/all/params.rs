@@ -75,24 +75,36 @@ fn defaults_are_the_documented_ones_and_configurations_follow_them() {
     assert_eq!(defaults(&lostupdate::PARAMS), [("clients", 3), ("increments", 3)]);
     let c = lostupdate::Cfg::default();
     assert_eq!((c.clients, c.increments, c.bug), (3, 3, None));
-    assert_eq!(defaults(&multipaxos::PARAMS), [("nodes", 3), ("updates", 2)]);
+    assert_eq!(
+        defaults(&multipaxos::PARAMS),
+        [("nodes", 3), ("updates", 2), ("noise", 0)]
+    );
     let c = multipaxos::Cfg::default();
-    assert_eq!((c.nodes, c.updates, c.bug), (3, 2, None));
+    assert_eq!((c.nodes, c.updates, c.noise, c.bug), (3, 2, 0, None));
     assert_eq!(
         defaults(&paxos::PARAMS),
-        [("acceptors", 3), ("proposers", 2), ("retries", 1), ("proposals", 1)]
+        [
+            ("acceptors", 3),
+            ("proposers", 2),
+            ("retries", 1),
+            ("proposals", 1),
+            ("noise", 0)
+        ]
     );
     let c = paxos::Cfg::default();
     assert_eq!(
-        (c.acceptors, c.proposers, c.retries, c.proposals, c.bug),
-        (3, 2, 1, 1, None)
+        (c.acceptors, c.proposers, c.retries, c.proposals, c.noise, c.bug),
+        (3, 2, 1, 1, 0, None)
     );
     assert_eq!(
         defaults(&twopc::PARAMS),
-        [("participants", 2), ("clients", 1), ("transactions", 2)]
+        [("participants", 2), ("clients", 1), ("transactions", 2), ("noise", 0)]
     );
     let c = twopc::Cfg::default();
-    assert_eq!((c.participants, c.clients, c.transactions, c.bug), (2, 1, 2, None));
+    assert_eq!(
+        (c.participants, c.clients, c.transactions, c.noise, c.bug),
+        (2, 1, 2, 0, None)
+    );
     assert_eq!(defaults(&twophase::PARAMS), [("rms", 3)]);
     assert_eq!(defaults(&twophase_packed::PARAMS), [("rms", 3), ("rounds", 1)]);
     // What `mcheck list` shows is the same table.
