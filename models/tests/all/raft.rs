@@ -40,10 +40,11 @@ fn bug_numbers_and_defaults_have_one_source() {
         cfg.duplicates,
         cfg.crashes,
         cfg.reads,
+        cfg.noise,
     ];
     let defaults: Vec<u64> = PARAMS.iter().map(|p| p.default).collect();
     assert_eq!(defaults, fields.map(u64::from));
-    assert_eq!(defaults, [3, 1, 1, 2, 1, 1, 0]);
+    assert_eq!(defaults, [3, 1, 1, 2, 1, 1, 0, 0]);
 }
 
 #[test]
