@@ -101,7 +101,7 @@ pub fn build(
 
 /// The rows of one benchmark row (`model`'s bug `bug`) as the scaling
 /// experiment's records ([`crate::scaling::Record`]), a size per row and
-/// a record per column, for its plot ([`crate::plot::svg`]).
+/// a record per column, for its plot (`plot::svg`).
 pub fn records(rows: &[DeepRow], model: &str, bug: u32) -> Vec<Record> {
     let cols = deep::columns();
     rows.iter()
