@@ -37,8 +37,17 @@ pub(crate) enum Command {
     /// List models (with their bugs and parameters), explorers and strategies.
     List {
         /// One JSON object on stdout.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "markdown")]
         json: bool,
+        /// The page docs/models.md: every model's parameters and seeded
+        /// bugs in tables.
+        #[arg(long)]
+        markdown: bool,
+        /// With --markdown: also run each model's default with SES and each
+        /// seeded bug with `mcheck run`'s defaults, and add their figures
+        /// (a few minutes).
+        #[arg(long, requires = "markdown")]
+        measure: bool,
     },
     /// Check a model.
     Run(Box<RunArgs>),

@@ -15,9 +15,8 @@ use crate::{html, render};
 use crate::{output, printing, settings, signals};
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use mcheck_checker::coverage::reached_property;
-use mcheck_checker::search::STRATEGIES;
 use mcheck_checker::{Checked, Instance, ModelInfo, Schedule};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -56,7 +55,11 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
         }
     };
     let result = match cli.command {
-        Command::List { json } => list(registry, json),
+        Command::List {
+            json,
+            markdown,
+            measure,
+        } => crate::list::list(registry, list_format(json, markdown, measure)),
         Command::Run(args) => match matches.subcommand_matches("run") {
             Some(m) => run(registry, &args, m),
             None => Err("internal error (a bug in mcheck, please report it): no run arguments".into()),
@@ -87,77 +90,12 @@ pub fn main_with(registry: &Registry, args: impl IntoIterator<Item = String>) ->
     }
 }
 
-fn list(registry: &Registry, json: bool) -> Result<u8, String> {
-    let explorers: Vec<Value> = mcheck_checker::explorers::BUILTIN
-        .iter()
-        .map(|e| json!({"name": e.name, "description": e.description}))
-        .collect();
-    let strategies: Vec<Value> = STRATEGIES
-        .iter()
-        .map(|(n, d)| json!({"name": n, "description": d}))
-        .collect();
-    if json {
-        let models: Vec<Value> = registry
-            .models()
-            .map(|m| {
-                let mut v = serde_json::to_value(m.info()).expect("model info serializes");
-                v["symmetry"] = json!(m.symmetry_groups());
-                v
-            })
-            .collect();
-        let out = json!({
-            "schema_version": SCHEMA_VERSION,
-            "models": models,
-            "explorers": explorers,
-            "strategies": strategies,
-        });
-        println!("{}", serde_json::to_string_pretty(&out).expect("json"));
-        return Ok(0);
-    }
-    println!("Models:");
-    for m in registry.models() {
-        let info = m.info();
-        println!("  {:<12} {}", info.name, first_sentence(info.description));
-        for p in &info.params {
-            let exhaustive = if p.exhaustive_max < p.max {
-                format!("; exhaustive search up to {}", p.exhaustive_max)
-            } else {
-                String::new()
-            };
-            println!(
-                "      --set {}=N   {} (default {}, {}..={}{exhaustive})",
-                p.name, p.description, p.default, p.min, p.max
-            );
-        }
-        for b in &info.bugs {
-            println!("      --bug {}   {}: {}", b.id, b.name, first_sentence(b.description));
-        }
-        for e in &info.explorers {
-            println!("      -e {}   {}", e.name, e.description);
-        }
-        for g in m.symmetry_groups() {
-            println!("      --symmetry   interchangeable: {g}");
-        }
-        if !info.notes.is_empty() {
-            println!("      notes: {}", info.notes);
-        }
-    }
-    println!("Explorers:");
-    for e in mcheck_checker::explorers::BUILTIN {
-        println!("  {:<12} {}", e.name, e.description);
-    }
-    println!("Strategies:");
-    for (n, d) in STRATEGIES {
-        println!("  {n:<12} {d}");
-    }
-    println!("\nmcheck list --json gives every description in full.");
-    Ok(0)
-}
-
-fn first_sentence(s: &str) -> &str {
-    match s.find(". ") {
-        Some(i) => &s[..=i],
-        None => s,
+fn list_format(json: bool, markdown: bool, measure: bool) -> crate::list::ListFormat {
+    use crate::list::ListFormat;
+    match (json, markdown) {
+        (true, _) => ListFormat::Json,
+        (false, true) => ListFormat::Markdown { measure },
+        (false, false) => ListFormat::Text,
     }
 }
 

@@ -38,6 +38,7 @@ pub mod cli;
 pub mod deep;
 pub mod distributed;
 pub mod html;
+pub mod list;
 pub mod merge;
 pub mod noise;
 mod output;

@@ -352,7 +352,6 @@ impl Model for LostUpdate {
         )
         .params(PARAMS)
         .bugs(Bug::specs())
-        .notes("liveness: every client's increments all complete (monitor increments)")
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {

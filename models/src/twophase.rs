@@ -429,7 +429,7 @@ impl Model for TwoPhase {
             "twophase",
             "Lamport's TwoPhase commit specification (TwoPhase.tla) with plain structs and a set of \
                 messages: a transaction manager and N resource managers; invariant TCConsistent (no resource \
-                manager committed while another aborted). Reachable states match TLC's (rms=3: 288).",
+                manager committed while another aborted)",
         )
         .params(PARAMS)
         .bugs(Bug::specs())

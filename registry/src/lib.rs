@@ -332,6 +332,20 @@ impl From<Error> for String {
 }
 
 /// The models (and through them, explorers) that a CLI knows.
+///
+/// ```
+/// use mcheck_registry::Registry;
+/// use mcheck_checker::{Config, Strategy};
+///
+/// let registry = Registry::builtin();
+/// let model = registry.model("lostupdate").unwrap();
+/// let overrides = [("clients".to_string(), "2".to_string()), ("increments".to_string(), "1".to_string())];
+/// let instance = model.resolve(&overrides, Some(1)).unwrap();
+/// let checked = model.check(&instance, &Strategy::Ses, "rtc", &Config::default(), false).unwrap();
+/// assert!(checked.report.is_violation());
+/// let unknown = registry.model("lost-update").err().unwrap();
+/// assert!(unknown.to_string().contains("lostupdate"), "{unknown}");
+/// ```
 pub struct Registry {
     models: Vec<Box<dyn DynModel>>,
 }

@@ -220,6 +220,22 @@ fn correct_version_is_verified() {
 }
 
 #[test]
+fn list_markdown_is_the_models_page() {
+    let o = mcheck(&["list", "--markdown"]);
+    assert_eq!(o.status.code(), Some(0));
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/models.md")).unwrap();
+    let text = stdout(&o);
+    assert!(text.starts_with("# The shipped models\n"), "{text}");
+    assert!(
+        page.starts_with(&text),
+        "docs/models.md is not `mcheck list --markdown` followed by its figures"
+    );
+    let o = mcheck(&["list", "--measure"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--markdown"), "{}", stderr(&o));
+}
+
+#[test]
 fn list_json_lists_models_explorers_strategies() {
     let o = mcheck(&["list", "--json"]);
     assert_eq!(o.status.code(), Some(0));
@@ -872,6 +888,7 @@ fn closed_stdout_ends_every_command_quietly() {
     let mut cases: Vec<Vec<&str>> = vec![
         vec!["list"],
         vec!["list", "--json"],
+        vec!["list", "--markdown"],
         vec!["--help"],
         vec!["run", "lostupdate", "--bug", "1"],
         vec!["run", "lostupdate", "--bug", "1", "--json", "-q"],

@@ -149,6 +149,57 @@ pub enum Receive {
 ///   a `Clone` with `clone_from` written to reuse that memory (field by
 ///   field, as paxos's monitor does) spares an allocation per copy
 ///   (ARCHITECTURE.md, "Performance design").
+///
+/// # Example
+///
+/// Two clients race to take one lock that does not check whether it is
+/// held; SES with run to completion finds the double grant with one delay.
+///
+/// ```
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
+/// use mcheck_checker::{run, Config, Strategy};
+///
+/// #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// enum Machine { Lock { holder: Option<MachineId> }, Client }
+/// #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// enum Msg { Go, Acquire(MachineId), Granted }
+///
+/// struct Race;
+/// impl MachineModel for Race {
+///     type Machine = Machine;
+///     type Msg = Msg;
+///     type Announce = ();
+///     type Monitor = ();
+///     fn setup(&self, s: &mut Setup<Self>) {
+///         s.create(Machine::Lock { holder: None });
+///         for _ in 0..2 {
+///             let c = s.create(Machine::Client);
+///             s.send(c, Msg::Go);
+///         }
+///     }
+///     fn kind(&self, m: &Machine) -> &'static str {
+///         if let Machine::Lock { .. } = m { "lock" } else { "client" }
+///     }
+///     fn handle(&self, m: &mut Machine, msg: &Msg, ctx: &mut Ctx<Self>) {
+///         let me = ctx.me();
+///         match (m, msg) {
+///             (Machine::Client, Msg::Go) => ctx.send(MachineId(0), Msg::Acquire(me)),
+///             (Machine::Client, Msg::Granted) => ctx.halt(),
+///             (Machine::Lock { holder }, Msg::Acquire(c)) => {
+///                 ctx.assert(holder.is_none(), || format!("{c:?} granted a held lock"));
+///                 *holder = Some(*c);
+///                 ctx.send(*c, Msg::Granted);
+///             }
+///             (_, msg) => ctx.assert(false, || format!("unexpected {msg:?}")),
+///         }
+///     }
+/// }
+///
+/// let report = run(&Machines(Race), RunToCompletion::new(), &Strategy::Ses, &Config::default()).unwrap();
+/// assert!(report.is_violation());
+/// assert_eq!(report.violation.unwrap().violation.message, "#2 granted a held lock");
+/// ```
 pub trait MachineModel: Send + Sync {
     /// A machine: a value of the model's own type.
     type Machine: Clone + Eq + Hash + Debug + Send + Sync;

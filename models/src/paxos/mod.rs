@@ -471,7 +471,12 @@ impl Model for Paxos {
     type Program = Machines<Cfg>;
 
     fn info(&self) -> ModelInfo {
-        ModelInfo::new("paxos", "single-decree Paxos: acceptors and competing proposers that time out and retry with higher ballots").params(PARAMS).bugs(Bug::specs()).notes("not symmetric: quorums are fixed windows of acceptor ids (Cfg::quorum) and ballots break ties by proposer index, so neither acceptors nor proposers are interchangeable")
+        ModelInfo::new(
+            "paxos",
+            "single-decree Paxos: acceptors and competing proposers that time out and retry with higher ballots",
+        )
+        .params(PARAMS)
+        .bugs(Bug::specs())
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {

@@ -546,7 +546,7 @@ impl Model for TwoPc {
     type Program = Machines<Cfg>;
 
     fn info(&self) -> ModelInfo {
-        ModelInfo::new("2pc", "two-phase commit: coordinator, participants voting nondeterministically, a timer whose cancel may fail, clients writing then reading back").params(PARAMS).bugs(Bug::specs()).notes("liveness: every client hears the outcome of each request (answered) and no participant stays in doubt (in-doubt); the clients are not interchangeable (client c owns key c)")
+        ModelInfo::new("2pc", "two-phase commit: coordinator, participants voting nondeterministically, a timer whose cancel may fail, clients writing then reading back").params(PARAMS).bugs(Bug::specs())
     }
 
     fn build(&self, params: &Params, bug: Option<u32>) -> Machines<Cfg> {
