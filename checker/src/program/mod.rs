@@ -284,6 +284,57 @@ pub struct StateView {
 /// * What is hashed is what the state is: two states that compare equal
 ///   must behave identically. Counters, traces and statistics stay out of
 ///   the state.
+///
+/// # Example
+///
+/// Two processes each increment a shared counter in two steps (read, then
+/// write the value read plus one), a lost update when they interleave.
+/// SES with run to completion needs one delay to find it; the invariant
+/// is checked when both are done.
+///
+/// ```
+/// use mcheck_checker::explorers::RunToCompletion;
+/// use mcheck_checker::{run, ActorId, ActorInfo, Config, Enabled, Event, Program, Strategy, Violation};
+///
+/// /// The counter, and per process its program counter (0 read, 1 write,
+/// /// 2 done) and the value it read.
+/// #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// struct State { counter: u32, pc: [u8; 2], read: [u32; 2] }
+///
+/// struct Increments;
+/// impl Program for Increments {
+///     type State = State;
+///     fn initial(&self) -> State {
+///         State { counter: 0, pc: [0, 0], read: [0, 0] }
+///     }
+///     fn actors(&self, _s: &State) -> Vec<ActorInfo> {
+///         (0..2).map(|i| ActorInfo { id: ActorId(i), kind: "process", name: format!("p{i}") }).collect()
+///     }
+///     fn enabled(&self, s: &State, out: &mut Vec<Enabled>) {
+///         for i in 0..2 {
+///             if s.pc[i] < 2 {
+///                 out.push(Enabled { actor: ActorId(i as u32), alternatives: 1 });
+///             }
+///         }
+///     }
+///     fn execute(&self, s: &mut State, actor: ActorId, _alt: u32, _events: &mut Vec<Event>) -> Result<(), Violation> {
+///         let i = actor.0 as usize;
+///         match s.pc[i] {
+///             0 => s.read[i] = s.counter,
+///             _ => s.counter = s.read[i] + 1,
+///         }
+///         s.pc[i] += 1;
+///         if s.pc == [2, 2] && s.counter != 2 {
+///             return Err(Violation::invariant(format!("the counter is {} after two increments", s.counter)));
+///         }
+///         Ok(())
+///     }
+/// }
+///
+/// let report = run(&Increments, RunToCompletion::new(), &Strategy::Ses, &Config::default()).unwrap();
+/// assert_eq!(report.violation.unwrap().violation.message, "the counter is 1 after two increments");
+/// assert_eq!(report.bound_reached, 1);
+/// ```
 pub trait Program: Sync {
     /// A program state. Keep it flat and cheap to clone and hash.
     type State: Clone + Eq + Hash + Send + Sync + Debug;
