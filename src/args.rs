@@ -492,7 +492,7 @@ fn number_in(s: &str, lo: f64, hi: f64) -> Result<f64, String> {
 }
 
 /// A duration in seconds: above 0, at most [`MAX_SECONDS`].
-fn seconds(s: &str) -> Result<f64, String> {
+pub(crate) fn seconds(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(x) if x > 0.0 && x <= MAX_SECONDS => Ok(x),
         _ => Err(format!(

@@ -9,7 +9,7 @@
 use crate::registry::DynModel;
 use clap::Args;
 use mcheck_checker::{Config, Instance, Report};
-use mcheck_distributed::Layout;
+use mcheck_distributed::{Layout, DEFAULT_CONNECT_TIMEOUT};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -29,6 +29,9 @@ pub struct ClusterArgs {
     /// The processes' addresses, one host:port a line in process order (timely's host file).
     #[arg(long, value_name = "FILE")]
     pub hostfile: Option<String>,
+    /// Seconds a process waits for the others to connect before it gives up, naming them (default 60).
+    #[arg(long, value_name = "SECS", value_parser = crate::args::seconds)]
+    pub connect_timeout: Option<f64>,
 }
 
 /// How a distributed run is laid out, and whether this process starts the
@@ -64,6 +67,9 @@ impl ClusterArgs {
         if processes == 0 {
             return Err("--processes must be at least 1".into());
         }
+        let timeout = self
+            .connect_timeout
+            .map_or(DEFAULT_CONNECT_TIMEOUT, Duration::from_secs_f64);
         match (&self.hostfile, self.process) {
             (None, None) if processes == 1 => Ok(Some(Plan {
                 layout: Layout::threads(threads),
@@ -72,7 +78,7 @@ impl ClusterArgs {
             (None, None) => {
                 let addresses = free_loopback_addresses(processes)?;
                 Ok(Some(Plan {
-                    layout: Layout::cluster(threads, 0, addresses),
+                    layout: Layout::cluster(threads, 0, addresses).connect_timeout(timeout),
                     spawn: true,
                 }))
             }
@@ -92,7 +98,7 @@ impl ClusterArgs {
                     ));
                 }
                 Ok(Some(Plan {
-                    layout: Layout::cluster(threads, process, addresses),
+                    layout: Layout::cluster(threads, process, addresses).connect_timeout(timeout),
                     spawn: false,
                 }))
             }

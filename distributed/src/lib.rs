@@ -21,16 +21,22 @@
 mod flow;
 mod local;
 mod message;
+mod net;
 mod report;
-mod stdout;
 
 pub use local::owner;
+pub use net::DEFAULT_CONNECT_TIMEOUT;
 
 use local::Local;
 use mcheck_checker::config::Config;
-use mcheck_checker::{Explorer, Program, Report, SearchError};
+use mcheck_checker::{Explorer, Program, Report, SearchError, StopFlag};
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+use timely::communication::allocator::ProcessBuilder;
+use timely::communication::{AllocatorBuilder, Hooks};
 use timely::CommunicationConfig;
 use timely::WorkerConfig;
 
@@ -47,6 +53,10 @@ pub struct Layout {
     pub process: usize,
     /// Every process's address, in process order (empty for one process).
     pub addresses: Vec<String>,
+    /// How long a process waits for the others to connect
+    /// ([`DEFAULT_CONNECT_TIMEOUT`] unless set with
+    /// [`Layout::connect_timeout`]).
+    pub connect_timeout: Duration,
 }
 
 impl Layout {
@@ -57,6 +67,7 @@ impl Layout {
             processes: 1,
             process: 0,
             addresses: Vec::new(),
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }
     }
 
@@ -67,7 +78,14 @@ impl Layout {
             processes: addresses.len(),
             process,
             addresses,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }
+    }
+
+    /// This layout with the processes given `timeout` to connect.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
     }
 
     /// Workers in all.
@@ -90,18 +108,21 @@ impl Layout {
         Ok(())
     }
 
-    fn communication(&self) -> CommunicationConfig {
+    /// Timely's allocators for this process: its threads, and with more
+    /// than one process the connections to the others ([`net::connect`],
+    /// which waits at most `connect_timeout` and honours `stop`).
+    fn allocators(&self, stop: &StopFlag) -> Result<(Vec<AllocatorBuilder>, Box<dyn Any + Send>), SearchError> {
         if self.processes <= 1 {
-            CommunicationConfig::Process(self.threads)
-        } else {
-            CommunicationConfig::Cluster {
-                threads: self.threads,
-                process: self.process,
-                addresses: self.addresses.clone(),
-                report: false,
-                zerocopy: false,
-            }
+            return CommunicationConfig::Process(self.threads)
+                .try_build()
+                .map_err(|e| SearchError::Internal(format!("cannot start the timely workers: {e}")));
         }
+        let sockets = net::connect(&self.addresses, self.process, self.connect_timeout, stop)?;
+        let hooks = Hooks::default();
+        let local = ProcessBuilder::new_typed_vector(self.threads, hooks.refill.clone(), hooks.spill.clone());
+        let (tcp, guard) = initialize_networking_from_sockets(local, sockets, self.process, self.threads, hooks)
+            .map_err(|e| SearchError::Cluster(format!("process {} cannot start its connections: {e}", self.process)))?;
+        Ok((tcp.into_iter().map(AllocatorBuilder::Tcp).collect(), Box::new(guard)))
     }
 }
 
@@ -134,22 +155,25 @@ where
     let budget = config.cache_bytes.unwrap_or(config.max_memory / 2) / layout.threads;
     let shared = Arc::new(config.clone());
     let process = layout.process as u32;
-    let timely_config = timely::Config {
-        communication: layout.communication(),
-        worker: WorkerConfig::default(),
-    };
     let (p, r, c) = (Arc::clone(&program), root.clone(), Arc::clone(&shared));
-    let quiet = stdout::ToStderr::new(layout.processes > 1);
-    let guards = timely::execute(timely_config, move |worker| {
+    let (allocators, guard) = layout.allocators(&config.stop)?;
+    net::quiet_timely_panics();
+    let guards = timely::execute::execute_from(allocators, guard, WorkerConfig::default(), move |worker| {
         let (me, peers) = (worker.index() as u32, worker.peers() as u32);
         let local = Local::new(Arc::clone(&p), r.clone(), Arc::clone(&c), me, peers, Some(budget));
         flow::run_worker(worker, local, process)
     })
-    .map_err(|e| SearchError::Input(format!("cannot start the timely workers: {e}")))?;
-    drop(quiet);
+    .map_err(|e| SearchError::Internal(format!("cannot start the timely workers: {e}")))?;
+    // A lost connection panics timely's communication threads, then the
+    // workers, then the connections' guard as `join` drops it.
+    let results = catch_unwind(AssertUnwindSafe(|| guards.join()));
+    let lost = || net::lost_peer(layout.process);
+    let results = results
+        .map_err(|_| lost().unwrap_or_else(|| SearchError::Internal("the timely workers' guard panicked".into())))?;
     let mut summaries = None;
-    for result in guards.join() {
-        let found = result.map_err(|e| SearchError::Internal(format!("a timely worker failed: {e}")))?;
+    for result in results {
+        let found = result
+            .map_err(|e| lost().unwrap_or_else(|| SearchError::Internal(format!("a timely worker failed: {e}"))))?;
         summaries = summaries.or(found);
     }
     match summaries {

@@ -20,6 +20,9 @@ pub enum SearchError {
     /// `--symmetry` on a program whose declaration does not hold: a
     /// sampled state and its image differ (ARCHITECTURE.md, "Symmetry").
     Symmetry(crate::program::SymmetryMismatch),
+    /// A distributed run lost a process, or one never connected: the
+    /// message names it.
+    Cluster(String),
 }
 
 impl fmt::Display for SearchError {
@@ -32,6 +35,7 @@ impl fmt::Display for SearchError {
             SearchError::Input(m) => f.write_str(m),
             SearchError::Internal(m) => write!(f, "internal error (a bug in mcheck, please report it): {m}"),
             SearchError::Symmetry(m) => m.fmt(f),
+            SearchError::Cluster(m) => f.write_str(m),
         }
     }
 }
