@@ -445,21 +445,15 @@ impl RunArgs {
                 steps: self.pct_steps,
             },
             StrategyName::Surw => Strategy::Surw,
-            StrategyName::Hybrid => Strategy::Hybrid(HybridParams {
-                ses_states: None,
-                ss: self.ss_params(),
-            }),
+            StrategyName::Hybrid => Strategy::Hybrid(HybridParams::default().ss(self.ss_params())),
             StrategyName::Portfolio => Strategy::Portfolio,
         }
     }
 
     /// `--c1`, `--c2` and `--placement` (clap accepts only valid names).
     fn ss_params(&self) -> SsParams {
-        SsParams {
-            c1: self.c1,
-            c2: self.c2,
-            placement: SsPlacement::parse(&self.placement).unwrap_or_default(),
-        }
+        let placement = SsPlacement::parse(&self.placement).unwrap_or_default();
+        SsParams::default().c1(self.c1).c2(self.c2).placement(placement)
     }
 }
 

@@ -187,10 +187,7 @@ impl<'a> Checker<'a> {
             settings: Settings {
                 strategy: Strategy::Ses,
                 explorer: RunToCompletion::new().into(),
-                config: Config {
-                    liveness: true,
-                    ..Config::default()
-                },
+                config: Config::default().liveness(true),
                 bug: None,
                 set: Vec::new(),
             },
@@ -398,7 +395,7 @@ impl<'a> Checker<'a> {
     /// ```
     /// # use mcheck::models::lostupdate::LostUpdate;
     /// # use mcheck::prelude::*;
-    /// let config = Config { symmetry: true, ..Config::default() };
+    /// let config = Config::default().symmetry(true);
     /// let orbits = Checker::model(&LostUpdate).config(config).set("clients", 2).set("increments", 1);
     /// assert!(orbits.assert_verified().symmetry);
     /// ```

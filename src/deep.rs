@@ -117,25 +117,19 @@ pub struct DeepRow {
 
 /// `threads`, with 0 resolved to the core count.
 pub fn resolve_threads(threads: usize) -> usize {
-    Config {
-        threads,
-        ..Config::default()
-    }
-    .worker_threads()
+    Config::default().threads(threads).worker_threads()
 }
 
 /// The mean execution length at `params`: [`MEAN_SAMPLES`] random walks
 /// (seed 0) of the bug-free program, within `budget`'s time.
 pub fn mean_steps(model: &dyn DynModel, params: &Params, budget: &Budget, stop: &StopFlag) -> Result<f64, String> {
-    let config = Config {
-        time_limit: Some(budget.time),
-        max_schedules: Some(MEAN_SAMPLES),
-        seed: 0,
-        threads: 1,
-        progress: Progress::Off,
-        stop: stop.clone(),
-        ..Config::default()
-    };
+    let config = Config::default()
+        .time_limit(budget.time)
+        .max_schedules(MEAN_SAMPLES)
+        .seed(0)
+        .threads(1)
+        .progress(Progress::Off)
+        .stop(stop.clone());
     let instance = model.resolve(&params.as_overrides(), None)?;
     let r = model.check(&instance, &Strategy::Rs, "rtc", &config, false)?.report;
     Ok(r.steps as f64 / r.schedules.max(1) as f64)

@@ -182,23 +182,22 @@ pub fn check_applicable(strategy: StrategyName, matches: &ArgMatches) -> Result<
 /// The engine settings of `run`, its values already range-checked by the
 /// parser; what is left are the checks across flags.
 pub fn run_config(args: &RunArgs) -> Result<Config, String> {
-    let mut c = Config {
-        max_steps: args.max_steps,
-        max_delays: args.max_delays,
-        time_limit: args.time_limit.map(Duration::from_secs_f64),
-        max_states: args.max_states,
-        max_schedules: args.max_schedules,
-        seed: args.seed,
-        shard: args.shard,
-        deadlock: args.deadlock,
-        exact_bound: args.exact_bound,
-        liveness: args.liveness,
-        temperature: args.temperature,
-        symmetry: args.symmetry,
-        plain: args.plain,
-        progress: progress(args.quiet),
-        ..Config::default()
-    };
+    let mut c = Config::default()
+        .max_steps(args.max_steps)
+        .seed(args.seed)
+        .deadlock(args.deadlock)
+        .exact_bound(args.exact_bound)
+        .liveness(args.liveness)
+        .symmetry(args.symmetry)
+        .plain(args.plain)
+        .progress(progress(args.quiet));
+    // The optional flags, `None` when not given (as the default has them).
+    c.max_delays = args.max_delays;
+    c.time_limit = args.time_limit.map(Duration::from_secs_f64);
+    c.max_states = args.max_states;
+    c.max_schedules = args.max_schedules;
+    c.shard = args.shard;
+    c.temperature = args.temperature;
     for name in &args.without {
         c.shortcuts = c.shortcuts.without(name).map_err(|name| {
             let names = mcheck_checker::Shortcuts::NAMES.join(", ");

@@ -69,10 +69,7 @@ pub fn columns() -> Vec<Column> {
     // Hybrid counts the schedules of its sampling phase (after SES spent
     // its state budget; 0 when SES found the bug). Not `delaying` here:
     // the first table's ratio compares SS alone with the baselines.
-    let hybrid = Strategy::Hybrid(HybridParams {
-        ses_states: None,
-        ss: SsParams::default(),
-    });
+    let hybrid = Strategy::Hybrid(HybridParams::default());
     v.push(c("Hybrid", hybrid, "rtc", false, false, true));
     // Its count is the schedules of its sampling members; its steps are
     // every member's, SES's transitions among them.
@@ -242,20 +239,18 @@ pub fn run_once(
     stop: &StopFlag,
 ) -> Option<Run> {
     let start = std::time::Instant::now();
-    let config = Config {
-        time_limit: Some(budget.time),
-        max_states: budget.max_states,
-        max_schedules: budget.max_schedules,
-        seed,
-        threads,
-        progress: Progress::Off,
-        stop: stop.clone(),
+    let mut config = Config::default()
+        .time_limit(budget.time)
+        .seed(seed)
+        .threads(threads)
+        .progress(Progress::Off)
+        .stop(stop.clone())
         // As `mcheck run` does by default: the liveness bugs are found by
         // the exhaustive pass after SES, PB or the portfolio verified
         // safety, and by temperature in the sampling runs.
-        liveness: true,
-        ..Config::default()
-    };
+        .liveness(true);
+    config.max_states = budget.max_states;
+    config.max_schedules = budget.max_schedules;
     let model = target.model;
     let r = model
         .resolve(&target.params.as_overrides(), Some(target.bug))

@@ -58,10 +58,7 @@ fn engine(c: &mut Criterion) {
     bench_ses(&mut g, &p, RunToCompletion::new(), &config);
     bench_ses(&mut g, &p, ProbabilisticRoundRobin::new(0), &config);
     // Both cores: parallel DFS and SES on the shared cache.
-    let two = Config {
-        threads: 2,
-        ..Config::default()
-    };
+    let two = Config::default().threads(2);
     describe_dfs("dfs -j 2", &search::dfs(&p, &two).unwrap());
     g.bench_function("dfs-j2", |b| b.iter(|| search::dfs(&p, &two).unwrap()));
     g.bench_function("ses-rr-j2", |b| {

@@ -9,16 +9,14 @@ use mcheck_checker::Config;
 use std::time::Duration;
 
 fn config(threads: usize) -> Config {
-    Config {
-        max_steps: 200,
-        max_schedules: Some(4000),
-        max_delays: Some(20),
-        time_limit: Some(Duration::from_secs(60)),
-        max_memory: 1 << 30,
-        seed: 1,
-        threads,
-        ..Config::default()
-    }
+    Config::default()
+        .max_steps(200)
+        .max_schedules(4000)
+        .max_delays(20)
+        .time_limit(Duration::from_secs(60))
+        .max_memory(1 << 30)
+        .seed(1)
+        .threads(threads)
 }
 
 fn sampling(c: &mut Criterion) {

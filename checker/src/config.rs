@@ -42,7 +42,27 @@ impl StopFlag {
 /// Engine settings. `Config::default()` is safe: bounded steps per
 /// execution, a memory budget of three quarters of the machine, one minute
 /// for sampling strategies.
+///
+/// Build one from the default with the setters, one per field and named
+/// after it; a setter of an optional field takes the value (`None` is the
+/// default; assign the field to clear it). The methods that compute from
+/// the fields are named for what they compute
+/// ([`temperature_threshold`](Config::temperature_threshold),
+/// [`sampling_time_limit`](Config::sampling_time_limit),
+/// [`worker_threads`](Config::worker_threads)). The fields stay public for
+/// reading and assigning; the struct is `#[non_exhaustive]`, so that a new
+/// field breaks no caller.
+///
+/// ```
+/// use mcheck_checker::Config;
+/// use std::time::Duration;
+///
+/// let config = Config::default().max_states(1_000).threads(2).time_limit(Duration::from_secs(5));
+/// assert_eq!((config.max_states, config.threads), (Some(1_000), 2));
+/// assert_eq!(config.temperature_threshold(), config.max_steps as u64 / 2);
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Config {
     /// Stop after this delay (or preemption) bound. `None`: until exhausted.
     pub max_delays: Option<u32>,
@@ -96,8 +116,8 @@ pub struct Config {
     /// as possible liveness violations.
     pub liveness: bool,
     /// The sampling strategies' temperature threshold, in consecutive hot
-    /// steps. `None`: [`Config::temperature`]'s default, half of
-    /// `max_steps`.
+    /// steps. `None`: [`Config::temperature_threshold`]'s default, half
+    /// of `max_steps`.
     pub temperature: Option<u64>,
     /// Symmetry reduction (ARCHITECTURE.md, "Symmetry"): the exhaustive
     /// searches (DFS, SES, PB, hybrid's SES phase) cache
@@ -152,7 +172,19 @@ impl std::fmt::Debug for Pace {
 /// counterexample: each only saves work, and the differential tests run
 /// the search with each one off against the plain search. A shortcut that
 /// needs another is off when that one is.
+///
+/// Each field has a setter of its name; [`without`](Shortcuts::without)
+/// turns one off by its CLI name.
+///
+/// ```
+/// use mcheck_checker::Shortcuts;
+///
+/// let no_peek = Shortcuts::ALL.peek(false);
+/// assert_eq!(Ok(no_peek), Shortcuts::ALL.without("peek"));
+/// assert!(!Shortcuts::ALL.fast_resume(false).closed().pass);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Shortcuts {
     /// Look-ahead: a frame's successors' fingerprints are computed when it
     /// is pushed, their cache slots prefetched, and the successors found
@@ -187,6 +219,36 @@ impl Shortcuts {
 
     /// The shortcuts' names, as [`without`](Self::without) takes them.
     pub const NAMES: [&'static str; 5] = ["peek", "fast-resume", "retire", "ahead", "pass"];
+
+    /// With look-ahead ([`Shortcuts::peek`]) on or off.
+    pub const fn peek(mut self, on: bool) -> Shortcuts {
+        self.peek = on;
+        self
+    }
+
+    /// With fast resume ([`Shortcuts::fast_resume`]) on or off.
+    pub const fn fast_resume(mut self, on: bool) -> Shortcuts {
+        self.fast_resume = on;
+        self
+    }
+
+    /// With retirement ([`Shortcuts::retire`]) on or off.
+    pub const fn retire(mut self, on: bool) -> Shortcuts {
+        self.retire = on;
+        self
+    }
+
+    /// With checks ahead ([`Shortcuts::ahead`]) on or off.
+    pub const fn ahead(mut self, on: bool) -> Shortcuts {
+        self.ahead = on;
+        self
+    }
+
+    /// With pass-through ([`Shortcuts::pass`]) on or off.
+    pub const fn pass(mut self, on: bool) -> Shortcuts {
+        self.pass = on;
+        self
+    }
 
     /// These shortcuts without the one named `name` (one of
     /// [`NAMES`](Self::NAMES)), or the name back if there is none of it.
@@ -247,10 +309,140 @@ impl Default for Config {
 }
 
 impl Config {
+    /// Stop after delay (or preemption) bound `bound` ([`Config::max_delays`]).
+    pub fn max_delays(mut self, bound: u32) -> Config {
+        self.max_delays = Some(bound);
+        self
+    }
+
+    /// Cut every execution at `steps` steps ([`Config::max_steps`]).
+    pub fn max_steps(mut self, steps: usize) -> Config {
+        self.max_steps = steps;
+        self
+    }
+
+    /// Stop after `limit` of wall-clock time ([`Config::time_limit`]).
+    pub fn time_limit(mut self, limit: Duration) -> Config {
+        self.time_limit = Some(limit);
+        self
+    }
+
+    /// Stop after `states` distinct states ([`Config::max_states`]).
+    pub fn max_states(mut self, states: u64) -> Config {
+        self.max_states = Some(states);
+        self
+    }
+
+    /// Stop after `schedules` executions ([`Config::max_schedules`]).
+    pub fn max_schedules(mut self, schedules: u64) -> Config {
+        self.max_schedules = Some(schedules);
+        self
+    }
+
+    /// Give the state cache `bytes` bytes ([`Config::cache_bytes`]).
+    pub fn cache_bytes(mut self, bytes: usize) -> Config {
+        self.cache_bytes = Some(bytes);
+        self
+    }
+
+    /// Give the whole search `bytes` bytes ([`Config::max_memory`]).
+    pub fn max_memory(mut self, bytes: usize) -> Config {
+        self.max_memory = bytes;
+        self
+    }
+
+    /// Seed every random choice with `seed` ([`Config::seed`]).
+    pub fn seed(mut self, seed: u64) -> Config {
+        self.seed = seed;
+        self
+    }
+
+    /// Search on `threads` worker threads, 0 for one per core
+    /// ([`Config::threads`]).
+    pub fn threads(mut self, threads: usize) -> Config {
+        self.threads = threads;
+        self
+    }
+
+    /// Run only the samples with index mod `n` = `k` ([`Config::shard`]).
+    pub fn shard(mut self, k: u32, n: u32) -> Config {
+        self.shard = Some((k, n));
+        self
+    }
+
+    /// Report deadlocks as violations ([`Config::deadlock`]).
+    pub fn deadlock(mut self, on: bool) -> Config {
+        self.deadlock = on;
+        self
+    }
+
+    /// Report progress as `progress` says ([`Config::progress`]).
+    pub fn progress(mut self, progress: Progress) -> Config {
+        self.progress = progress;
+        self
+    }
+
+    /// Stop when `stop` is raised ([`Config::stop`]).
+    pub fn stop(mut self, stop: StopFlag) -> Config {
+        self.stop = stop;
+        self
+    }
+
+    /// Whether the exhaustive searches use the state cache
+    /// ([`Config::use_cache`]).
+    pub fn use_cache(mut self, on: bool) -> Config {
+        self.use_cache = on;
+        self
+    }
+
+    /// Key the cache by program and explorer state ([`Config::exact_bound`]).
+    pub fn exact_bound(mut self, on: bool) -> Config {
+        self.exact_bound = on;
+        self
+    }
+
+    /// Check liveness too ([`Config::liveness`]).
+    pub fn liveness(mut self, on: bool) -> Config {
+        self.liveness = on;
+        self
+    }
+
+    /// Set the sampling strategies' temperature threshold to `steps`
+    /// consecutive hot steps ([`Config::temperature`];
+    /// [`Config::temperature_threshold`] is the one in effect).
+    pub fn temperature(mut self, steps: u64) -> Config {
+        self.temperature = Some(steps);
+        self
+    }
+
+    /// Reduce by symmetry ([`Config::symmetry`]).
+    pub fn symmetry(mut self, on: bool) -> Config {
+        self.symmetry = on;
+        self
+    }
+
+    /// Run SES, DFS and PB as the plain search ([`Config::plain`]).
+    pub fn plain(mut self, on: bool) -> Config {
+        self.plain = on;
+        self
+    }
+
+    /// Take these shortcuts in the optimised search ([`Config::shortcuts`]).
+    pub fn shortcuts(mut self, shortcuts: Shortcuts) -> Config {
+        self.shortcuts = shortcuts;
+        self
+    }
+
+    /// Pace the exhaustive searches with `pace` ([`Config::pace`]).
+    pub fn pace(mut self, pace: Pace) -> Config {
+        self.pace = Some(pace);
+        self
+    }
+
     /// The temperature threshold of the sampling strategies: the
     /// configured one, else half of `max_steps` (hot for the whole second
     /// half of an execution that the step limit cut).
-    pub fn temperature(&self) -> u64 {
+    pub fn temperature_threshold(&self) -> u64 {
         self.temperature.unwrap_or(self.max_steps as u64 / 2)
     }
 

@@ -87,7 +87,7 @@ pub fn monitors<P: Program>(program: &P, strategy: &Strategy, config: &Config) -
             true => "liveness (fair hot cycles, once verified)".into(),
             false => format!(
                 "liveness (hot at the end, or for more than {} steps at max-steps {})",
-                config.temperature(),
+                config.temperature_threshold(),
                 config.max_steps
             ),
         });
@@ -135,11 +135,13 @@ fn run_checked<P: Program, E: Explorer>(
         // The temperature judges terminal states (see its docs), so the
         // search runs with deadlock detection on; the schedule says what
         // the user asked.
-        let tempered = Temperature::watched(program, config.max_steps, config.temperature(), config.deadlock);
-        let judged = Config {
-            deadlock: true,
-            ..config.clone()
-        };
+        let tempered = Temperature::watched(
+            program,
+            config.max_steps,
+            config.temperature_threshold(),
+            config.deadlock,
+        );
+        let judged = config.clone().deadlock(true);
         let watch = program.watch().map(|_| &tempered as &dyn Watch<_>);
         let sampled = Watched::new(&tempered, watch);
         let mut report = match strategy {

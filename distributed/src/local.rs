@@ -72,11 +72,8 @@ impl<P: Program<State: 'static>, E: Explorer> Local<P, E> {
     pub fn new(program: Arc<P>, root: E, config: Arc<Config>, me: u32, peers: u32, cache_bytes: Option<usize>) -> Self {
         let name = root.name().to_string();
         let report = Report::new("ses", Some(&name), config.seed, 1);
-        let worker = Config {
-            max_states: config.max_states.map(|m| m.div_ceil(u64::from(peers))),
-            progress: Progress::Off,
-            ..(*config).clone()
-        };
+        let mut worker = (*config).clone().progress(Progress::Off);
+        worker.max_states = config.max_states.map(|m| m.div_ceil(u64::from(peers)));
         let route = Owners {
             me,
             peers,

@@ -17,10 +17,7 @@ use std::sync::Arc;
 
 fn check<E: Explorer + 'static>(seed: u64, plant: bool, explorer: E, layout: &Layout) -> Option<Report> {
     let p = Arc::new(RandomProgram::generate(seed, false, plant).recording());
-    let config = Config {
-        seed,
-        ..Config::default()
-    };
+    let config = Config::default().seed(seed);
     let report = ses(Arc::clone(&p), explorer.clone(), &config, layout).expect("runs")?;
     let oracle = p.oracle();
     if plant && oracle.violation_reachable {

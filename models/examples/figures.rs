@@ -43,14 +43,8 @@ fn figures<M: Model>(model: &M) {
         info.name, r.outcome, r.states, r.transitions
     );
     let explorers: Vec<&str> = BUILTIN.iter().chain(&info.explorers).map(|e| e.name).collect();
-    let capped = Config {
-        max_states: Some(3_000_000),
-        ..Config::default()
-    };
-    let zero = Config {
-        max_delays: Some(0),
-        ..Config::default()
-    };
+    let capped = Config::default().max_states(3_000_000);
+    let zero = Config::default().max_delays(0);
     for bug in &info.bugs {
         let params = model.effective_params(&defaults, Some(bug.id));
         let program = model.build(&params, Some(bug.id));

@@ -101,11 +101,7 @@ impl Model for ForksModel {
 }
 
 fn config() -> Config {
-    Config {
-        deadlock: true,
-        progress: Progress::Off,
-        ..Config::default()
-    }
+    Config::default().deadlock(true).progress(Progress::Off)
 }
 
 /// The deadlock, as the oracle above says: at step 2 (after two steps).
@@ -279,10 +275,7 @@ fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {
     let info = LostUpdate.info();
     let params = Params::resolve(info.name, &info.params, &[]).unwrap();
     let instance = |bug| mcheck::Instance::resolve(&LostUpdate, &params, bug).unwrap();
-    let c = Config {
-        progress: Progress::Off,
-        ..Config::default()
-    };
+    let c = Config::default().progress(Progress::Off);
     for bug in [None, Some(1)] {
         let any = check_model(
             &LostUpdate,
@@ -334,7 +327,7 @@ fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {
         .unwrap()
         .report;
     assert_eq!((verified.outcome, verified.states), (mcheck::Outcome::Verified, 39_104));
-    let live = Config { liveness: true, ..c };
+    let live = c.liveness(true);
     assert!(
         check_model_ses(&LostUpdate, &instance(None), RunToCompletion::new(), &live, false)
             .unwrap()

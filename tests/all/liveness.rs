@@ -103,10 +103,7 @@ impl mcheck_checker::Monitors<(bool, bool)> for Spinner {
 #[test]
 fn a_replayed_lasso_marks_where_its_cycle_starts_and_returns() {
     use mcheck_checker::testing::Causal;
-    let config = mcheck_checker::Config {
-        liveness: true,
-        ..mcheck_checker::Config::default()
-    };
+    let config = mcheck_checker::Config::default().liveness(true);
     let report = mcheck_checker::run(&Spinner, Causal::default(), &mcheck_checker::Strategy::Dfs, &config)
         .expect("the search runs");
     let schedule = report.schedule.expect("a lasso");

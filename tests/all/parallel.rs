@@ -22,11 +22,7 @@ use mcheck_models::twophase_packed::TwoPhasePacked;
 const EXPLORERS: [&str; 3] = ["rr", "rtc", "prr"];
 
 fn two_threads() -> Config {
-    Config {
-        max_memory: 1 << 30,
-        threads: 2,
-        ..Config::default()
-    }
+    Config::default().max_memory(1 << 30).threads(2)
 }
 
 fn explorer(name: &str) -> AnyExplorer {
@@ -40,7 +36,7 @@ fn parallel_ses_visits_exactly_the_reachable_set() {
         let oracle = RandomProgram::generate(seed, false, false).oracle();
         for name in EXPLORERS {
             let p = RandomProgram::generate(seed, false, false).recording();
-            let config = Config { seed, ..two_threads() };
+            let config = two_threads().seed(seed);
             let r = search::ses(&p, explorer(name), &config).unwrap();
             assert_eq!(r.outcome, Outcome::Verified, "seed {seed} {name}");
             assert_eq!(r.threads, 2);
@@ -69,7 +65,7 @@ fn parallel_ses_finds_planted_violations_exactly_when_reachable_and_they_replay(
         let p = RandomProgram::generate(seed, false, true);
         let oracle = p.oracle();
         for name in EXPLORERS {
-            let config = Config { seed, ..two_threads() };
+            let config = two_threads().seed(seed);
             let r = search::ses(&p, explorer(name), &config).unwrap();
             assert_eq!(r.is_violation(), oracle.violation_reachable, "seed {seed} {name}");
             if let Some(mut schedule) = r.schedule {
@@ -114,10 +110,7 @@ fn with_a_full_cache_parallel_ses_stays_sound_on_acyclic_systems() {
         let oracle = RandomProgram::generate(seed, true, false).oracle();
         for name in EXPLORERS {
             let p = RandomProgram::generate(seed, true, false).recording();
-            let config = Config {
-                cache_bytes: Some(64),
-                ..two_threads()
-            };
+            let config = two_threads().cache_bytes(64);
             let r = search::ses(&p, explorer(name), &config).unwrap();
             assert_eq!(r.outcome, Outcome::Verified, "seed {seed} {name}: {:?}", r.notes);
             // A budget of 64 bytes is less than a slot per shard: every
@@ -137,25 +130,19 @@ fn budgets_stop_parallel_ses_with_bounded() {
     )
     .unwrap();
     let p = TwoPhasePacked.build(&params, None);
-    let config = Config {
-        max_states: Some(2_000),
-        ..two_threads()
-    };
+    let config = two_threads().max_states(2_000);
     let r = search::ses(&p, explorer("rtc"), &config).unwrap();
     assert_eq!((r.outcome, r.bounded_by), (Outcome::Bounded, Some(BoundedBy::States)));
     assert!(r.states >= 2_000, "{}", r.states);
     let stop = StopFlag::new();
     stop.raise();
-    let config = Config { stop, ..two_threads() };
+    let config = two_threads().stop(stop);
     let r = search::ses(&p, explorer("rtc"), &config).unwrap();
     assert_eq!(
         (r.outcome, r.bounded_by),
         (Outcome::Bounded, Some(BoundedBy::Interrupted))
     );
-    let config = Config {
-        max_delays: Some(3),
-        ..two_threads()
-    };
+    let config = two_threads().max_delays(3);
     let r = search::ses(&p, explorer("rtc"), &config).unwrap();
     assert_eq!(
         (r.outcome, r.bounded_by, r.bound_reached),
@@ -228,11 +215,9 @@ fn the_time_limit_holds_with_many_more_threads_than_cores() {
     .unwrap();
     let p = TwoPhasePacked.build(&params, None);
     for threads in [64, 1024] {
-        let config = Config {
-            threads,
-            time_limit: Some(std::time::Duration::from_millis(500)),
-            ..two_threads()
-        };
+        let config = two_threads()
+            .threads(threads)
+            .time_limit(std::time::Duration::from_millis(500));
         let start = std::time::Instant::now();
         let r = search::ses(&p, explorer("rtc"), &config).unwrap();
         let wall = start.elapsed().as_secs_f64();
@@ -256,11 +241,7 @@ fn parallel_dfs_visits_exactly_the_reachable_set() {
         let oracle = RandomProgram::generate(seed, false, false).oracle();
         for threads in [2, 3] {
             let p = RandomProgram::generate(seed, false, false).recording();
-            let config = Config {
-                threads,
-                max_delays: Some(0),
-                ..two_threads()
-            };
+            let config = two_threads().threads(threads).max_delays(0);
             let r = search::dfs(&p, &config).unwrap();
             assert_eq!(r.outcome, Outcome::Verified, "seed {seed} -j {threads}");
             assert_eq!(r.threads, threads);
@@ -290,10 +271,7 @@ fn parallel_dfs_runs_twophase_depth_first_with_exactly_its_states() {
     assert_eq!((one.outcome, one.states, one.deferrals), (Outcome::Verified, 50_816, 0));
     for run in 0..3 {
         for threads in [2, 3] {
-            let config = Config {
-                threads,
-                ..two_threads()
-            };
+            let config = two_threads().threads(threads);
             let r = search::dfs(&p, &config).unwrap();
             assert_eq!(r.outcome, Outcome::Verified, "run {run} -j {threads}");
             assert_eq!(
@@ -355,10 +333,7 @@ fn parallel_dfs_counts_what_one_thread_counts_on_machine_models() {
     let one_2pc = search::dfs(&twopc, &Config::default()).unwrap();
     assert_eq!((one_2pc.states, one_2pc.transitions), (82_782, 229_079));
     for threads in [2, 3] {
-        let config = Config {
-            threads,
-            ..two_threads()
-        };
+        let config = two_threads().threads(threads);
         let r = search::dfs(&lostupdate, &config).unwrap();
         assert_eq!((r.states, r.transitions), (39_104, 79_608), "lostupdate -j {threads}");
         assert!(

@@ -20,10 +20,7 @@ fn params() -> Params {
 
 /// The counterexample as `mcheck run --save` would write it.
 fn found() -> Schedule {
-    let config = Config {
-        progress: Progress::Off,
-        ..Config::default()
-    };
+    let config = Config::default().progress(Progress::Off);
     let r = check_model(&LostUpdate, &params(), Some(1), &Strategy::Ses, rtc().unwrap(), &config).unwrap();
     let s = r.schedule.unwrap();
     let v = s.expected.as_ref().unwrap();

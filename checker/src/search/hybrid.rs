@@ -56,14 +56,39 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// models (measured in ARCHITECTURE.md, "Hybrid").
 pub const DEFAULT_HYBRID_STATES: u64 = 100_000;
 
-/// The settings of the hybrid strategy.
+/// The settings of the hybrid strategy, built from the default with the
+/// setters, one per field and named after it.
+///
+/// ```
+/// use mcheck_checker::search::{HybridParams, SsParams};
+///
+/// let params = HybridParams::default().ses_states(2_000).ss(SsParams::paper());
+/// assert_eq!((params.ses_states, params.ss), (Some(2_000), SsParams::paper()));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct HybridParams {
     /// The SES phase's state budget (`None`: `config.max_states`, else
     /// [`DEFAULT_HYBRID_STATES`]).
     pub ses_states: Option<u64>,
     /// The sampling phase's sample counts.
     pub ss: SsParams,
+}
+
+impl HybridParams {
+    /// With the SES phase's state budget set to `states`
+    /// ([`HybridParams::ses_states`]).
+    pub fn ses_states(mut self, states: u64) -> HybridParams {
+        self.ses_states = Some(states);
+        self
+    }
+
+    /// With the sampling phase's sample counts set to `ss`
+    /// ([`HybridParams::ss`]).
+    pub fn ss(mut self, ss: SsParams) -> HybridParams {
+        self.ss = ss;
+        self
+    }
 }
 
 /// The hybrid strategy with `explorer` (see the module docs). The outcome

@@ -93,7 +93,18 @@ impl SsPlacement {
 /// The settings of stratified sampling: `num_samples(db) = ⌈c1 · c2^db⌉`
 /// uniform samples a bound, each with a near twin under
 /// [`SsPlacement::Mixed`].
+///
+/// Build one from [`SsParams::default`] or [`SsParams::paper`] with the
+/// setters, one per field and named after it.
+///
+/// ```
+/// use mcheck_checker::search::{SsParams, SsPlacement};
+///
+/// let few = SsParams::paper().c1(20.0);
+/// assert_eq!((few.num_samples(2), few.placement), (80, SsPlacement::Uniform));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct SsParams {
     /// Samples at delay bound 0 (scale of every bound). Positive.
     pub c1: f64,
@@ -136,6 +147,24 @@ impl Default for SsParams {
 }
 
 impl SsParams {
+    /// With [`SsParams::c1`] (samples at bound 0) set to `c1`.
+    pub fn c1(mut self, c1: f64) -> SsParams {
+        self.c1 = c1;
+        self
+    }
+
+    /// With [`SsParams::c2`] (growth per delay) set to `c2`.
+    pub fn c2(mut self, c2: f64) -> SsParams {
+        self.c2 = c2;
+        self
+    }
+
+    /// With the delays placed as `placement` says ([`SsParams::placement`]).
+    pub fn placement(mut self, placement: SsPlacement) -> SsParams {
+        self.placement = placement;
+        self
+    }
+
     /// The number of samples of delay bound `db` (saturating).
     pub fn num_samples(&self, db: u32) -> u64 {
         let n = (self.c1 * self.c2.powi(db.min(i32::MAX as u32) as i32)).ceil();
@@ -149,10 +178,7 @@ impl SsParams {
     /// The paper's settings: `c1 = 100`, `c2 = 2`, uniform placement
     /// only.
     pub fn paper() -> Self {
-        SsParams {
-            placement: SsPlacement::Uniform,
-            ..SsParams::default()
-        }
+        SsParams::default().placement(SsPlacement::Uniform)
     }
 
     /// The samples of delay bound `db` (see [`SsPlacement`]): one at bound 0

@@ -19,13 +19,11 @@ fn strategies() -> [Strategy; 3] {
 }
 
 fn config(threads: usize, schedules: u64) -> Config {
-    Config {
-        threads,
-        max_schedules: Some(schedules),
-        max_steps: 200,
-        time_limit: Some(Duration::from_secs(30)),
-        ..Config::default()
-    }
+    Config::default()
+        .threads(threads)
+        .max_schedules(schedules)
+        .max_steps(200)
+        .time_limit(Duration::from_secs(30))
 }
 
 fn run(p: &RandomProgram, s: &Strategy, c: &Config) -> Report {
@@ -136,10 +134,7 @@ fn shards_partition_the_samples() {
     let whole = run(&p, &Strategy::Rs, &config(1, 900));
     let mut sum = 0;
     for k in 0..3 {
-        let c = Config {
-            shard: Some((k, 3)),
-            ..config(1, 900)
-        };
+        let c = config(1, 900).shard(k, 3);
         let r = run(&p, &Strategy::Rs, &c);
         assert_eq!(r.shard.as_deref(), Some(format!("{k}/3").as_str()));
         assert_eq!(r.schedules, 300);

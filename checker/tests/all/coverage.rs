@@ -190,10 +190,7 @@ fn counts(c: &Coverage) -> HashMap<(String, String, How), u64> {
 }
 
 fn run(model: &Toy, strategy: Strategy, threads: usize) -> mcheck_checker::Report {
-    let config = Config {
-        threads,
-        ..Config::default()
-    };
+    let config = Config::default().threads(threads);
     let params = Params::defaults(&model.info().params);
     check_coverage(model, &params, None, &strategy, RunToCompletion::default(), &config).unwrap()
 }
@@ -266,11 +263,7 @@ fn the_broken_variant_has_a_dead_handler_and_an_unreached_property() {
 
 #[test]
 fn sampling_counts_steps_and_reports_not_seen() {
-    let config = Config {
-        max_schedules: Some(50),
-        threads: 1,
-        ..Config::default()
-    };
+    let config = Config::default().max_schedules(50).threads(1);
     let params = Params::defaults(&Toy(false).info().params);
     let r = check_coverage(
         &Toy(false),
@@ -344,10 +337,7 @@ fn searches_tell_each_transition_and_state_once() {
                 states: Mutex::new(HashMap::new()),
                 executions: AtomicU64::new(0),
             };
-            let config = Config {
-                threads,
-                ..Config::default()
-            };
+            let config = Config::default().threads(threads);
             let watch = Some(&told as &dyn Watch<u32>);
             let rr = |strategy| mcheck_checker::run_watched(&program, watch, RoundRobin::default(), &strategy, &config);
             let r = match name {

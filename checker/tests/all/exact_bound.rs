@@ -80,14 +80,12 @@ fn ses_at(
     seed: u64,
     threads: usize,
 ) -> mcheck_checker::Report {
-    let config = Config {
-        max_delays: Some(d),
-        exact_bound: exact,
-        seed,
-        threads,
-        max_memory: 1 << 30,
-        ..Config::default()
-    };
+    let config = Config::default()
+        .max_delays(d)
+        .exact_bound(exact)
+        .seed(seed)
+        .threads(threads)
+        .max_memory(1 << 30);
     ses(p, explorer.clone(), &config).expect("a sound, keyable explorer")
 }
 
@@ -187,10 +185,7 @@ impl Explorer for Opaque {
 #[test]
 fn exact_bound_needs_a_keyable_explorer() {
     let p = RandomProgram::generate(3, true, false);
-    let config = Config {
-        exact_bound: true,
-        ..Config::default()
-    };
+    let config = Config::default().exact_bound(true);
     let err = ses(&p, Opaque::default(), &config).expect_err("opaque cannot be keyed");
     let SearchError::Input(message) = &err else {
         panic!("not an input error: {err:?}");

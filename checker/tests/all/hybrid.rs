@@ -8,22 +8,16 @@ use mcheck_checker::{Config, Outcome, PathKind, Report, Schedule};
 use std::time::Duration;
 
 fn quiet() -> Config {
-    Config {
-        max_memory: 1 << 30,
-        max_steps: 200,
-        time_limit: Some(Duration::from_secs(600)),
-        ..Config::default()
-    }
+    Config::default()
+        .max_memory(1 << 30)
+        .max_steps(200)
+        .time_limit(Duration::from_secs(600))
 }
 
 fn params(ses_states: u64) -> HybridParams {
-    HybridParams {
-        ses_states: Some(ses_states),
-        ss: SsParams {
-            c1: 20.0,
-            ..SsParams::paper()
-        },
-    }
+    HybridParams::default()
+        .ses_states(ses_states)
+        .ss(SsParams::paper().c1(20.0))
 }
 
 fn hybrid(p: &RandomProgram, ses_states: u64, config: &Config) -> Report {
@@ -86,10 +80,7 @@ fn planted_violations_are_found_from_the_frontier_and_replay() {
         let p = RandomProgram::generate(seed, false, true);
         let oracle = p.oracle();
         let budget = (oracle.reachable.len() as u64 / 5).max(2);
-        let config = Config {
-            max_schedules: Some(2_000),
-            ..quiet()
-        };
+        let config = quiet().max_schedules(2_000);
         let r = hybrid(&p, budget, &config);
         let sampled = r.notes.iter().any(|n| n.starts_with("hybrid: SES reached"));
         switched += u32::from(sampled);
@@ -117,37 +108,11 @@ fn the_report_is_the_same_on_one_and_two_threads() {
     for seed in 0..60u64 {
         let p = RandomProgram::generate(seed, false, true);
         let budget = (p.oracle().reachable.len() as u64 / 4).max(2);
-        let base = Config {
-            max_schedules: Some(3_000),
-            seed: 5,
-            ..quiet()
-        };
-        let one = hybrid(
-            &p,
-            budget,
-            &Config {
-                threads: 1,
-                ..base.clone()
-            },
-        );
-        let two = hybrid(
-            &p,
-            budget,
-            &Config {
-                threads: 2,
-                ..base.clone()
-            },
-        );
+        let base = quiet().max_schedules(3_000).seed(5);
+        let one = hybrid(&p, budget, &base.clone().threads(1));
+        let two = hybrid(&p, budget, &base.clone().threads(2));
         assert_eq!(shape(&one), shape(&two), "seed {seed}");
-        let other = hybrid(
-            &p,
-            budget,
-            &Config {
-                threads: 2,
-                seed: 6,
-                ..base
-            },
-        );
+        let other = hybrid(&p, budget, &base.threads(2).seed(6));
         differ += u32::from(shape(&other) != shape(&one));
     }
     assert!(

@@ -259,10 +259,7 @@ impl Monitors<(bool, bool, u8)> for Retry {
 
 #[test]
 fn a_starved_server_is_no_violation_a_missing_one_is() {
-    let config = Config {
-        liveness: true,
-        ..Config::default()
-    };
+    let config = Config::default().liveness(true);
     // The client's retries form a hot cycle, but the server is enabled
     // throughout and never runs in it: unfair, so no violation.
     let fair = Retry { fair_server: true };
@@ -305,13 +302,8 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
     }
     // Sampling: the walk reaches max-steps 40 hot for its last 40 steps,
     // over the threshold 20 (half of 40): a possible violation.
-    let sampling = Config {
-        liveness: true,
-        max_steps: 40,
-        max_schedules: Some(5),
-        ..Config::default()
-    };
-    assert_eq!(sampling.temperature(), 20);
+    let sampling = Config::default().liveness(true).max_steps(40).max_schedules(5);
+    assert_eq!(sampling.temperature_threshold(), 20);
     let report = mcheck_checker::run(
         &broken,
         mcheck_checker::testing::Causal::default(),
@@ -330,10 +322,7 @@ fn a_starved_server_is_no_violation_a_missing_one_is() {
     let schedule = report.schedule.unwrap();
     mcheck_checker::replay(&broken, None::<mcheck_checker::testing::Causal>, &schedule, false).unwrap();
     // Above the threshold only: 40 hot steps are not more than 40.
-    let cool = Config {
-        temperature: Some(40),
-        ..sampling
-    };
+    let cool = sampling.temperature(40);
     let report = mcheck_checker::run(
         &broken,
         mcheck_checker::testing::Causal::default(),

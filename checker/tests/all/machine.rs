@@ -273,10 +273,7 @@ fn deadlock_only_when_asked() {
     });
     let r = search::dfs(&p, &Config::default()).unwrap();
     assert_eq!(r.outcome, Outcome::Verified);
-    let config = Config {
-        deadlock: true,
-        ..Config::default()
-    };
+    let config = Config::default().deadlock(true);
     let r = search::dfs(&p, &config).unwrap();
     let v = r.violation.unwrap();
     assert_eq!(v.violation.kind, ViolationKind::Deadlock);

@@ -336,10 +336,7 @@ fn deferred_unordered_messages_block() {
     // B is no candidate: it is neither delivered, dropped nor duplicated.
     // s0, then A pending (0 or 1 made) or gone after 0, 1 or 2 deliveries.
     assert_eq!(searched(&p, "deferred B").0, 6);
-    let config = Config {
-        deadlock: true,
-        ..Config::default()
-    };
+    let config = Config::default().deadlock(true);
     let r = search::dfs(&p, &config).unwrap();
     let v = r.violation.expect("a deadlock").violation;
     assert_eq!(v.kind, ViolationKind::Deadlock);

@@ -64,10 +64,7 @@ fn assert_same(fast: &Result<Report, SearchError>, plain: &Result<Report, Search
 /// SES with `explorer`, DFS and PB on `p`, each optimised and plain under
 /// `config`; the number of runs that ended in a violation.
 fn compare_all<E: Explorer>(p: &RandomProgram, explorer: &E, config: &Config, what: &str) -> u64 {
-    let plain = Config {
-        plain: true,
-        ..config.clone()
-    };
+    let plain = config.clone().plain(true);
     let mut violations = 0;
     for strategy in ["ses", "dfs", "pb"] {
         let run = |c: &Config| match strategy {
@@ -95,10 +92,7 @@ fn compare_explorers(p: &RandomProgram, config: &Config, what: &str) -> u64 {
 }
 
 fn quiet() -> Config {
-    Config {
-        max_memory: 1 << 30,
-        ..Config::default()
-    }
+    Config::default().max_memory(1 << 30)
 }
 
 /// Cyclic systems, half with planted violations: run to exhaustion or to
@@ -109,7 +103,7 @@ fn plain_and_optimised_agree_on_random_systems() {
     for seed in 0..150u64 {
         let p = RandomProgram::generate(seed, false, seed % 2 == 0);
         for exact_bound in [false, true] {
-            let config = Config { exact_bound, ..quiet() };
+            let config = quiet().exact_bound(exact_bound);
             violations += compare_explorers(&p, &config, &format!("seed {seed}, exact bound {exact_bound}"));
         }
     }
@@ -127,22 +121,15 @@ fn plain_and_optimised_agree_under_bounds() {
     for seed in 0..100u64 {
         let p = RandomProgram::generate(seed, false, false);
         for (max_delays, max_steps) in [(Some(1), 10_000), (Some(2), 6), (None, 4)] {
-            let config = Config {
-                max_delays,
-                max_steps,
-                ..quiet()
-            };
+            let mut config = quiet().max_steps(max_steps);
+            config.max_delays = max_delays;
             compare_explorers(
                 &p,
                 &config,
                 &format!("seed {seed}, {max_delays:?} delays, {max_steps} steps"),
             );
         }
-        let budget = |plain| Config {
-            max_states: Some(30),
-            plain,
-            ..quiet()
-        };
+        let budget = |plain| quiet().max_states(30).plain(plain);
         let fast = search::ses(&p, Causal::default(), &budget(false)).unwrap();
         let plain = search::ses(&p, Causal::default(), &budget(true)).unwrap();
         for r in [&fast, &plain] {
@@ -165,13 +152,10 @@ fn plain_and_optimised_agree_with_a_full_cache_or_none() {
     for seed in 0..100u64 {
         let p = RandomProgram::generate(seed, true, seed % 2 == 0);
         for budget in [Some(64), None] {
-            let config = Config {
-                use_cache: budget.is_some(),
-                cache_bytes: budget,
-                ..quiet()
-            };
+            let mut config = quiet().use_cache(budget.is_some());
+            config.cache_bytes = budget;
             compare_explorers(&p, &config, &format!("seed {seed}, cache {budget:?}"));
-            let r = search::dfs(&p, &Config { plain: true, ..config }).unwrap();
+            let r = search::dfs(&p, &config.plain(true)).unwrap();
             full += u64::from(r.cache_full);
         }
     }
@@ -186,7 +170,7 @@ fn the_plain_search_visits_exactly_the_reachable_set() {
     for seed in 0..200u64 {
         let oracle = RandomProgram::generate(seed, false, false).oracle();
         let p = RandomProgram::generate(seed, false, false).recording();
-        let config = Config { plain: true, ..quiet() };
+        let config = quiet().plain(true);
         for r in [
             search::ses(&p, Causal::default(), &config),
             search::dfs(&p, &config),
@@ -208,11 +192,7 @@ fn the_plain_search_visits_exactly_the_reachable_set() {
 #[test]
 fn the_plain_search_refuses_several_threads() {
     let p = RandomProgram::generate(1, false, false);
-    let config = Config {
-        plain: true,
-        threads: 2,
-        ..quiet()
-    };
+    let config = quiet().plain(true).threads(2);
     for r in [search::ses(&p, Causal::default(), &config), search::dfs(&p, &config)] {
         assert!(matches!(r, Err(SearchError::Input(m)) if m.contains("one thread")));
     }
@@ -227,7 +207,7 @@ fn each_shortcut_off_agrees_with_plain() {
         let shortcuts = Shortcuts::ALL.without(name).expect("a shortcut's name");
         for seed in 0..40u64 {
             let p = RandomProgram::generate(seed, false, seed % 2 == 0);
-            let config = Config { shortcuts, ..quiet() };
+            let config = quiet().shortcuts(shortcuts);
             compare_explorers(&p, &config, &format!("seed {seed}, without {name}"));
         }
     }

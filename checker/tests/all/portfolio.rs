@@ -28,12 +28,10 @@ fn twopc(bug: Option<u32>) -> <TwoPc as Model>::Program {
 }
 
 fn config(seed: u64, threads: usize) -> Config {
-    Config {
-        seed,
-        threads,
-        time_limit: Some(Duration::from_secs(120)),
-        ..Config::default()
-    }
+    Config::default()
+        .seed(seed)
+        .threads(threads)
+        .time_limit(Duration::from_secs(120))
 }
 
 fn portfolio<P: Program>(p: &P, c: &Config) -> Report {
@@ -114,14 +112,7 @@ fn found_and_alone<P: Program>(p: &P, c: &Config) -> (Report, Option<mcheck_chec
     assert_eq!(r.outcome, Outcome::Violation, "seed {}", c.seed);
     assert_replays(p, &r);
     let member = r.found_by.clone().expect("a violation names its member");
-    let alone = alone(
-        p,
-        &member,
-        &Config {
-            threads: 1,
-            ..c.clone()
-        },
-    );
+    let alone = alone(p, &member, &c.clone().threads(1));
     (r, alone.schedule)
 }
 
@@ -163,10 +154,7 @@ const WINNERS: [&str; 15] = [
 fn a_liveness_bug_is_found_through_run() {
     let p = twopc(Some(6));
     assert_eq!(portfolio(&p, &config(0, 2)).outcome, Outcome::Verified);
-    let c = Config {
-        liveness: true,
-        ..config(0, 2)
-    };
+    let c = config(0, 2).liveness(true);
     let r = mcheck_checker::run(&p, builtin("rtc").unwrap(), &Strategy::Portfolio, &c).unwrap();
     assert_eq!(r.outcome, Outcome::Violation, "{:?}", r.notes);
     assert_replays(&p, &r);
@@ -185,10 +173,7 @@ fn random_programs_found_when_reachable_else_verified() {
     for seed in 0..60 {
         let p = RandomProgram::generate(seed, false, seed % 3 != 0);
         let oracle = p.oracle();
-        let c = Config {
-            max_steps: 200,
-            ..config(seed, 2)
-        };
+        let c = config(seed, 2).max_steps(200);
         let r = portfolio(&p, &c);
         if oracle.violation_reachable {
             assert_eq!(r.outcome, Outcome::Violation, "seed {seed}");
@@ -237,11 +222,8 @@ const SHARED: (u64, u64) = (6900, 316871);
 #[test]
 fn without_a_time_limit_the_portfolio_ends_with_ses() {
     let p = twopc(None);
-    let budget = Config {
-        time_limit: None,
-        max_states: Some(5_000),
-        ..config(1, 2)
-    };
+    let mut budget = config(1, 2).max_states(5_000);
+    budget.time_limit = None;
     let r = portfolio(&p, &budget);
     assert_eq!(
         (r.outcome, r.bounded_by, r.found_by.as_deref()),
@@ -249,19 +231,9 @@ fn without_a_time_limit_the_portfolio_ends_with_ses() {
         "{:?}",
         r.notes
     );
-    let ses = alone(
-        &p,
-        "ses-rtc",
-        &Config {
-            threads: 1,
-            ..budget.clone()
-        },
-    );
+    let ses = alone(&p, "ses-rtc", &budget.clone().threads(1));
     assert_eq!((r.states, r.transitions), (ses.states, ses.transitions));
-    let timed = Config {
-        time_limit: Some(Duration::from_millis(300)),
-        ..budget
-    };
+    let timed = budget.time_limit(Duration::from_millis(300));
     let r = portfolio(&p, &timed);
     assert_eq!(
         (r.outcome, r.bounded_by),

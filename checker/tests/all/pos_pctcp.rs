@@ -330,13 +330,11 @@ fn pctcp_run(c: &mut Choices, depth: u32, k: u64) -> Result<bool, NeedMore> {
 // ---------------------------------------------------------------------------
 
 fn one_execution(seed: u64, threads: usize) -> Config {
-    Config {
-        seed,
-        threads,
-        max_schedules: Some(1),
-        time_limit: Some(Duration::from_secs(60)),
-        ..Config::default()
-    }
+    Config::default()
+        .seed(seed)
+        .threads(threads)
+        .max_schedules(1)
+        .time_limit(Duration::from_secs(60))
 }
 
 /// Runs of `strategy` on seeds `0..n`, one execution each: how many hit the
@@ -436,11 +434,11 @@ fn same_report_on_one_and_two_threads() {
     let correct = lostupdate(None);
     for s in strategies() {
         for seed in [0, 7] {
-            let c = |threads| Config {
-                seed,
-                threads,
-                time_limit: Some(Duration::from_secs(60)),
-                ..Config::default()
+            let c = |threads| {
+                Config::default()
+                    .seed(seed)
+                    .threads(threads)
+                    .time_limit(Duration::from_secs(60))
             };
             let one = run(&buggy, &s, &c(1));
             assert_eq!(one.outcome, Outcome::Violation, "{} seed {seed}", s.name());
@@ -450,10 +448,7 @@ fn same_report_on_one_and_two_threads() {
                 "{} seed {seed}",
                 s.name()
             );
-            let budget = |threads| Config {
-                max_schedules: Some(300),
-                ..c(threads)
-            };
+            let budget = |threads| c(threads).max_schedules(300);
             let one = run(&correct, &s, &budget(1));
             assert_eq!((one.outcome, one.schedules), (Outcome::Bounded, 300));
             assert_eq!(summary(&one), summary(&run(&correct, &s, &budget(2))), "{}", s.name());
@@ -467,16 +462,13 @@ fn same_report_on_one_and_two_threads() {
 fn shards_partition_the_executions() {
     let p = lostupdate(None);
     for s in strategies() {
-        let c = |shard| Config {
-            seed: 3,
-            threads: 2,
-            shard,
-            max_schedules: Some(200),
-            time_limit: Some(Duration::from_secs(60)),
-            ..Config::default()
-        };
-        let whole = run(&p, &s, &c(None));
-        let parts: Vec<Report> = (0..2).map(|k| run(&p, &s, &c(Some((k, 2))))).collect();
+        let c = Config::default()
+            .seed(3)
+            .threads(2)
+            .max_schedules(200)
+            .time_limit(Duration::from_secs(60));
+        let whole = run(&p, &s, &c);
+        let parts: Vec<Report> = (0..2).map(|k| run(&p, &s, &c.clone().shard(k, 2))).collect();
         assert_eq!(
             parts.iter().map(|r| r.schedules).sum::<u64>(),
             whole.schedules,
@@ -496,12 +488,10 @@ fn lostupdate_bug_found_and_replayed() {
     for (s, pinned) in strategies().iter().zip(LOSTUPDATE_SCHEDULES) {
         let mut counts = Vec::new();
         for seed in 0..5 {
-            let c = Config {
-                seed,
-                threads: 2,
-                time_limit: Some(Duration::from_secs(60)),
-                ..Config::default()
-            };
+            let c = Config::default()
+                .seed(seed)
+                .threads(2)
+                .time_limit(Duration::from_secs(60));
             let r = run(&p, s, &c);
             assert_eq!(r.outcome, Outcome::Violation, "{} seed {seed}", s.name());
             let schedule = r.schedule.as_ref().unwrap();
@@ -529,12 +519,10 @@ fn random_programs_found_only_when_reachable_and_replayed() {
         let oracle = p.oracle();
         reachable += u32::from(oracle.violation_reachable);
         for (k, s) in strategies().iter().enumerate() {
-            let c = Config {
-                max_schedules: Some(3000),
-                max_steps: 200,
-                time_limit: Some(Duration::from_secs(30)),
-                ..Config::default()
-            };
+            let c = Config::default()
+                .max_schedules(3000)
+                .max_steps(200)
+                .time_limit(Duration::from_secs(30));
             let r = run(&p, s, &c);
             if r.outcome != Outcome::Violation {
                 assert_eq!(r.outcome, Outcome::Bounded, "seed {seed} {}", s.name());

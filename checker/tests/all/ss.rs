@@ -72,18 +72,13 @@ impl Program for TwoCounters {
 }
 
 fn quiet() -> Config {
-    Config {
-        max_memory: 1 << 30,
-        time_limit: Some(Duration::from_secs(120)),
-        ..Config::default()
-    }
+    Config::default()
+        .max_memory(1 << 30)
+        .time_limit(Duration::from_secs(120))
 }
 
 fn small() -> SsParams {
-    SsParams {
-        c1: 50.0,
-        ..SsParams::paper()
-    }
+    SsParams::paper().c1(50.0)
 }
 
 /// Replays the report's schedule with a freshly prepared explorer and
@@ -101,7 +96,7 @@ fn assert_replays<P: Program>(p: &P, r: &Report) {
 fn one_delay_hits_with_probability_one_over_branching_steps() {
     let (n, k) = (8u32, 3u32);
     let p = TwoCounters { n, k };
-    let config = Config { seed: 11, ..quiet() };
+    let config = quiet().seed(11);
     let samples = 4000u64;
     let mut hits = 0u64;
     let mut at = vec![0u64; n as usize];
@@ -142,7 +137,7 @@ fn one_delay_hits_with_probability_one_over_branching_steps() {
 #[test]
 fn second_delay_is_drawn_after_the_first() {
     let p = TwoCounters { n: 6, k: 5 };
-    let config = Config { seed: 3, ..quiet() };
+    let config = quiet().seed(3);
     for i in 0..500 {
         let s = draw_sample(&p, &Causal::default(), &config, &SsParams::paper(), 2, i);
         if matches!(s.end, SampleEnd::Violation(_)) {
@@ -160,13 +155,7 @@ fn second_delay_is_drawn_after_the_first() {
 /// Settings of the random-program tests: cyclic programs never
 /// terminate, so executions are cut short to keep the tests fast.
 fn random_config(seed: u64, threads: usize) -> Config {
-    Config {
-        max_delays: Some(5),
-        max_steps: 300,
-        seed,
-        threads,
-        ..quiet()
-    }
+    quiet().max_delays(5).max_steps(300).seed(seed).threads(threads)
 }
 
 fn run_random(program_seed: u64, threads: usize) -> (RandomProgram, Report) {
@@ -274,10 +263,7 @@ fn found_violations_are_real_and_replay() {
     let (mut found, mut no_room) = (0, 0);
     for seed in 0..60 {
         let p = RandomProgram::generate(seed, false, true);
-        let config = Config {
-            max_delays: Some(3),
-            ..random_config(17, 2)
-        };
+        let config = random_config(17, 2).max_delays(3);
         let r = ss(&p, Causal::default(), &config, &small()).unwrap();
         if r.is_violation() {
             found += 1;
@@ -297,13 +283,7 @@ fn found_violations_are_real_and_replay() {
 #[test]
 fn the_exact_program_is_found_at_bound_one_and_replays() {
     let p = TwoCounters { n: 8, k: 3 };
-    let r = ss(
-        &p,
-        Causal::default(),
-        &Config { seed: 1, ..quiet() },
-        &SsParams::paper(),
-    )
-    .unwrap();
+    let r = ss(&p, Causal::default(), &quiet().seed(1), &SsParams::paper()).unwrap();
     assert_eq!(r.outcome, Outcome::Violation);
     assert_eq!(r.bound_reached, 1);
     assert_eq!(r.schedule.as_ref().unwrap().path, vec![3]);
@@ -316,10 +296,7 @@ fn the_exact_program_is_found_at_bound_one_and_replays() {
 fn max_schedules_stops_exactly() {
     let p = RandomProgram::generate(3, false, false);
     for (threads, max) in [(1, 777), (2, 777), (2, 1), (2, 256)] {
-        let config = Config {
-            max_schedules: Some(max),
-            ..random_config(2, threads)
-        };
+        let config = random_config(2, threads).max_schedules(max);
         let r = ss(&p, Causal::default(), &config, &small()).unwrap();
         assert_eq!(r.outcome, Outcome::Bounded);
         assert_eq!(r.bounded_by, Some(BoundedBy::Schedules));
@@ -331,10 +308,7 @@ fn max_schedules_stops_exactly() {
 #[test]
 fn max_delays_finishes_every_bound() {
     let p = RandomProgram::generate(3, false, false);
-    let config = Config {
-        max_delays: Some(2),
-        ..random_config(2, 2)
-    };
+    let config = random_config(2, 2).max_delays(2);
     let r = ss(&p, Causal::default(), &config, &small()).unwrap();
     assert_eq!(r.bounded_by, Some(BoundedBy::MaxDelays));
     assert_eq!(
@@ -353,19 +327,13 @@ fn max_delays_finishes_every_bound() {
 #[test]
 fn shards_cover_the_same_samples() {
     let p = RandomProgram::generate(4, true, false);
-    let config = Config {
-        max_delays: Some(3),
-        ..random_config(9, 2)
-    };
+    let config = random_config(9, 2).max_delays(3);
     let whole = ss(&p, Causal::default(), &config, &small()).unwrap();
     let mut schedules = 0;
     let mut steps = 0;
     let mut truncated = 0;
     for k in 0..3 {
-        let c = Config {
-            shard: Some((k, 3)),
-            ..config.clone()
-        };
+        let c = config.clone().shard(k, 3);
         let r = ss(&p, Causal::default(), &c, &small()).unwrap();
         assert_eq!(r.shard.as_deref(), Some(format!("{k}/3").as_str()));
         assert_eq!(r.bounded_by, Some(BoundedBy::MaxDelays));
@@ -378,25 +346,17 @@ fn shards_cover_the_same_samples() {
         (schedules, steps, truncated),
         (whole.schedules, whole.steps, whole.truncated)
     );
-    let bad = Config {
-        shard: Some((3, 3)),
-        ..config
-    };
+    let bad = config.shard(3, 3);
     assert!(ss(&p, Causal::default(), &bad, &small()).is_err());
 }
 
 #[test]
 fn time_limit_and_stop_flag_are_respected() {
     let p = RandomProgram::generate(3, false, false);
-    let config = Config {
-        max_steps: 10_000,
-        time_limit: Some(Duration::from_millis(300)),
-        ..random_config(2, 2)
-    };
-    let config = Config {
-        max_delays: None,
-        ..config
-    };
+    let mut config = random_config(2, 2)
+        .max_steps(10_000)
+        .time_limit(Duration::from_millis(300));
+    config.max_delays = None;
     let start = std::time::Instant::now();
     let r = ss(&p, Causal::default(), &config, &SsParams::default()).unwrap();
     assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
@@ -424,16 +384,7 @@ fn a_program_without_choices_stops_sampling() {
 #[test]
 fn bad_parameters_are_refused() {
     let p = TwoCounters { n: 2, k: 0 };
-    for params in [
-        SsParams {
-            c1: 0.0,
-            ..SsParams::paper()
-        },
-        SsParams {
-            c2: 0.5,
-            ..SsParams::paper()
-        },
-    ] {
+    for params in [SsParams::paper().c1(0.0), SsParams::paper().c2(0.5)] {
         assert!(ss(&p, Causal::default(), &quiet(), &params).is_err());
     }
     assert_eq!(SsParams::default().num_samples(0), 100);
@@ -449,18 +400,10 @@ fn bad_parameters_are_refused() {
 #[test]
 fn the_bound_reported_is_the_delays_taken() {
     let p = TwoCounters { n: 8, k: 3 };
-    let one = SsParams {
-        c1: 1.0,
-        c2: 1.0,
-        ..SsParams::paper()
-    };
+    let one = SsParams::paper().c1(1.0).c2(1.0);
     let mut later = 0;
     for seed in 0..100 {
-        let config = Config {
-            seed,
-            max_delays: Some(12),
-            ..quiet()
-        };
+        let config = quiet().seed(seed).max_delays(12);
         let r = ss(&p, Causal::default(), &config, &one).unwrap();
         if !r.is_violation() {
             continue;
@@ -473,11 +416,7 @@ fn the_bound_reported_is_the_delays_taken() {
 }
 
 fn mixed(c1: f64) -> SsParams {
-    SsParams {
-        c1,
-        placement: SsPlacement::Mixed,
-        ..SsParams::default()
-    }
+    SsParams::default().c1(c1).placement(SsPlacement::Mixed)
 }
 
 /// The default is the mixed placement; the paper's is uniform. A mixed
@@ -505,7 +444,7 @@ fn mixed_rounds_double_from_bound_one() {
 #[test]
 fn mixed_keeps_the_uniform_samples() {
     let p = TwoCounters { n: 8, k: 3 };
-    let config = Config { seed: 11, ..quiet() };
+    let config = quiet().seed(11);
     let mut hits = 0u64;
     for j in 0..4000u64 {
         let even = draw_sample(&p, &Causal::default(), &config, &mixed(100.0), 1, 2 * j);
@@ -542,7 +481,7 @@ fn near_twins_draw_log_uniformly() {
     // Positions over 8 branching steps.
     let (n, k) = (8u32, 3u32);
     let p = TwoCounters { n, k };
-    let config = Config { seed: 11, ..quiet() };
+    let config = quiet().seed(11);
     let mut at = vec![0u64; n as usize];
     for j in 0..samples {
         let s = draw_sample(&p, &Causal::default(), &config, &mixed(100.0), 1, 2 * j + 1);
@@ -579,7 +518,7 @@ fn near_twins_draw_log_uniformly() {
 #[test]
 fn near_delays_are_drawn_after_the_earlier_ones() {
     let p = TwoCounters { n: 6, k: 5 };
-    let config = Config { seed: 3, ..quiet() };
+    let config = quiet().seed(3);
     for j in 0..500 {
         let s = draw_sample(&p, &Causal::default(), &config, &mixed(100.0), 2, 2 * j + 1);
         if matches!(s.end, SampleEnd::Violation(_)) {

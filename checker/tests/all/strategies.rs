@@ -23,10 +23,7 @@ impl Explorer for Stubborn {
 }
 
 fn quiet() -> Config {
-    Config {
-        max_memory: 1 << 30,
-        ..Config::default()
-    }
+    Config::default().max_memory(1 << 30)
 }
 
 #[test]
@@ -113,11 +110,8 @@ fn without_cache_or_with_a_full_one_acyclic_systems_are_covered() {
         let oracle = RandomProgram::generate(seed, true, false).oracle();
         for budget in [None, Some(64usize)] {
             let p = RandomProgram::generate(seed, true, false).recording();
-            let config = Config {
-                use_cache: budget.is_some(),
-                cache_bytes: budget,
-                ..quiet()
-            };
+            let mut config = quiet().use_cache(budget.is_some());
+            config.cache_bytes = budget;
             let r = search::ses(&p, Causal::default(), &config).unwrap();
             assert_eq!(
                 r.outcome,
@@ -136,10 +130,7 @@ fn a_depth_cut_is_never_verified() {
     let mut cut = 0;
     for seed in 0..200u64 {
         let p = RandomProgram::generate(seed, false, false);
-        let config = Config {
-            max_steps: 3,
-            ..quiet()
-        };
+        let config = quiet().max_steps(3);
         let r = search::ses(&p, Causal::default(), &config).unwrap();
         if r.outcome != Outcome::Verified {
             assert_eq!(r.outcome, Outcome::Bounded);
@@ -166,10 +157,7 @@ fn an_unsound_explorer_is_an_error_naming_it() {
 #[test]
 fn delay_bound_stops_with_bounded() {
     let p = RandomProgram::generate(5, false, false);
-    let config = Config {
-        max_delays: Some(1),
-        ..quiet()
-    };
+    let config = quiet().max_delays(1);
     let r = search::ses(&p, Causal::default(), &config).unwrap();
     assert_eq!(r.outcome, Outcome::Bounded);
     assert_eq!(r.bound_reached, 1);
@@ -184,10 +172,7 @@ fn a_full_cache_counts_distinct_states_and_keeps_one_entry_per_state() {
     for seed in 0..300u64 {
         let oracle = RandomProgram::generate(seed, true, false).oracle();
         let p = RandomProgram::generate(seed, true, false).recording();
-        let config = Config {
-            cache_bytes: Some(64),
-            ..quiet()
-        };
+        let config = quiet().cache_bytes(64);
         let r = search::ses(&p, Causal::default(), &config).unwrap();
         assert_eq!(r.outcome, Outcome::Verified, "seed {seed}");
         assert_eq!(p.seen_states(), oracle.reachable, "seed {seed}");

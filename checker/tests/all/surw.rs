@@ -98,13 +98,11 @@ fn uniform(_: &[u32; 3], _: usize) -> f64 {
 }
 
 fn one_execution(seed: u64, threads: usize) -> Config {
-    Config {
-        seed,
-        threads,
-        max_schedules: Some(1),
-        time_limit: Some(Duration::from_secs(60)),
-        ..Config::default()
-    }
+    Config::default()
+        .seed(seed)
+        .threads(threads)
+        .max_schedules(1)
+        .time_limit(Duration::from_secs(60))
 }
 
 const RUNS: u64 = 2000;
@@ -165,12 +163,10 @@ fn summary(r: &Report) -> (Outcome, u64, u64, u64, Option<Vec<u64>>, Vec<String>
 }
 
 fn config(seed: u64, threads: usize) -> Config {
-    Config {
-        seed,
-        threads,
-        time_limit: Some(Duration::from_secs(60)),
-        ..Config::default()
-    }
+    Config::default()
+        .seed(seed)
+        .threads(threads)
+        .time_limit(Duration::from_secs(60))
 }
 
 /// Same seed, same report on 1 and 2 threads (the counterexample, every
@@ -186,20 +182,14 @@ fn same_report_on_one_and_two_threads_and_seeds_differ() {
         assert_eq!(one.outcome, Outcome::Violation, "seed {seed}");
         assert_eq!(summary(&one), summary(&search::surw(&buggy, &config(seed, 2)).unwrap()));
         found.push(summary(&one));
-        let budget = |threads| Config {
-            max_schedules: Some(300),
-            ..config(seed, threads)
-        };
+        let budget = |threads| config(seed, threads).max_schedules(300);
         let one = search::surw(&correct, &budget(1)).unwrap();
         assert_eq!((one.outcome, one.schedules), (Outcome::Bounded, 300));
         assert_eq!(summary(&one), summary(&search::surw(&correct, &budget(2)).unwrap()));
     }
     assert_ne!(found[0].4, found[1].4, "seeds 0 and 7 found the same schedule");
     let steps = |seed| {
-        let c = Config {
-            max_schedules: Some(50),
-            ..config(seed, 2)
-        };
+        let c = config(seed, 2).max_schedules(50);
         search::surw(&correct, &c).unwrap().steps
     };
     assert_ne!(steps(0), steps(1));
@@ -209,15 +199,11 @@ fn same_report_on_one_and_two_threads_and_seeds_differ() {
 #[test]
 fn shards_partition_the_executions() {
     let p = lostupdate(None);
-    let c = |shard| Config {
-        seed: 3,
-        threads: 2,
-        shard,
-        max_schedules: Some(200),
-        ..config(3, 2)
-    };
-    let whole = search::surw(&p, &c(None)).unwrap();
-    let parts: Vec<Report> = (0..2).map(|k| search::surw(&p, &c(Some((k, 2)))).unwrap()).collect();
+    let c = config(3, 2).seed(3).threads(2).max_schedules(200);
+    let whole = search::surw(&p, &c).unwrap();
+    let parts: Vec<Report> = (0..2)
+        .map(|k| search::surw(&p, &c.clone().shard(k, 2)).unwrap())
+        .collect();
     assert_eq!(parts.iter().map(|r| r.schedules).sum::<u64>(), whole.schedules);
     assert_eq!(parts.iter().map(|r| r.steps).sum::<u64>(), whole.steps);
 }
@@ -264,12 +250,10 @@ fn random_programs_found_only_when_reachable_and_replayed() {
         let p = RandomProgram::generate(seed, false, true);
         let oracle = p.oracle();
         reachable += u32::from(oracle.violation_reachable);
-        let c = Config {
-            max_schedules: Some(3000),
-            max_steps: 200,
-            time_limit: Some(Duration::from_secs(30)),
-            ..Config::default()
-        };
+        let c = Config::default()
+            .max_schedules(3000)
+            .max_steps(200)
+            .time_limit(Duration::from_secs(30));
         let r = search::surw(&p, &c).unwrap();
         if r.outcome != Outcome::Violation {
             assert_eq!(r.outcome, Outcome::Bounded, "seed {seed}");

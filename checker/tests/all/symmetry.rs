@@ -279,11 +279,7 @@ fn oracle(p: &Machines<Sym>) -> Option<Reachable> {
 }
 
 fn on() -> Config {
-    Config {
-        symmetry: true,
-        max_memory: 1 << 30,
-        ..Config::default()
-    }
+    Config::default().symmetry(true).max_memory(1 << 30)
 }
 
 /// Random systems tried.
@@ -354,10 +350,7 @@ fn symmetry_needs_a_declaration_and_no_exact_bound() {
     let e = dfs(&p, &on()).unwrap_err();
     assert!(e.to_string().contains("declares no symmetry"), "{e}");
     let sym = Machines(Sym::generate(1, 2));
-    let both = Config {
-        exact_bound: true,
-        ..on()
-    };
+    let both = on().exact_bound(true);
     let e = ses(&sym, Causal::default(), &both).unwrap_err();
     assert!(e.to_string().contains("symmetry and exact-bound"), "{e}");
 }

@@ -124,10 +124,7 @@ fn every_bug_is_found_by_every_explorer_and_replays() {
 
 #[test]
 fn no_bug_is_found_without_a_delay_by_rtc() {
-    let zero = Config {
-        max_delays: Some(0),
-        ..Config::default()
-    };
+    let zero = Config::default().max_delays(0);
     for bug in 1..=9 {
         let p = program(&[], Some(bug));
         let r = ses(&p, "rtc", &zero);

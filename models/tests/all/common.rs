@@ -43,10 +43,7 @@ pub fn bfs<P: Program>(p: &P) -> (u64, u64) {
 /// Zero-delay SES with RR and with RTC finds none of `bugs` of `model`:
 /// each needs at least one delay (ARCHITECTURE.md, "Models").
 pub fn assert_each_bug_needs_a_delay<M: Model>(model: &M, bugs: impl IntoIterator<Item = u32>) {
-    let zero = Config {
-        max_delays: Some(0),
-        ..Config::default()
-    };
+    let zero = Config::default().max_delays(0);
     for bug in bugs {
         let p = program(model, &[], Some(bug));
         for name in ["rr", "rtc"] {

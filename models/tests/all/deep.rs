@@ -25,12 +25,7 @@ fn resolve<M: Model>(model: &M, set: &str) -> Params {
 /// version of `model` at `params`: the length of the workload, which the
 /// walks of a buggy version cut short at the violation.
 fn walk_steps<M: Model>(model: &M, params: &Params) -> u64 {
-    let config = Config {
-        max_schedules: Some(20),
-        threads: 1,
-        seed: 1,
-        ..Config::default()
-    };
+    let config = Config::default().max_schedules(20).threads(1).seed(1);
     let r = search::rs(&model.build(params, None), &config).unwrap();
     let what = format!("{} {params}", model.info().name);
     assert_eq!(r.outcome, Outcome::Bounded, "{what}: {:?}", r.violation);

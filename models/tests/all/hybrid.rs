@@ -19,16 +19,9 @@ fn chain_bug_7_is_found_from_the_frontier_and_replays() {
     // (with the default, mixed, it takes 193 samples at 4 delays; the CLI
     // test `hybrid_finds_chain_bug_7_and_its_counterexample_replays` pins
     // that).
-    let params = HybridParams {
-        ses_states: Some(2_000),
-        ss: SsParams::paper(),
-    };
+    let params = HybridParams::default().ses_states(2_000).ss(SsParams::paper());
     let run = |threads| {
-        let config = Config {
-            threads,
-            max_memory: 1 << 30,
-            ..Config::default()
-        };
+        let config = Config::default().threads(threads).max_memory(1 << 30);
         search::hybrid(&p, builtin("rtc").unwrap(), &config, &params).unwrap()
     };
     let r = run(1);

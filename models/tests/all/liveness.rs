@@ -13,10 +13,7 @@ use mcheck_models::paxos::Paxos;
 use mcheck_models::twopc::TwoPc;
 
 fn config() -> Config {
-    Config {
-        liveness: true,
-        ..Config::default()
-    }
+    Config::default().liveness(true)
 }
 
 /// Liveness bug `bug` of `model` (default configuration) is found by DFS
@@ -153,11 +150,7 @@ fn assert_sampled_ends_hot<M: Model>(
     step: usize,
     schedules: u64,
 ) {
-    let config = Config {
-        threads: 1,
-        max_schedules: Some(100_000),
-        ..config()
-    };
+    let config = config().threads(1).max_schedules(100_000);
     let report = check(model, &Params::default(), Some(bug), &strategy, "rtc", &config);
     let found = report.violation.clone().expect("a liveness violation");
     assert_eq!(

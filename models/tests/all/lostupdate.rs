@@ -47,10 +47,7 @@ fn every_explorer_covers_the_default_state_space() {
 #[test]
 fn the_bug_needs_one_delay_and_replays() {
     let p = program(&[], Some(1));
-    let zero = Config {
-        max_delays: Some(0),
-        ..Config::default()
-    };
+    let zero = Config::default().max_delays(0);
     for name in ["rr", "rtc"] {
         let r = search::ses(&p, builtin(name).unwrap(), &zero).unwrap();
         assert_eq!(r.outcome, Outcome::Bounded, "{name} finds it with zero delays");
@@ -76,11 +73,7 @@ fn the_bug_needs_one_delay_and_replays() {
 #[test]
 fn sampling_runs_bound_zero_once_for_deterministic_explorers() {
     let p = program(&[], None);
-    let config = Config {
-        threads: 1,
-        max_delays: Some(1),
-        ..Config::default()
-    };
+    let config = Config::default().threads(1).max_delays(1);
     let params = search::SsParams::paper();
     let per_bound = |name: &str| {
         let r = search::ss(&p, builtin(name).unwrap(), &config, &params).unwrap();

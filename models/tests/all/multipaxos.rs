@@ -147,10 +147,7 @@ fn the_client_history_is_checked_against_a_log() {
 fn the_correct_model_stays_verified_with_liveness_on() {
     let mut params = mcheck_checker::Params::defaults(&mcheck_models::multipaxos::PARAMS);
     params.set("updates", 1);
-    let config = Config {
-        liveness: true,
-        ..Config::default()
-    };
+    let config = Config::default().liveness(true);
     let r = mcheck_checker::check_model(
         &MultiPaxos,
         &params,

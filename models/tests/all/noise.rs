@@ -158,10 +158,7 @@ const FOUND_WITH_NOISE: [(&str, u32, &str, u64, u32, u64); 5] = [
 /// as many delays as without them.
 #[test]
 fn every_row_is_found_by_ses_with_noise() {
-    let config = Config {
-        threads: 1,
-        ..Config::default()
-    };
+    let config = Config::default().threads(1);
     for (model, bug, explorer, states, delays, alone) in FOUND_WITH_NOISE {
         let row = noise_row(model, bug).unwrap();
         let what = format!("{model} bug {bug} with {explorer}");
@@ -188,16 +185,8 @@ fn every_row_is_found_by_ses_with_noise() {
 /// steps per pair on top of the protocol's.
 #[test]
 fn bug_free_rows_stay_bug_free_with_noise() {
-    let walks = Config {
-        max_schedules: Some(200),
-        threads: 1,
-        ..Config::default()
-    };
-    let bounded = Config {
-        max_delays: Some(1),
-        threads: 1,
-        ..Config::default()
-    };
+    let walks = Config::default().max_schedules(200).threads(1);
+    let bounded = Config::default().max_delays(1).threads(1);
     for (row, (steps, states)) in ROWS.iter().zip(BUG_FREE) {
         let what = format!("{} bug {}", row.model, row.bug);
         let r = run(row, 16, None, &Strategy::Rs, "rtc", &walks);

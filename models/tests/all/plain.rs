@@ -36,10 +36,7 @@ fn compare(model: &str, strategy: &Strategy, explorer: &str, config: &Config) ->
     let dynamic = registry.model(model).unwrap();
     let instance = dynamic.resolve(&[], None).unwrap();
     let run = |plain| {
-        let config = Config {
-            plain,
-            ..config.clone()
-        };
+        let config = config.clone().plain(plain);
         dynamic
             .check(&instance, strategy, explorer, &config, false)
             .unwrap()
@@ -80,10 +77,8 @@ fn every_model_counts_the_same_plain_and_optimised() {
         ]
     );
     for name in names {
-        let config = Config {
-            max_delays: max_delays(name),
-            ..Config::default()
-        };
+        let mut config = Config::default();
+        config.max_delays = max_delays(name);
         let r = compare(name, &Strategy::Ses, "rtc", &config);
         let want = if config.max_delays.is_some() {
             Outcome::Bounded
@@ -119,16 +114,9 @@ fn twophase_packed_counts_the_same_plain_and_optimised_with_every_setting() {
     for explorer in ["rr", "prr"] {
         compare("twophase-packed", &Strategy::Ses, explorer, &default);
     }
-    let symmetry = Config {
-        symmetry: true,
-        ..Config::default()
-    };
+    let symmetry = Config::default().symmetry(true);
     let r = compare("twophase-packed", &Strategy::Ses, "rtc", &symmetry);
     assert!(r.symmetry && r.states < 288, "{} orbits", r.states);
-    let exact = Config {
-        exact_bound: true,
-        deadlock: true,
-        ..Config::default()
-    };
+    let exact = Config::default().exact_bound(true).deadlock(true);
     compare("twophase-packed", &Strategy::Ses, "rtc", &exact);
 }

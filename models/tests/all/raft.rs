@@ -177,10 +177,7 @@ const BUG6_DELAYS: u32 = 4;
 fn bug7_retry_without_timer_ends_hot() {
     let params = Params::default();
     let run = |liveness: bool| {
-        let config = Config {
-            liveness,
-            ..Config::default()
-        };
+        let config = Config::default().liveness(liveness);
         check_model(
             &Raft,
             &params,
@@ -434,10 +431,7 @@ fn correct_model_is_linearizable_and_live() {
     ] {
         let overrides: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let params = Params::resolve("raft", &PARAMS, &overrides).unwrap();
-        let config = Config {
-            liveness: true,
-            ..Config::default()
-        };
+        let config = Config::default().liveness(true);
         let r = check_model(&Raft, &params, None, &Strategy::Ses, builtin("rtc").unwrap(), &config).unwrap();
         assert!(r.is_verified(), "{set:?}: {:?}", r.violation);
         assert_eq!(bfs(&program(set, None)).0, r.states, "{set:?}");

@@ -210,11 +210,7 @@ fn lu_orbits(n: usize, k: u8) -> (usize, usize) {
 }
 
 fn on() -> Config {
-    Config {
-        symmetry: true,
-        max_memory: 1 << 30,
-        ..Config::default()
-    }
+    Config::default().symmetry(true).max_memory(1 << 30)
 }
 
 #[test]
@@ -277,7 +273,7 @@ fn assert_found<M: Model>(model: &M, set: &[(&str, &str)], bugs: &[u32], strateg
     );
     for &bug in bugs {
         for strategy in strategies {
-            let config = Config { liveness: true, ..on() };
+            let config = on().liveness(true);
             let r = check_model(model, &params, Some(bug), strategy, Causal::default(), &config).unwrap();
             assert_eq!(r.outcome, Outcome::Violation, "{} bug {bug} {strategy:?}", info.name);
             assert!(r.schedule.is_some());

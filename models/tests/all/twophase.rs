@@ -234,16 +234,9 @@ fn figures(r: &Report) -> impl PartialEq + std::fmt::Debug {
 
 #[test]
 fn every_strategy_gives_both_models_the_same_report() {
-    let config = Config {
-        max_memory: 1 << 30,
-        ..Config::default()
-    };
+    let config = Config::default().max_memory(1 << 30);
     // Sampling: a few short walks (the specification never ends).
-    let sampled = Config {
-        max_schedules: Some(20),
-        max_steps: 200,
-        ..config.clone()
-    };
+    let sampled = config.clone().max_schedules(20).max_steps(200);
     let exhaustive = [Strategy::Dfs, Strategy::Ses, Strategy::Pb];
     for rms in 3..=5 {
         for bug in [None, Some(1)] {
@@ -267,10 +260,7 @@ fn every_strategy_gives_both_models_the_same_report() {
         let (_, states, transitions) = COUNTS[rms - 1];
         let [r, _] = both(rms, None, &Strategy::Dfs, "rr", &config);
         assert_eq!((r.states, r.transitions), (states, transitions));
-        let symmetry = Config {
-            symmetry: true,
-            ..config.clone()
-        };
+        let symmetry = config.clone().symmetry(true);
         let [r, p] = both(rms, None, &Strategy::Ses, "rtc", &symmetry);
         assert_eq!(figures(&r), figures(&p), "rms={rms} with symmetry");
         assert_eq!(r.states, [80, 166, 314][rms - 3], "rms={rms} with symmetry");

@@ -10,10 +10,7 @@ use mcheck_models::twophase::{Message, RmState, TmState};
 use mcheck_models::twophase_packed::{PackedProgram, PackedState, TwoPhasePacked, MAX_RMS};
 
 fn quiet() -> Config {
-    Config {
-        max_memory: 1 << 30,
-        ..Config::default()
-    }
+    Config::default().max_memory(1 << 30)
 }
 
 fn build(rms: u64, bug: Option<u32>) -> PackedProgram {
@@ -46,10 +43,7 @@ fn bug_tm_commit_early_is_found_by_dfs_and_ses_but_not_at_delay_zero() {
             found.violation
         );
 
-        let zero = Config {
-            max_delays: Some(0),
-            ..quiet()
-        };
+        let zero = quiet().max_delays(0);
         let r = ses(&p, Causal::default(), &zero).unwrap();
         assert_eq!(r.outcome, Outcome::Bounded, "rms={rms}: found at delay 0");
 

@@ -125,11 +125,7 @@ pub(crate) fn portfolio_on<P: Program, Q: Program, E: Explorer>(
         return Err(SearchError::Input("max-steps must be at least 1".into()));
     }
     let clock = Arc::new(Clock::default());
-    let ses_config = Config {
-        threads: 1,
-        pace: Some(clock.pace()),
-        ..config.clone()
-    };
+    let ses_config = config.clone().threads(1).pace(clock.pace());
     let ses_name = format!("ses-{}", explorer.name());
     let mut members = members(sampled, sconfig)?;
     let s0 = sampled.initial();

@@ -51,11 +51,7 @@ fn search<E: Explorer + Default>(
     let mut shortcuts = Shortcuts::ALL;
     shortcuts.retire = retire;
     shortcuts.fast_resume = fast_resume;
-    let config = Config {
-        exact_bound,
-        shortcuts,
-        ..Config::default()
-    };
+    let config = Config::default().exact_bound(exact_bound).shortcuts(shortcuts);
     let mut explorer = E::default();
     explorer.init(&program.actors(&program.initial()));
     let cache = FingerprintSet::new(cache_budget(&config));
