@@ -40,6 +40,36 @@ use std::fmt::Debug;
 /// Explorers are cloned once per explored state by exhaustive search and
 /// stored inline in every frontier entry: keep them small (a short inline
 /// list of actor ids).
+///
+/// # Example
+///
+/// An explorer that runs the newest actor (the highest id) first; each
+/// delay moves to the next older one, and a step starts over.
+///
+/// ```
+/// use mcheck_checker::explorer::check_contract;
+/// use mcheck_checker::testing::RandomProgram;
+/// use mcheck_checker::{run, ActorId, ActorInfo, Config, Event, Explorer, Strategy};
+///
+/// #[derive(Clone, Debug, Default)]
+/// struct NewestFirst { delays: usize }
+///
+/// impl Explorer for NewestFirst {
+///     fn name(&self) -> &str { "newest-first" }
+///     fn is_randomized(&self) -> bool { false }
+///     fn init(&mut self, _actors: &[ActorInfo]) { self.delays = 0 }
+///     fn next(&self, enabled: &[ActorId]) -> ActorId {
+///         enabled[enabled.len() - 1 - self.delays % enabled.len()]
+///     }
+///     fn step(&mut self, _events: &[Event]) { self.delays = 0 }
+///     fn delay(&mut self, _enabled: &[ActorId]) { self.delays += 1 }
+/// }
+///
+/// check_contract(|_| NewestFirst::default(), 0, 100).unwrap();
+/// let program = RandomProgram::generate(3, false, true);
+/// let report = run(&program, NewestFirst::default(), &Strategy::Ses, &Config::default()).unwrap();
+/// assert_eq!(report.is_violation(), program.oracle().violation_reachable);
+/// ```
 pub trait Explorer: Clone + Send + Sync + Debug {
     /// The explorer's name as the CLI knows it (`"rr"`, `"rtc"`, ...).
     fn name(&self) -> &str;
