@@ -43,7 +43,10 @@ use timely::WorkerConfig;
 /// Where the workers run: `threads` per process, `processes` processes of
 /// which this is `process`, reached at `addresses` (`host:port`, one per
 /// process, timely's host file) when there are several.
+/// Built with [`Layout::threads`] or [`Layout::cluster`] (its fields may
+/// grow).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Layout {
     /// Worker threads per process.
     pub threads: usize,
