@@ -243,18 +243,19 @@ pub fn figures(registry: &Registry) -> Result<String, String> {
 /// which vary from run to run.
 pub fn figure_rows(m: &dyn DynModel) -> Result<Vec<String>, String> {
     let name = m.info().name;
-    let mut runs = vec![vec![name.to_string(), "-s".into(), "ses".into()]];
+    let mut runs = vec![(vec![name.to_string(), "-s".into(), "ses".into()], None)];
     runs.extend(
         m.info()
             .bugs
             .iter()
-            .map(|b| vec![name.to_string(), "--bug".into(), b.id.to_string()]),
+            .map(|b| (vec![name.to_string(), "--bug".into(), b.id.to_string()], Some(b.id))),
     );
-    runs.iter().map(|argv| measure(m, argv)).collect()
+    runs.iter().map(|(argv, bug)| measure(m, argv, *bug)).collect()
 }
 
-/// Run `mcheck run ARGV` with the CLI's defaults and its row of figures.
-fn measure(m: &dyn DynModel, argv: &[String]) -> Result<String, String> {
+/// Run `mcheck run ARGV` (whose seeded bug is `bug`) with the CLI's
+/// defaults and its row of figures.
+fn measure(m: &dyn DynModel, argv: &[String], bug: Option<u32>) -> Result<String, String> {
     let cli = Cli::try_parse_from(
         ["mcheck", "run", "--quiet"]
             .into_iter()
@@ -265,17 +266,10 @@ fn measure(m: &dyn DynModel, argv: &[String]) -> Result<String, String> {
     let Command::Run(args) = cli.command else {
         unreachable!("the arguments start with run")
     };
-    let instance = m.resolve(
-        &crate::args::parse_overrides(&args.set)?,
-        args.bug.as_deref().map(bug_id).transpose()?,
-    )?;
+    let instance = m.resolve(&crate::args::parse_overrides(&args.set)?, bug)?;
     let config = settings::run_config(&args)?;
     let Checked { report, .. } = m.check(&instance, &args.strategy(), &args.explorer, &config, false)?;
     Ok(row(&format!("mcheck run {}", argv.join(" ")), &report))
-}
-
-fn bug_id(text: &str) -> Result<u32, String> {
-    text.parse().map_err(|_| format!("bug {text:?} is not a number"))
 }
 
 fn row(command: &str, r: &Report) -> String {

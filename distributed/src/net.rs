@@ -199,15 +199,28 @@ pub(crate) fn quiet_timely_panics() {
                 _ => "a panic".to_string(),
             };
             if let Ok(mut first) = TIMELY_PANIC.lock() {
-                // The communication threads' panic is the cause; the
-                // workers' "MergeQueue poisoned" only follows from it.
-                let is_cause = name.starts_with("timely:recv") || name.starts_with("timely:send");
-                if first.is_none() || (is_cause && !first.as_ref().is_some_and(|(n, _)| n.starts_with("timely:recv"))) {
+                // The communication threads' panic is the cause (a read's
+                // first: it says how the peer went); the workers' "MergeQueue
+                // poisoned" only follows from it.
+                if first.as_ref().is_none_or(|(n, _)| rank(&name) > rank(n)) {
                     *first = Some((name, message));
                 }
             }
         }));
     });
+}
+
+/// How much a panic on the thread `name` says of its cause: 2 for a
+/// communication thread's read (`timely:recv-P`), 1 for its write
+/// (`timely:send-P`), 0 for anything else.
+fn rank(name: &str) -> u8 {
+    if name.starts_with("timely:recv-") {
+        2
+    } else if name.starts_with("timely:send-") {
+        1
+    } else {
+        0
+    }
 }
 
 /// The error for a run whose timely threads panicked: the process whose
@@ -216,11 +229,9 @@ pub(crate) fn quiet_timely_panics() {
 /// worker panicked (a bug); `None` when no timely thread panicked.
 pub(crate) fn lost_peer(me: usize) -> Option<SearchError> {
     let (name, message) = TIMELY_PANIC.lock().ok()?.take()?;
-    let peer = name
-        .rsplit('-')
-        .next()
-        .and_then(|p| p.parse::<usize>().ok())
-        .filter(|_| name.starts_with("timely:recv") || name.starts_with("timely:send"));
+    let peer = (rank(&name) > 0)
+        .then(|| name.rsplit('-').next()?.parse::<usize>().ok())
+        .flatten();
     Some(match peer {
         Some(p) => SearchError::Cluster(format!(
             "process {me} lost its connection to process {p} ({message}): it exited or the network failed; the run stops"
