@@ -10,10 +10,19 @@
 //! no transfer of an earlier stratum is in flight or can still be made on
 //! any worker of any process. A run ends when no worker holds a
 //! capability: the frontier is empty.
+//!
+//! Transfers leave in batches: timely's exchange buffers them per
+//! destination and timestamp, and a worker resuming a stratum stops after
+//! a batch (`Local::resume`), keeps the stratum's capability and asks to
+//! be scheduled again, so that the batch goes (and what other workers sent
+//! is taken in) before it resumes the rest.
 
 use crate::local::Local;
 use crate::message::{Msg, Summary};
+use mcheck_checker::search::order::Composed;
 use mcheck_checker::{Explorer, Program};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -29,20 +38,22 @@ fn start_of(bound: u32) -> u64 {
 
 /// Run the search on this worker; the summaries of all workers on worker 0,
 /// `None` elsewhere.
-pub fn run_worker<P: Program<State: 'static> + 'static, E: Explorer + 'static>(
-    worker: &mut Worker,
-    local: Local<P, E>,
-    process: u32,
-) -> Option<Vec<Summary>> {
+pub fn run_worker<P, E>(worker: &mut Worker, local: Local<P, E>, process: u32) -> Option<Vec<Summary>>
+where
+    P: Program<State: Serialize + DeserializeOwned + 'static> + 'static,
+    E: Explorer + Serialize + DeserializeOwned + 'static,
+{
     let local = Rc::new(RefCell::new(local));
     let shared = Rc::clone(&local);
     worker.dataflow::<u64, _, _>(move |scope| {
-        let (handle, cycle) = scope.feedback::<Vec<Msg>>(1u64);
+        let activations = scope;
+        let (handle, cycle) = scope.feedback::<Vec<Msg<P::State, Composed<E>>>>(1u64);
         cycle
             .unary_frontier(
-                Exchange::new(|m: &Msg| u64::from(m.to())),
+                Exchange::new(|m: &Msg<P::State, Composed<E>>| u64::from(m.to())),
                 "SES",
-                move |initial: Capability<u64>, _info| {
+                move |initial: Capability<u64>, info| {
+                    let activator = activations.activator_for(info.address);
                     let mut initial = Some(initial);
                     // Capabilities for the strata with deferred entries.
                     let mut waiting: BTreeMap<u32, Capability<u64>> = BTreeMap::new();
@@ -78,9 +89,14 @@ pub fn run_worker<P: Program<State: 'static> + 'static, E: Explorer + 'static>(
                                 break;
                             }
                             let cap = waiting.remove(&bound).expect("the first waiting stratum");
-                            l.resume(bound);
+                            let done = l.resume(bound);
                             output.session(&cap).give_iterator(l.outbox());
                             keep(&l, &cap, &mut waiting);
+                            if !done {
+                                // A batch is out: let it go, and come back.
+                                activator.activate();
+                                break;
+                            }
                         }
                         if l.stopped() {
                             waiting.clear();

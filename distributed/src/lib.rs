@@ -4,8 +4,9 @@
 //! the states are partitioned across timely workers by fingerprint, each
 //! worker running the engine's plain stratified search over its part of
 //! the cache and the frontier of its states; a successor owned by another
-//! worker is sent to it as its path, and rebuilt there with its explorer;
-//! each stratum is a round whose end
+//! worker is sent to it as itself, the program's state and the explorer's
+//! (both serde types: moved between threads, encoded between processes),
+//! with its delay path; each stratum is a round whose end
 //! timely's progress tracking detects (see `flow.rs`). Run to exhaustion
 //! the outcome, the reachable set (hence `states`) and `verified` are those
 //! of one thread; a counterexample is an ordinary delay-path schedule that
@@ -30,6 +31,8 @@ pub use net::DEFAULT_CONNECT_TIMEOUT;
 use local::Local;
 use mcheck_checker::config::Config;
 use mcheck_checker::{Explorer, Program, Report, SearchError, StopFlag};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -134,8 +137,8 @@ impl Layout {
 /// the others `None`.
 pub fn ses<P, E>(program: Arc<P>, explorer: E, config: &Config, layout: &Layout) -> Result<Option<Report>, SearchError>
 where
-    P: Program<State: 'static> + Send + 'static,
-    E: Explorer + 'static,
+    P: Program<State: Serialize + DeserializeOwned + 'static> + Send + 'static,
+    E: Explorer + Serialize + DeserializeOwned + 'static,
 {
     layout.check()?;
     if config.exact_bound {
@@ -155,6 +158,10 @@ where
     }
     let started = Instant::now();
     let root = mcheck_checker::explorer::prepare(&*program, explorer, config.seed);
+    if layout.processes > 1 {
+        // Between processes every state travels with its explorer, encoded.
+        serde_json::to_vec(&root).map_err(|e| SearchError::Input(format!("--processes {}: {e}", layout.processes)))?;
+    }
     let budget = config.cache_bytes.unwrap_or(config.max_memory / 2) / layout.threads;
     let shared = Arc::new(config.clone());
     let process = layout.process as u32;

@@ -1,18 +1,23 @@
 //! What workers send each other: a successor for its owner, a halt, and
 //! at the end each worker's summary for worker 0 (ARCHITECTURE.md,
-//! "Distributed SES"). States are never serialized: a successor travels
-//! as its path (the plain search's: the choices that were not their
-//! state's first) and depth, and its owner rebuilds it, with its explorer,
-//! from s0.
+//! "Distributed SES"). A successor travels as itself: the program state
+//! and the explorer's state there (serde, encoded by timely between
+//! processes and moved between the threads of one), with its path for
+//! the counterexample that a violation below it would need.
 
 use mcheck_checker::BoundedBy;
 use serde::{Deserialize, Serialize};
 
-/// A message between workers.
+/// A message between workers, with the program's states `S` and the
+/// explorer's `O`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum Msg {
+pub enum Msg<S, O> {
     /// A successor for worker `to`, which owns fingerprint `fp`.
     State {
+        /// The state.
+        state: S,
+        /// The (composed) explorer at the state.
+        order: O,
         /// The owner.
         to: u32,
         /// The state's cache key.
@@ -32,7 +37,7 @@ pub enum Msg {
     },
 }
 
-impl Msg {
+impl<S, O> Msg<S, O> {
     /// The worker the message is for.
     pub fn to(&self) -> u32 {
         match self {

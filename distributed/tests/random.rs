@@ -13,9 +13,16 @@ use mcheck_checker::search::exec::{execute, DelayDriver};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{Explorer, Outcome, Report};
 use mcheck_distributed::{ses, Layout};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::sync::Arc;
 
-fn check<E: Explorer + 'static>(seed: u64, plant: bool, explorer: E, layout: &Layout) -> Option<Report> {
+fn check<E: Explorer + Serialize + DeserializeOwned + 'static>(
+    seed: u64,
+    plant: bool,
+    explorer: E,
+    layout: &Layout,
+) -> Option<Report> {
     let p = Arc::new(RandomProgram::generate(seed, false, plant).recording());
     let config = Config::default().seed(seed);
     let report = ses(Arc::clone(&p), explorer.clone(), &config, layout).expect("runs")?;

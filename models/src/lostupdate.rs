@@ -33,13 +33,14 @@
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+use serde::{Deserialize, Serialize};
 
 /// The model (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LostUpdate;
 
 /// The seeded bugs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Bug {
     /// `blind-write`: a plain write instead of a compare-and-swap.
     BlindWrite,
@@ -99,14 +100,14 @@ impl Default for Cfg {
 const SERVER: MachineId = MachineId(0);
 
 /// The server and its counter.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
     /// The counter (up to 6 clients * 60 increments).
     pub value: u16,
 }
 
 /// A client.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     /// Increments still to do.
     pub left: u8,
@@ -115,7 +116,7 @@ pub struct Client {
 }
 
 /// The machines.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Machine {
     /// The server.
     Server(Server),
@@ -124,7 +125,7 @@ pub enum Machine {
 }
 
 /// The messages.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Msg {
     /// Client: start.
     Go,
@@ -165,7 +166,7 @@ pub enum Note {
 }
 
 /// The monitor: the last counter value and how many clients are done.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Monitor {
     value: u16,
     done: u8,

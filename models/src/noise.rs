@@ -25,6 +25,7 @@
 
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Setup};
 use mcheck_checker::ParamSpec;
+use serde::{Deserialize, Serialize};
 
 /// The name of the parameter that adds the background actors.
 pub const NOISE_PARAM: &str = "noise";
@@ -45,7 +46,7 @@ pub const PARAM: ParamSpec = ParamSpec::new(
 pub const PUTS: u8 = 2;
 
 /// A background actor.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Actor {
     /// A client of a key of another shard.
     Client {
@@ -62,7 +63,7 @@ pub enum Actor {
 }
 
 /// A background message.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Msg {
     /// Client: start.
     Go,

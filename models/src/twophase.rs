@@ -45,6 +45,7 @@ use mcheck_checker::{
     ActorId, ActorInfo, BugSpec, Covers, Enabled, Event, Model, ModelInfo, ParamSpec, Params, Program, StepTrace,
     Symmetry, Traces, Violation,
 };
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -52,7 +53,7 @@ use std::fmt;
 pub type Rm = usize;
 
 /// `rmState[r]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum RmState {
     /// `"working"`.
     Working,
@@ -65,7 +66,7 @@ pub enum RmState {
 }
 
 /// `tmState`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum TmState {
     /// `"init"`.
     Init,
@@ -76,7 +77,7 @@ pub enum TmState {
 }
 
 /// A message in `msgs`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Message {
     /// `[type |-> "Prepared", rm |-> r]`.
     Prepared(Rm),
@@ -87,7 +88,7 @@ pub enum Message {
 }
 
 /// A state: the specification's variables.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TwoPhaseState {
     /// `rmState`, indexed by [`Rm`].
     pub rm_state: Vec<RmState>,
@@ -136,7 +137,7 @@ impl fmt::Display for Action {
 }
 
 /// The seeded bugs (also [`crate::twophase_packed`]'s).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Bug {
     /// `tm-commit-early`: `TMCommit` once one RM has prepared.
     TmCommitEarly,

@@ -21,10 +21,12 @@ use mcheck_checker::explorers::{builtin, AnyExplorer, BUILTIN};
 use mcheck_checker::races::explain;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
-    Config, Execution, ExplainError, Explanation, Instance, Model, ModelInfo, ParamError, ParseError, ReplayError,
-    Report, Schedule, SearchError, ShrinkError, Shrunk,
+    Config, Execution, ExplainError, Explanation, Instance, Model, ModelInfo, ParamError, ParseError, Program,
+    ReplayError, Report, Schedule, SearchError, ShrinkError, Shrunk,
 };
 use mcheck_distributed::Layout;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
 
@@ -151,7 +153,10 @@ fn ses_on_own_type<M: Model>(
     Ok(None)
 }
 
-impl<M: Model> DynModel for M {
+impl<M: Model> DynModel for M
+where
+    <M::Program as Program>::State: Serialize + DeserializeOwned,
+{
     fn info(&self) -> ModelInfo {
         Model::info(self)
     }
@@ -381,8 +386,12 @@ impl Registry {
             .with(mcheck_models::raft::Raft)
     }
 
-    /// Add a model (a user's own, say).
-    pub fn with<M: Model>(mut self, model: M) -> Self {
+    /// Add a model (a user's own, say). Its states derive `Serialize` and
+    /// `Deserialize`: the distributed SES sends them between processes.
+    pub fn with<M: Model>(mut self, model: M) -> Self
+    where
+        <M::Program as Program>::State: Serialize + DeserializeOwned,
+    {
         self.models.push(Box::new(model));
         self
     }

@@ -7,6 +7,7 @@ use crate::common::{mcheck, Scratch};
 
 use mcheck::machine::{Ctx, MachineId, MachineModel, Machines, Setup, World};
 use mcheck::{main_with, Model, ModelInfo, Params, Registry};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::process::ExitCode;
 
@@ -81,13 +82,13 @@ fn twopc_lists_every_handler_and_every_property_replays() {
 #[derive(Clone, Debug)]
 pub(crate) struct Mute;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) enum M {
     Pinger { ponged: bool },
     Ponger,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) enum Msg {
     Go,
     Ping,

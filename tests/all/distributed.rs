@@ -159,3 +159,19 @@ fn a_bug_found_by_two_processes_replays_on_one_machine() {
     assert_eq!(r.status.code(), Some(1), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(String::from_utf8_lossy(&r.stdout).contains("!! monitor in atomicity"));
 }
+
+/// Between processes a state travels with its explorer, encoded: a
+/// model's own explorer (boxed, its type unknown to the encoder) is
+/// refused before any process connects, naming it and the ones that can.
+#[test]
+fn a_models_own_explorer_cannot_cross_processes_and_says_which_can() {
+    let o = mcheck(&["run", "chain", "-e", "chain-custom", "-s", "ses", "--processes", "2"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "--processes 2: the explorer chain-custom is a model's own and cannot be encoded (only rr, rtc, prr can)"
+        ),
+        "{err}"
+    );
+}

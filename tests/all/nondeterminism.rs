@@ -5,6 +5,7 @@
 use crate::common::Scratch;
 use mcheck::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
 use mcheck::{builtin, main_with, replay_model, Cause, Model, ModelInfo, Params, Registry, ReplayError, Schedule};
+use serde::{Deserialize, Serialize};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -17,13 +18,13 @@ struct Flaky;
 #[derive(Clone, Debug, Default)]
 struct Cfg;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 enum M {
     Pinger { sent: u8 },
     Ponger { got: u8 },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 enum Msg {
     Go,
     Ping,

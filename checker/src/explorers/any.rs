@@ -5,7 +5,7 @@
 use super::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use crate::explorer::Explorer;
 use crate::program::{ActorId, ActorInfo, Event};
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt::Debug;
 
 /// An explorer offered by name: a built-in one ([`BUILTIN`]) or a
@@ -109,6 +109,50 @@ impl From<RunToCompletion> for AnyExplorer {
 impl From<ProbabilisticRoundRobin> for AnyExplorer {
     fn from(e: ProbabilisticRoundRobin) -> Self {
         AnyExplorer::Prr(e)
+    }
+}
+
+/// A built-in explorer as it crosses a process boundary (the distributed
+/// SES sends a state's explorer with it).
+#[derive(Serialize)]
+enum Sent<'a> {
+    Rr(&'a RoundRobin),
+    Rtc(&'a RunToCompletion),
+    Prr(&'a ProbabilisticRoundRobin),
+}
+
+/// [`Sent`], received.
+#[derive(Deserialize)]
+enum Received {
+    Rr(RoundRobin),
+    Rtc(RunToCompletion),
+    Prr(ProbabilisticRoundRobin),
+}
+
+/// The built-ins are encoded; a model's own explorer is not (its type is
+/// behind the box), and encoding it is an error that names it.
+impl Serialize for AnyExplorer {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AnyExplorer::Rr(e) => Sent::Rr(e).serialize(serializer),
+            AnyExplorer::Rtc(e) => Sent::Rtc(e).serialize(serializer),
+            AnyExplorer::Prr(e) => Sent::Prr(e).serialize(serializer),
+            AnyExplorer::Custom(e) => Err(serde::ser::Error::custom(format!(
+                "the explorer {} is a model's own and cannot be encoded (only {} can)",
+                e.name(),
+                BUILTIN.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
+            ))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AnyExplorer {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match Received::deserialize(deserializer)? {
+            Received::Rr(e) => AnyExplorer::Rr(e),
+            Received::Rtc(e) => AnyExplorer::Rtc(e),
+            Received::Prr(e) => AnyExplorer::Prr(e),
+        })
     }
 }
 

@@ -6,6 +6,7 @@ use crate::explorer::Explorer;
 use crate::program::{ActorId, ActorInfo, Event};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
 
 /// Probabilistic round robin: round robin, except that every actor (the
 /// initial ones in creation order, then each created one) is inserted at a
@@ -15,7 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 ///
 /// The generator is held by value: a clone continues exactly as the
 /// original would (the determinism contract of [`Explorer`]).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProbabilisticRoundRobin {
     queue: ActorQueue,
     rng: Xoshiro256PlusPlus,

@@ -2,6 +2,7 @@
 
 use crate::explorer::enabled_mask;
 use crate::program::ActorId;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::hash::{Hash, Hasher};
 
 /// Actors held inline (every shipped model's, at any parameters).
@@ -88,6 +89,23 @@ impl PartialEq for ActorQueue {
 }
 
 impl Eq for ActorQueue {}
+
+/// A queue crosses a process boundary as its ids, first preferred first.
+impl Serialize for ActorQueue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for ActorQueue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut queue = ActorQueue::new();
+        Vec::<ActorId>::deserialize(deserializer)?
+            .into_iter()
+            .for_each(|id| queue.push_back(id));
+        Ok(queue)
+    }
+}
 
 impl Hash for ActorQueue {
     fn hash<H: Hasher>(&self, state: &mut H) {

@@ -4,6 +4,7 @@ use super::queue::ActorQueue;
 use crate::cache::fingerprint;
 use crate::explorer::Explorer;
 use crate::program::{ActorId, ActorInfo, Event};
+use serde::{Deserialize, Serialize};
 
 /// Round robin: the actors in a queue in creation order. `next` is the
 /// first enabled actor of the queue; `delay` moves it to the tail; a
@@ -11,7 +12,7 @@ use crate::program::{ActorId, ActorInfo, Event};
 ///
 /// Deterministic; sound because a delay preserves the relative order of
 /// the other actors (see [`ActorQueue::delay_first_enabled`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RoundRobin {
     queue: ActorQueue,
 }

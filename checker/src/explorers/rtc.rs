@@ -4,6 +4,7 @@ use super::queue::ActorQueue;
 use crate::cache::fingerprint;
 use crate::explorer::Explorer;
 use crate::program::{ActorId, ActorInfo, Event};
+use serde::{Deserialize, Serialize};
 
 /// Run to completion: a priority list that follows the causal chain of
 /// messages. A message sent to an actor moves the receiver to the top, so
@@ -14,7 +15,7 @@ use crate::program::{ActorId, ActorInfo, Event};
 ///
 /// Deterministic; sound because a delay preserves the relative order of
 /// the other actors.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RunToCompletion {
     queue: ActorQueue,
 }

@@ -2,12 +2,17 @@
 //! they happened.
 
 use super::spec::SequentialSpec;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// One event of a history. A *process* (a client, or one logical client
 /// per request) has at most one operation open at a time: a response
 /// belongs to the process's open invocation.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "S::Op: Serialize, S::Ret: Serialize",
+    deserialize = "S::Op: Deserialize<'de>, S::Ret: Deserialize<'de>"
+))]
 pub enum Entry<S: SequentialSpec> {
     /// `process` invokes `op`.
     Invoke {

@@ -1,6 +1,7 @@
 //! Sequential specifications: the plain objects that client histories are
 //! checked against (ARCHITECTURE.md, "Linearizability").
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -43,7 +44,7 @@ pub trait SequentialSpec: Clone + Debug + Default + Send + Sync {
 pub struct Register;
 
 /// An operation of [`Register`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum RegOp {
     /// Read the value.
     Read,
@@ -52,7 +53,7 @@ pub enum RegOp {
 }
 
 /// What a [`Register`] operation returns (a write returns `Ok`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum RegRet {
     /// A write's acknowledgement.
     Ok,
@@ -83,7 +84,7 @@ impl SequentialSpec for Register {
 pub struct KvMap;
 
 /// An operation of [`KvMap`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum KvOp {
     /// Read a key.
     Get(u64),
@@ -92,7 +93,7 @@ pub enum KvOp {
 }
 
 /// What a [`KvMap`] operation returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum KvRet {
     /// A put's acknowledgement.
     Ok,
@@ -132,7 +133,7 @@ impl SequentialSpec for KvMap {
 pub struct Log;
 
 /// An operation of [`Log`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum LogOp {
     /// Append a value.
     Append(u64),
@@ -141,7 +142,7 @@ pub enum LogOp {
 }
 
 /// What a [`Log`] operation returns.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum LogRet {
     /// An append's position in the log (from 0).
     Index(u64),

@@ -5,6 +5,7 @@ use super::check::check;
 use super::history::{Entry, History, HistoryError};
 use super::spec::SequentialSpec;
 use super::text::explain;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -138,6 +139,53 @@ impl<S: SequentialSpec> Hash for Tracker<S> {
         self.open.hash(state);
         self.configs.hash(state);
         self.overflowed.hash(state);
+    }
+}
+
+/// A tracker crosses a process boundary (the distributed SES) as what it
+/// holds: the open operations, the configurations, the history (the
+/// copy no longer shares its prefix with anything) and the overflow.
+impl<S: SequentialSpec> Serialize for Tracker<S>
+where
+    S::State: Serialize,
+    S::Op: Serialize,
+    S::Ret: Serialize,
+{
+    fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        let mut entries = Vec::with_capacity(self.len);
+        let mut node = self.last.as_deref();
+        while let Some(n) = node {
+            entries.push(&n.entry);
+            node = n.prev.as_deref();
+        }
+        entries.reverse();
+        (&self.open, &self.configs, entries, self.overflowed).serialize(serializer)
+    }
+}
+
+impl<'de, S: SequentialSpec> Deserialize<'de> for Tracker<S>
+where
+    S::State: Deserialize<'de>,
+    S::Op: Deserialize<'de>,
+    S::Ret: Deserialize<'de>,
+{
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        type Parts<S> = (
+            Vec<(u32, <S as SequentialSpec>::Op)>,
+            Vec<Config<S>>,
+            Vec<Entry<S>>,
+            bool,
+        );
+        let (open, configs, entries, overflowed) = Parts::<S>::deserialize(deserializer)?;
+        let mut tracker = Tracker {
+            open,
+            configs,
+            last: None,
+            len: 0,
+            overflowed,
+        };
+        entries.into_iter().for_each(|e| tracker.push(e));
+        Ok(tracker)
     }
 }
 

@@ -3,6 +3,7 @@
 //! choice.
 
 use super::MachineModel;
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::collections::hash_map::DefaultHasher;
@@ -10,7 +11,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 /// A machine's id: its index in creation order (the actor id).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 pub struct MachineId(pub u32);
 
 impl fmt::Debug for MachineId {
@@ -26,7 +27,7 @@ impl fmt::Display for MachineId {
 }
 
 /// A machine and whether it has halted.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Slot<M> {
     /// The machine.
     pub machine: M,
@@ -51,7 +52,7 @@ impl<M: Clone> Clone for Slot<M> {
 }
 
 /// A machine suspended in the middle of a handler at a choice.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Pending<Msg> {
     /// The machine.
     pub machine: MachineId,
@@ -65,7 +66,7 @@ pub struct Pending<Msg> {
 
 /// Identical copies of an unordered message in flight to one receiver
 /// (ARCHITECTURE.md, "The network"): the network may deliver any of them next.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct InFlight<Msg> {
     pub(crate) to: MachineId,
     /// A fixed fingerprint of `msg` (the canonical order's key).
@@ -115,7 +116,7 @@ pub(crate) fn fingerprint<T: Hash + ?Sized>(t: &T) -> u64 {
 /// as a canonical multiset, and the duplicates already made of FIFO
 /// messages. A [`World`] holds none (`None`, one word) while both are
 /// empty, as always in FIFO models.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct Net<Msg> {
     /// Sorted by receiver, fingerprint, duplicates made (ties between
     /// distinct messages of equal fingerprint by their `Debug` text); one
@@ -249,6 +250,15 @@ impl<Msg: Eq + Hash + fmt::Debug> Net<Msg> {
 /// a second buffer, usually empty, kept as a canonical multiset (sorted,
 /// with a count per distinct message) so that the order in which they were
 /// sent is not part of the state.
+///
+/// It crosses a process boundary (the distributed SES) with serde when
+/// the model's machines, messages and monitors do: derive `Serialize` and
+/// `Deserialize` on them.
+#[derive(Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "M::Machine: Serialize, M::Msg: Serialize, M::Monitor: Serialize",
+    deserialize = "M::Machine: Deserialize<'de>, M::Msg: Deserialize<'de>, M::Monitor: Deserialize<'de>"
+))]
 pub struct World<M: MachineModel + ?Sized> {
     pub(crate) slots: Vec<Slot<M::Machine>>,
     pub(crate) queue: Vec<(MachineId, M::Msg)>,

@@ -17,6 +17,7 @@
 use crate::cache::fingerprint;
 use crate::explorer::{enabled_mask, Explorer};
 use crate::program::{ActorId, Enabled, Event};
+use serde::{Deserialize, Serialize};
 
 /// A state's enabled set as an order reads it: the enabled actors with
 /// their alternatives and their ids (the same actors, sorted by id), and
@@ -122,7 +123,7 @@ fn next_alternative(pos: &mut u32, alt: &mut u32, alternatives: u32) {
 
 /// The composed explorer (ARCHITECTURE.md, "The composed delay rule"): an explorer plus the index of the
 /// current actor's alternative.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Composed<E> {
     /// The explorer.
     pub explorer: E,
@@ -187,7 +188,7 @@ impl<E: Explorer> ChoiceOrder for Composed<E> {
 /// (DFS: a single stratum), or costs one with [`Natural::charging`] (the
 /// strata that spread a parallel DFS over threads, see the `parallel`
 /// module).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Natural {
     pos: u32,
     alt: u32,

@@ -41,8 +41,8 @@
 //! worker (the `mcheck-distributed` crate) drives the same steps with a
 //! [`Route`] (the `worker` submodule) that keeps only the states it owns:
 //! `if s' not in cache` becomes "if s' is mine and not in cache", a
-//! successor owned elsewhere goes to its owner, which rebuilds it and
-//! hands it to [`accept`](Plain::accept). The default route, [`Keep`],
+//! successor owned elsewhere goes to its owner, as the state with its
+//! order and path, and the owner hands it to [`accept`](Plain::accept). The default route, [`Keep`],
 //! keeps every successor.
 //!
 //! Besides the pseudo-code, it does what every exhaustive search of the
@@ -190,7 +190,7 @@ pub struct Plain<'w, P: Program, H, O, R = Keep> {
     peak_bytes: u64,
 }
 
-impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route> Plain<'w, P, H, O, R> {
+impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>> Plain<'w, P, H, O, R> {
     /// The search of `program` with the order `root` at s0, its cache of
     /// `cache_bytes` (`None`: no cache; see `cache_budget`) and the route
     /// `route`, reporting into `report` (which names the strategy), at
@@ -286,7 +286,15 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route> Plain<'w, P
     /// `resume every entry of the old frontier`: this stratum's work
     /// items in order, until none is left or the search stops.
     pub fn resume(&mut self) -> Result<Option<Stopped>, SearchError> {
-        while let Some(e) = self.work.pop_front() {
+        self.resume_while(|_| true)
+    }
+
+    /// [`resume`](Plain::resume), one entry at a time while `go_on` says
+    /// so, asked with the route before each: a distributed worker stops
+    /// when it has sent a batch, to let it go, and resumes later.
+    pub fn resume_while(&mut self, mut go_on: impl FnMut(&R) -> bool) -> Result<Option<Stopped>, SearchError> {
+        while go_on(&self.route) {
+            let Some(e) = self.work.pop_front() else { break };
             self.base = e.path;
             let stop = self.enter(e.state, e.order, e.i, e.n, e.depth, e.offered)?;
             if stop.is_some() {
@@ -483,6 +491,8 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route> Plain<'w, P
             if !self.route.keep(key) {
                 let path = self.path(self.stack.len());
                 self.route.send(Away {
+                    state: s,
+                    order: d,
                     key,
                     cost: n,
                     depth,

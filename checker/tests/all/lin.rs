@@ -608,3 +608,35 @@ fn a_trackers_copies_share_their_past_and_keep_their_own_events() {
     assert_eq!(copy.history().len(), 400_000);
     drop(copy);
 }
+
+/// A tracker crosses a process boundary (the distributed SES) whole: sent
+/// at every point of random KV histories (JSON here; timely encodes with
+/// bincode through the same serde impls), it comes back equal, with the
+/// same hash, the same history, and the same verdict on the rest.
+#[test]
+fn a_tracker_round_trips_through_serde_with_its_history() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+    let gen = |r: &mut Xoshiro256PlusPlus| match r.random_range(0..2) {
+        0 => KvOp::Get(r.random_range(0..2)),
+        _ => KvOp::Put(r.random_range(0..2), r.random_range(0..3)),
+    };
+    let wrong = |r: &mut Xoshiro256PlusPlus, _: &KvRet| KvRet::Value(Some(r.random_range(0..3)));
+    let (mut sent, mut failed) = (0, 0);
+    for _ in 0..100 {
+        let h = random_history::<KvMap>(&mut rng, 3, 6, &gen, &wrong);
+        let mut t = Tracker::<KvMap>::default();
+        for (i, e) in h.entries().iter().enumerate() {
+            let copy: Tracker<KvMap> = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
+            assert_eq!((&copy, hash_of(&copy)), (&t, hash_of(&t)));
+            assert_eq!(copy.history(), t.history());
+            let rest = |mut t: Tracker<KvMap>| h.entries()[i..].iter().all(|e| t.record(e).is_ok());
+            assert_eq!(rest(copy), rest(t.clone()));
+            sent += 1;
+            if t.record(e).is_err() {
+                failed += 1;
+                break;
+            }
+        }
+    }
+    assert_eq!((sent, failed), (857, 73));
+}

@@ -2,9 +2,10 @@
 
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::BugSpec;
+use serde::{Deserialize, Serialize};
 
 /// The seeded bugs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Bug {
     /// A promoted tail does not rebuild its store.
     StaleStore,

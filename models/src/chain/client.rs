@@ -3,9 +3,10 @@
 use super::{Bug, Cfg, Msg, Note};
 use mcheck_checker::lin::{Entry, KvOp, KvRet};
 use mcheck_checker::machine::{Ctx, MachineId};
+use serde::{Deserialize, Serialize};
 
 /// A client (see the module docs of [`super`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     /// Its value (written to every key).
     pub val: u8,

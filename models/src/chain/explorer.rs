@@ -4,6 +4,7 @@
 use mcheck_checker::cache::fingerprint;
 use mcheck_checker::explorers::ActorQueue;
 use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
+use serde::{Deserialize, Serialize};
 
 /// Round robin over all machines with a chain-specific initial order.
 ///
@@ -23,7 +24,7 @@ use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
 /// Sound: `next` and `delay` are those of [`ActorQueue`], and a delay keeps
 /// the relative order of every other actor, so k delays offer each of k
 /// enabled actors once and then repeat.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ChainExplorer {
     queue: ActorQueue,
     /// Kinds 'i'njector and 'm'aster, by id, for reordering on stability.

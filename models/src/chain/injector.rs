@@ -2,10 +2,11 @@
 
 use super::{Cfg, Msg};
 use mcheck_checker::machine::{Ctx, MachineId};
+use serde::{Deserialize, Serialize};
 
 /// The fault injector: `failures` times, it chooses a server to crash, or
 /// none.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Injector {
     /// Attempts left.
     pub left: u8,

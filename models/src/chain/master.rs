@@ -2,11 +2,12 @@
 
 use super::{Bug, Cfg, Msg};
 use mcheck_checker::machine::{Ctx, MachineId};
+use serde::{Deserialize, Serialize};
 
 /// The master (see the module docs of [`super`]): it knows the chain, runs
 /// ping rounds and repairs the chain around the servers that did not
 /// answer.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Master {
     /// The chain, head first.
     pub chain: Vec<MachineId>,

@@ -89,6 +89,7 @@
 //! The tail signals `"stable"` (an [`mcheck_checker::Event::Custom`]) when
 //! it applies the first update; the custom explorer ([`explorer`]) uses it.
 
+use serde::{Deserialize, Serialize};
 mod bug;
 mod client;
 pub mod explorer;
@@ -208,7 +209,7 @@ impl Cfg {
 
 /// One update: sequence number, key, value, and the client (machine id)
 /// and its operation number, for the answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Upd {
     /// Sequence number given by the head (from 1).
     pub seq: u8,
@@ -223,7 +224,7 @@ pub struct Upd {
 }
 
 /// The machines.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Machine {
     /// A chain server.
     Server(Server),
@@ -264,7 +265,7 @@ impl Clone for Machine {
 }
 
 /// The messages.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Msg {
     /// Client, injector: start.
     Go,

@@ -10,6 +10,7 @@
 
 use super::{Cfg, Client, Machine, Msg, Server, Upd};
 use mcheck_checker::machine::{MachineId, World};
+use serde::{Deserialize, Serialize};
 use std::fmt::{self, Display};
 
 /// A server's name (`server3`) in a violation's message: formatted only
@@ -328,7 +329,7 @@ fn seqs(h: &[Upd]) -> Vec<u8> {
 
 /// The query-consistency monitor: per key, the sequence number and value of
 /// the last update the tail acknowledged; a query must return that value.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct QueryMonitor {
     /// Per key: (sequence number, value) of the last acknowledged update;
     /// value 0 means none.

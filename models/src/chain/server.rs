@@ -2,9 +2,10 @@
 
 use super::{Bug, Cfg, Msg, Note, Upd};
 use mcheck_checker::machine::{Ctx, MachineId};
+use serde::{Deserialize, Serialize};
 
 /// A chain server (see the module docs of [`super`] for the protocol).
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
     /// Predecessor (`None`: head).
     pub pred: Option<MachineId>,

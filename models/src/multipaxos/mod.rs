@@ -56,6 +56,7 @@ use mcheck_checker::lin::{Entry, Log, LogOp, LogRet, Tracker};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+use serde::{Deserialize, Serialize};
 
 mod node;
 mod symmetry;
@@ -67,7 +68,7 @@ pub use node::{Node, Role};
 pub struct MultiPaxos;
 
 /// The seeded bugs (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Bug {
     /// A deposed leader has no handler for `Nack`.
     StaleNackUnhandled,
@@ -128,7 +129,7 @@ impl Default for Cfg {
 }
 
 /// The client.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     /// The next value to send (values are `1..=updates`; `updates + 1`
     /// once all are sent, `updates + 2` after the retransmission).
@@ -138,7 +139,7 @@ pub struct Client {
 }
 
 /// The machines.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Machine {
     /// A node.
     Node(Node),
@@ -151,7 +152,7 @@ pub enum Machine {
 }
 
 /// The messages. Node indices are machine ids (nodes are created first).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Msg {
     /// Client, timer: act.
     Go,
@@ -234,7 +235,7 @@ pub enum Note {
 
 /// The monitors' state: the values proposed (a bit per value), the
 /// value chosen per slot (0: none yet) and the client's history.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Monitor {
     proposed: u64,
     chosen: Vec<u8>,

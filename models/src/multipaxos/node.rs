@@ -2,9 +2,10 @@
 
 use super::{id, Bug, Cfg, Msg, Note};
 use mcheck_checker::machine::Ctx;
+use serde::{Deserialize, Serialize};
 
 /// A node's proposer role.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Role {
     /// Not leading: requests are forwarded to the known leader.
     Follower,
@@ -15,7 +16,7 @@ pub enum Role {
 }
 
 /// A node: proposer, acceptor and learner.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Node {
     /// Proposer role.
     pub role: Role,

@@ -86,6 +86,7 @@ use crate::noise;
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 mod monitor;
@@ -98,7 +99,7 @@ pub use monitor::Monitor;
 pub struct Paxos;
 
 /// The seeded bugs (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Bug {
     /// The proposer counts a promise of an earlier ballot.
     StalePromise,
@@ -231,7 +232,7 @@ impl Cfg {
 }
 
 /// A ballot: a round and the proposer that owns it, ordered by round first.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Ballot {
     /// The round (from 1).
     pub round: u8,
@@ -246,7 +247,7 @@ impl fmt::Debug for Ballot {
 }
 
 /// A proposed value (proposer `i` proposes value `i`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Value(pub u8);
 
 impl fmt::Debug for Value {
@@ -256,7 +257,7 @@ impl fmt::Debug for Value {
 }
 
 /// Where a proposer is in its current round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Phase {
     /// Not started yet.
     Init,
@@ -271,7 +272,7 @@ pub enum Phase {
 }
 
 /// An acceptor.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Acceptor {
     /// The highest ballot promised.
     pub promised: Option<Ballot>,
@@ -280,7 +281,7 @@ pub struct Acceptor {
 }
 
 /// A proposer, which is also the learner of its own ballots.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Proposer {
     /// Its index (and the value it wants).
     pub pid: u8,
@@ -300,7 +301,7 @@ pub struct Proposer {
 }
 
 /// The machines.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Machine {
     /// An acceptor.
     Acceptor(Acceptor),
@@ -311,7 +312,7 @@ pub enum Machine {
 }
 
 /// The messages.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Msg {
     /// Proposer: start.
     Go,

@@ -4,10 +4,11 @@
 
 use super::{Ballot, Note, Value};
 use mcheck_checker::machine::MonitorError;
+use serde::{Deserialize, Serialize};
 
 /// The monitor: the proposals made, the acceptances per ballot and the
 /// value chosen in the lowest ballot.
-#[derive(Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Monitor {
     proposals: Vec<(Ballot, Value)>,
     votes: Vec<(Ballot, u8)>,

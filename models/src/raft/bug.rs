@@ -2,9 +2,10 @@
 
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::BugSpec;
+use serde::{Deserialize, Serialize};
 
 /// The seeded bugs, each a mistake real Raft implementations made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Bug {
     /// The leader commits an entry of an earlier term by counting its
     /// replicas (the paper's Figure 8).

@@ -3,6 +3,7 @@
 use super::{Bug, Cfg, Msg, Note};
 use mcheck_checker::lin::{Entry, LogOp, LogRet};
 use mcheck_checker::machine::{Ctx, MachineId};
+use serde::{Deserialize, Serialize};
 
 /// Attempts the client makes per command (the first and one retry).
 pub const ATTEMPTS: u8 = 2;
@@ -17,7 +18,7 @@ pub const ATTEMPTS: u8 = 2;
 /// log: operation `k` is process `k` (so a given-up operation stays pending
 /// without blocking the next), invoked when first sent; a command returns
 /// its position (the commands committed before it), a read the commands.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     /// The operation it is submitting (from 1; above [`Cfg::ops`] when
     /// done).
@@ -121,7 +122,7 @@ impl Default for Client {
 
 /// The fault injector: up to `crashes` times, crashes a server of its
 /// choice (it restarts at once with its persistent state) or stops.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Injector {
     /// Crashes left.
     pub left: u8,

@@ -117,6 +117,7 @@
 //! break a safety monitor, bug 6 only the client's history
 //! (linearizability), bug 7 only liveness.
 
+use serde::{Deserialize, Serialize};
 mod bug;
 mod client;
 mod liveness;
@@ -271,7 +272,7 @@ impl Cfg {
 
 /// A log entry: the term it was created in and the client's operation (a
 /// command, or a read: [`Cfg::is_command`]).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Entry {
     /// The term of the leader that appended it.
     pub term: u8,
@@ -286,7 +287,7 @@ impl fmt::Debug for Entry {
 }
 
 /// The AppendEntries request.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Append {
     /// The leader's term.
     pub term: u8,
@@ -303,7 +304,7 @@ pub struct Append {
 }
 
 /// The messages.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Msg {
     /// Client and injector: start.
     Go,
@@ -409,7 +410,7 @@ pub enum Note {
 }
 
 /// The machines.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Machine {
     /// A Raft server.
     Server(Server),

@@ -5,6 +5,7 @@ use super::server::{Role, Server};
 use super::{Cfg, Entry, Note};
 use mcheck_checker::lin::{Log, Tracker};
 use mcheck_checker::machine::MonitorError;
+use serde::{Deserialize, Serialize};
 
 /// A monitor's verdict.
 pub type Verdict = Result<(), MonitorError>;
@@ -15,7 +16,7 @@ fn violation(monitor: &'static str, message: String) -> Verdict {
 }
 
 /// An entry some leader declared committed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Committed {
     /// The entry.
     pub entry: Entry,
@@ -26,7 +27,7 @@ pub struct Committed {
 }
 
 /// What the monitors remember (part of the state).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Monitor {
     /// Per term (index = term), the leader's id plus one (0: none yet).
     pub leaders: Vec<u8>,

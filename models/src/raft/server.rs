@@ -4,9 +4,10 @@
 
 use super::{Append, Bug, Cfg, Entry, Msg, Note};
 use mcheck_checker::machine::{Ctx, MachineId};
+use serde::{Deserialize, Serialize};
 
 /// Where a server stands in its current term (volatile: lost on a crash).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Role {
     /// Follows whoever leads its term.
     Follower,
@@ -25,7 +26,7 @@ pub enum Role {
 }
 
 /// A server.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Server {
     /// Its index (and machine id).
     pub id: u8,

@@ -76,6 +76,7 @@ use mcheck_checker::lin::{Entry, KvMap};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Renamed, Setup, World};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::{BugSpec, Model, ModelInfo, ParamSpec, Params};
+use serde::{Deserialize, Serialize};
 
 mod monitor;
 mod roles;
@@ -93,7 +94,7 @@ pub const MAX_PARTICIPANTS: u8 = 4;
 pub const MAX_CLIENTS: usize = 3;
 
 /// The seeded bugs (each needs at least one delay, see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Bug {
     /// The coordinator counts a vote after a timeout aborted the
     /// transaction (a row of the noise benchmark, `crate::noise::ROWS`).
@@ -217,7 +218,7 @@ impl Cfg {
 }
 
 /// The machines.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Machine {
     /// The coordinator.
     Coordinator(Coordinator),
@@ -232,7 +233,7 @@ pub enum Machine {
 }
 
 /// The messages.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Msg {
     /// Client: start.
     Go,

@@ -4,12 +4,13 @@
 use super::{Cfg, Machine, Note, Phase};
 use mcheck_checker::lin::{KvMap, Tracker};
 use mcheck_checker::machine::{MonitorError, Slot, World};
+use serde::{Deserialize, Serialize};
 
 /// The atomicity monitor: per transaction (index `txn - 1`), which
 /// participants committed and which aborted or voted no (bit masks). Each
 /// list ends at the last transaction with a bit set in it (so equal
 /// observations give equal monitors), and stays as short as the workload.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Monitor {
     pub(super) commits: Vec<u8>,
     pub(super) aborts: Vec<u8>,

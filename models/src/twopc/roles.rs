@@ -4,9 +4,10 @@ use super::{Bug, Cfg, Msg, Note, COORDINATOR, MAX_CLIENTS, TIMER};
 use mcheck_checker::lin::{Entry, KvOp, KvRet};
 use mcheck_checker::machine::Ctx;
 use mcheck_checker::machine::MachineId;
+use serde::{Deserialize, Serialize};
 
 /// A client's progress.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Phase {
     /// Waiting for the result of its write.
     Writing,
@@ -18,7 +19,7 @@ pub enum Phase {
 }
 
 /// The coordinator.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Coordinator {
     /// The latest transaction id (0 before the first).
     pub txn: u8,
@@ -31,14 +32,14 @@ pub struct Coordinator {
 }
 
 /// The timer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Timer {
     /// The transaction it is armed for.
     pub armed: Option<u8>,
 }
 
 /// A participant.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Participant {
     /// The prepared write `(txn, key, value)`, if any.
     pub pending: Option<(u8, u8, u8)>,
@@ -49,7 +50,7 @@ pub struct Participant {
 }
 
 /// A client.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Client {
     /// Its key.
     pub key: u8,

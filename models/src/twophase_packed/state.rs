@@ -1,6 +1,7 @@
 //! The packed state of the TwoPhase specification and its field layout.
 
 use crate::twophase::{RmState, TmState};
+use serde::{Deserialize, Serialize};
 
 /// The RM state of a 2-bit field.
 fn rm_from_bits(b: u64) -> RmState {
@@ -20,7 +21,7 @@ fn rm_from_bits(b: u64) -> RmState {
 /// 1 committed, 2 aborted), then the `Commit` and `Abort` message flags;
 /// bits `ROUND_SHIFT`.. hold the number of the transaction (round, from
 /// 0) when the program runs several one after the other.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
 pub struct PackedState(pub u64);
 
 /// The field offsets of [`PackedState`] for a given number of RMs.

@@ -79,17 +79,17 @@ fn a_violation_path_lists_the_moves_to_the_next_choice() {
 
 /// A route that keeps the states whose key has the remainder `me` by
 /// `peers` and collects the others.
-struct Split {
+struct Split<O> {
     me: u64,
     peers: u64,
-    sent: Vec<Away>,
+    sent: Vec<Away<u32, O>>,
 }
 
-impl Route for Split {
+impl<O> Route<u32, O> for Split<O> {
     fn keep(&self, key: u64) -> bool {
         key % self.peers == self.me
     }
-    fn send(&mut self, away: Away) {
+    fn send(&mut self, away: Away<u32, O>) {
         self.sent.push(away);
     }
 }
@@ -98,17 +98,17 @@ impl Route for Split {
 fn routed<O: ChoiceOrder>(
     program: &RandomProgram,
     order: O,
-    route: Split,
-) -> Plain<'static, RandomProgram, &RandomProgram, O, Split> {
+    route: Split<O>,
+) -> Plain<'static, RandomProgram, &RandomProgram, O, Split<O>> {
     let config = Config::default();
     let cache = cache_budget(&config);
     Plain::new(program, order, config, cache, route, Report::new("test", None, 0, 1))
 }
 
-/// The state and order that `away`'s path reaches from s0, as its
-/// receiver rebuilds them: at each depth the path names, the order moves
-/// on that many times before its choice is taken.
-fn rebuild<O: ChoiceOrder>(program: &RandomProgram, root: &O, away: &Away) -> (u32, O) {
+/// The state and order that `away`'s path reaches from s0, as a replay of
+/// the counterexample schedule would: at each depth the path names, the
+/// order moves on that many times before its choice is taken.
+fn rebuild<O: ChoiceOrder>(program: &RandomProgram, root: &O, away: &Away<u32, O>) -> (u32, O) {
     let (mut s, mut d) = (program.initial(), root.clone());
     let (mut en, mut events) = (Vec::new(), Vec::new());
     let mut moves = away.path.iter().peekable();
@@ -150,22 +150,24 @@ fn a_successor_the_route_does_not_keep_is_sent_with_its_path() {
         (r.states, r.transitions, r.deferrals, search.pending()),
         (1, 1, 1, (0, 1))
     );
-    let away = |key, cost, path| Away {
-        key,
+    let away = |s, cost, path| Away {
+        state: s,
+        order: Natural::charging(),
+        key: fp(s),
         cost,
         depth: 1,
         path,
     };
-    assert_eq!(std::mem::take(&mut search.route().sent), vec![away(fp(1), 0, vec![])]);
+    assert_eq!(std::mem::take(&mut search.route().sent), vec![away(1, 0, vec![])]);
     search.open();
     assert_eq!(search.resume().unwrap(), None);
-    assert_eq!(search.route().sent, vec![away(fp(2), 1, vec![(0, 1)])]);
+    assert_eq!(search.route().sent, vec![away(2, 1, vec![(0, 1)])]);
     assert_eq!((search.report().states, search.pending()), (1, (0, 0)));
 }
 
-/// Two searches that each keep half the keys, their sent states rebuilt
-/// and accepted by the other within the stratum (as distributed workers
-/// do), count together the states one search counts, on random systems
+/// Two searches that each keep half the keys, their sent states accepted
+/// by the other within the stratum (as distributed workers do), each the
+/// state its path replays to, count together the states one search counts, on random systems
 /// with every move costing one (strata) and every move free (one).
 #[test]
 fn two_routed_searches_count_the_states_of_one() {
@@ -201,9 +203,10 @@ fn two_routed_searches_count_the_states_of_one() {
                     }
                     for (to, away) in sent {
                         let w = &mut two[to];
+                        let (s, d) = rebuild(&program, w.root(), &away);
+                        assert_eq!((s, w.cache_key(&s, &d)), (away.state, away.key), "system {seed}");
                         if !w.cached(away.key) {
-                            let (s, d) = rebuild(&program, w.root(), &away);
-                            assert_eq!(w.cache_key(&s, &d), away.key, "system {seed}");
+                            let (s, d) = (away.state, away.order);
                             assert_eq!(w.accept(s, d, away.cost, away.depth, away.path).unwrap(), None);
                         }
                     }

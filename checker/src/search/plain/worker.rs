@@ -2,8 +2,8 @@
 //! keep them all is asked besides the stepwise API of [`Plain`]: the hook
 //! ([`Route`]) and the calls a distributed worker makes (the
 //! `mcheck-distributed` crate: one [`Plain`] per worker, each keeping the
-//! states it owns and sending the others to their owners, which rebuild
-//! them and [`accept`](Plain::accept) them).
+//! states it owns and sending the others, as states, to their owners,
+//! which [`accept`](Plain::accept) them).
 
 use super::Plain;
 use crate::cache::FingerprintSet;
@@ -32,31 +32,37 @@ use std::ops::Deref;
 ///   never sent: every worker starts from it, and its owner explores it.
 /// * A state sent to another search must be one that search's route
 ///   keeps, so that [`Plain::accept`] visits it there.
-pub trait Route {
+pub trait Route<S, O> {
     /// Whether the state with cache key `key` is visited here.
     fn keep(&self, key: u64) -> bool;
     /// Takes a successor that [`Route::keep`] did not keep.
-    fn send(&mut self, away: Away);
+    fn send(&mut self, away: Away<S, O>);
 }
 
 /// The route of the search on one thread: every state is visited here.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Keep;
 
-impl Route for Keep {
+impl<S, O> Route<S, O> for Keep {
     #[inline(always)]
     fn keep(&self, _key: u64) -> bool {
         true
     }
 
     /// Never called: every state is kept.
-    fn send(&mut self, _away: Away) {}
+    fn send(&mut self, _away: Away<S, O>) {}
 }
 
-/// A successor the route did not keep: what its receiver needs to rebuild
-/// it from s0 and [`accept`](Plain::accept) it.
+/// A successor the route did not keep: what its receiver needs to
+/// [`accept`](Plain::accept) it, the state itself with the order there,
+/// and the path that reaches it from s0 (what a counterexample found
+/// below it replays).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Away {
+pub struct Away<S, O> {
+    /// The state.
+    pub state: S,
+    /// The order at the state.
+    pub order: O,
     /// Its cache key.
     pub key: u64,
     /// The cost paid on its path (n of the call that reached it).
@@ -100,9 +106,8 @@ impl From<Stopped> for Stop {
     }
 }
 
-impl<P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route> Plain<'_, P, H, O, R> {
-    /// Visits a state that another search's route sent here, rebuilt by
-    /// its receiver: `s` with the order `d` there, cost `cost`, at `depth`,
+impl<P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>> Plain<'_, P, H, O, R> {
+    /// Visits a state that another search's route sent here: `s` with the order `d` there, cost `cost`, at `depth`,
     /// reached by `path` (as [`Away`] carries them), in the current
     /// stratum: the step limit's cut, the cache (`if s' not in cache`),
     /// its count, and the DFS of its subtree. Called between the other
@@ -123,7 +128,7 @@ impl<P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route> Plain<'_, P, H,
     }
 
     /// Whether the cache holds `key` (a received state that needs no
-    /// rebuilding).
+    /// visit, unless at the step limit).
     pub fn cached(&self, key: u64) -> bool {
         self.cache.contains(key)
     }
