@@ -76,9 +76,7 @@ where
                             };
                             let bound = (*cap.time() >> 32) as u32;
                             for batch in data {
-                                for msg in batch.drain(..) {
-                                    l.receive(bound, msg);
-                                }
+                                l.receive(bound, batch.drain(..));
                             }
                             output.session(&cap).give_iterator(l.outbox());
                             keep(&l, &cap, &mut waiting);
