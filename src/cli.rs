@@ -172,8 +172,11 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
     } else {
         Vec::new()
     };
-    for warning in &beyond {
-        eprintln!("mcheck: warning: {warning}");
+    // Process 0 of a cluster run warns for all (the others would repeat it).
+    if !args.cluster.process.is_some_and(|p| p > 0) {
+        for warning in &beyond {
+            eprintln!("mcheck: warning: {warning}");
+        }
     }
     // The explorer is validated even for strategies that do not use it, so
     // that a typo is never silently ignored.

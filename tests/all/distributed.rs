@@ -175,3 +175,26 @@ fn a_models_own_explorer_cannot_cross_processes_and_says_which_can() {
         "{err}"
     );
 }
+
+/// A workload beyond the exhaustive cap is warned about once, by process
+/// 0, not by every process of the run.
+#[test]
+fn process_zero_alone_warns_of_a_workload_beyond_the_cap() {
+    let args = [
+        "run",
+        "twophase-packed",
+        "--set",
+        "rms=10",
+        "-s",
+        "ses",
+        "--processes",
+        "2",
+        "--max-states",
+        "1000",
+        "-q",
+    ];
+    let o = mcheck(&args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("mcheck: warning: rms=10 is beyond 9").count(), 1, "{err}");
+}
