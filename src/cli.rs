@@ -173,7 +173,7 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
         Vec::new()
     };
     // Process 0 of a cluster run warns for all (the others would repeat it).
-    if !args.cluster.process.is_some_and(|p| p > 0) {
+    if args.cluster.process.is_none_or(|p| p == 0) {
         for warning in &beyond {
             eprintln!("mcheck: warning: {warning}");
         }
