@@ -46,14 +46,13 @@ where
     let local = Rc::new(RefCell::new(local));
     let shared = Rc::clone(&local);
     worker.dataflow::<u64, _, _>(move |scope| {
-        let activations = scope;
         let (handle, cycle) = scope.feedback::<Vec<Msg<P::State, Composed<E>>>>(1u64);
         cycle
             .unary_frontier(
                 Exchange::new(|m: &Msg<P::State, Composed<E>>| u64::from(m.to())),
                 "SES",
                 move |initial: Capability<u64>, info| {
-                    let activator = activations.activator_for(info.address);
+                    let activator = scope.activator_for(info.address);
                     let mut initial = Some(initial);
                     // Capabilities for the strata with deferred entries.
                     let mut waiting: BTreeMap<u32, Capability<u64>> = BTreeMap::new();

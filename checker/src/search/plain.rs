@@ -42,8 +42,8 @@
 //! [`Route`] (the `worker` submodule) that keeps only the states it owns:
 //! `if s' not in cache` becomes "if s' is mine and not in cache", a
 //! successor owned elsewhere goes to its owner, as the state with its
-//! order and path, and the owner hands it to [`accept`](Plain::accept). The default route, [`Keep`],
-//! keeps every successor.
+//! order and path, and the owner hands it to [`accept`](Plain::accept).
+//! The default route, [`Keep`], keeps every successor.
 //!
 //! Besides the pseudo-code, it does what every exhaustive search of the
 //! engine does, as the optimised search does it: the cache key (the

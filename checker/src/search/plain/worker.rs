@@ -107,11 +107,11 @@ impl From<Stopped> for Stop {
 }
 
 impl<P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>> Plain<'_, P, H, O, R> {
-    /// Visits a state that another search's route sent here: `s` with the order `d` there, cost `cost`, at `depth`,
-    /// reached by `path` (as [`Away`] carries them), in the current
-    /// stratum: the step limit's cut, the cache (`if s' not in cache`),
-    /// its count, and the DFS of its subtree. Called between the other
-    /// calls, never after a stop.
+    /// Visits a state that another search's route sent here: `s` with the
+    /// order `d` there, cost `cost`, at `depth`, reached by `path` (as
+    /// [`Away`] carries them), in the current stratum: the step limit's
+    /// cut, the cache (`if s' not in cache`), its count, and the DFS of
+    /// its subtree. Called between the other calls, never after a stop.
     pub fn accept(
         &mut self,
         s: P::State,
