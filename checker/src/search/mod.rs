@@ -75,10 +75,13 @@ pub(crate) use {
 
 use crate::config::Config;
 use crate::explorer::Explorer;
+use crate::explorers::AnyExplorer;
 use crate::program::{Program, ViolationKind};
 use crate::report::Report;
 use crate::schedule::PathKind;
 use crate::watch::Watched;
+#[cfg(debug_assertions)]
+use order::Orders;
 use order::{ChoiceOrder, Composed, Natural, Preemptive};
 use stratified::SearchResult;
 
@@ -106,7 +109,7 @@ pub(crate) fn ses_on<P: Program, E: Explorer>(
     let explorer = crate::explorer::prepare(program.program(), explorer, config.seed);
     let name = explorer.name().to_string();
     let report = Report::new("ses", Some(&name), config.seed, 1);
-    let result = stratified_on_threads(program, Composed::new(explorer), config, report)?;
+    let result = stratified_on_threads(program, instance::<E, _>(Composed::new(explorer)), config, report)?;
     Ok(with_delay_schedule(result, &name, config))
 }
 
@@ -149,7 +152,7 @@ pub fn dfs<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErr
 pub(crate) fn dfs_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("dfs", None, config.seed, 1);
     let result = match config.worker_threads() {
-        1 => one_thread(program, Natural::default(), config, report)?,
+        1 => one_thread(program, instance::<AnyExplorer, _>(Natural::default()), config, report)?,
         threads if config.plain => return Err(plain_on_threads(threads)),
         threads => {
             let config = Config {
@@ -157,12 +160,18 @@ pub(crate) fn dfs_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Re
                 ..config.clone()
             };
             let spread = Some(threads * DFS_SPREAD_PER_THREAD);
-            let mut result = parallel::run(program, Natural::charging(), &config, report, threads, spread)?;
+            let root = instance::<AnyExplorer, _>(Natural::charging());
+            let mut result = parallel::run(program, root, &config, report, threads, spread)?;
             one_stratum(&mut result.report, threads);
             result
         }
     };
-    with_choice_schedule(program.program(), Natural::default(), result, config)
+    with_choice_schedule(
+        program.program(),
+        instance::<AnyExplorer, _>(Natural::default()),
+        result,
+        config,
+    )
 }
 
 /// The work items per thread a parallel DFS spreads its work into before
@@ -210,8 +219,27 @@ pub fn pb<P: Program>(program: &P, config: &Config) -> Result<Report, SearchErro
 /// [`pb`] on a watched program.
 pub(crate) fn pb_on<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Report, SearchError> {
     let report = Report::new("pb", None, config.seed, 1);
-    let result = stratified_on_threads(program, Preemptive::initial(), config, report)?;
-    with_choice_schedule(program.program(), Preemptive::initial(), result, config)
+    let root = || instance::<AnyExplorer, _>(Preemptive::initial());
+    let result = stratified_on_threads(program, root(), config, report)?;
+    with_choice_schedule(program.program(), root(), result, config)
+}
+
+/// `order` as the exhaustive searches are instantiated with it: itself in
+/// release builds; in builds with debug assertions (the tests'), as
+/// [`Orders`] with the explorer type `E` (any for DFS and PB), so that SES,
+/// DFS and PB share one instance of the search per program type and
+/// explorer type. The search was half of each test binary's code.
+#[cfg(not(debug_assertions))]
+#[inline(always)]
+#[allow(clippy::extra_unused_type_parameters)] // the debug build's `E`
+fn instance<E, O: ChoiceOrder>(order: O) -> O {
+    order
+}
+
+/// See the release build's `instance`.
+#[cfg(debug_assertions)]
+fn instance<E: Explorer, O: Into<Orders<E>>>(order: O) -> Orders<E> {
+    order.into()
 }
 
 /// The stratified search on one thread, or on `config.worker_threads()`.

@@ -312,6 +312,81 @@ impl ChoiceOrder for Preemptive {
     }
 }
 
+/// SES's, DFS's and PB's orders as one type, for builds with debug
+/// assertions (the tests'): the exhaustive searches run on it there
+/// (`instance` in the `search` module), so that a program type gets one
+/// instance of the search rather than one per strategy. Each call is the
+/// variant's own; release builds use the orders themselves, which the
+/// search's hot loops inline.
+#[cfg(debug_assertions)]
+#[derive(Clone, Debug)]
+pub(crate) enum Orders<E> {
+    Composed(Composed<E>),
+    Natural(Natural),
+    Preemptive(Preemptive),
+}
+
+#[cfg(debug_assertions)]
+impl<E> From<Composed<E>> for Orders<E> {
+    fn from(o: Composed<E>) -> Self {
+        Orders::Composed(o)
+    }
+}
+
+#[cfg(debug_assertions)]
+impl<E> From<Natural> for Orders<E> {
+    fn from(o: Natural) -> Self {
+        Orders::Natural(o)
+    }
+}
+
+#[cfg(debug_assertions)]
+impl<E> From<Preemptive> for Orders<E> {
+    fn from(o: Preemptive) -> Self {
+        Orders::Preemptive(o)
+    }
+}
+
+/// `$call` on the variant's order, bound to `$o`.
+#[cfg(debug_assertions)]
+macro_rules! each {
+    ($self:expr, $o:ident => $call:expr) => {
+        match $self {
+            Orders::Composed($o) => $call,
+            Orders::Natural($o) => $call,
+            Orders::Preemptive($o) => $call,
+        }
+    };
+}
+
+#[cfg(debug_assertions)]
+impl<E: Explorer> ChoiceOrder for Orders<E> {
+    fn name(&self) -> &str {
+        each!(self, o => o.name())
+    }
+    fn current(&self, set: &EnabledSet<'_>) -> (ActorId, u32) {
+        each!(self, o => o.current(set))
+    }
+    fn advance_cost(&self, set: &EnabledSet<'_>) -> u32 {
+        each!(self, o => o.advance_cost(set))
+    }
+    fn advance(&mut self, set: &EnabledSet<'_>) {
+        each!(self, o => o.advance(set))
+    }
+    fn advance_from(&mut self, cur: (ActorId, u32), set: &EnabledSet<'_>) {
+        each!(self, o => o.advance_from(cur, set))
+    }
+    fn child(&self, actor: ActorId, events: &[Event]) -> Self {
+        each!(self, o => o.child(actor, events).into())
+    }
+    fn into_child(self, actor: ActorId, events: &[Event]) -> Self {
+        each!(self, o => o.into_child(actor, events).into())
+    }
+    fn state_hash(&self) -> Option<u64> {
+        each!(self, o => o.state_hash())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

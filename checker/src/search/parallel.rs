@@ -63,9 +63,13 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     threads: usize,
     spread: Option<usize>,
 ) -> Result<SearchResult, SearchError> {
+    // One instance per program type in builds with debug assertions (the
+    // tests'): `Watching::<_, true>` runs without a watch too (see
+    // `Watching`).
     match program.watch() {
-        Some(_) => run_as::<P, O, true>(program, root, config, report, threads, spread),
+        #[cfg(not(debug_assertions))]
         None => run_as::<P, O, false>(program, root, config, report, threads, spread),
+        _ => run_as::<P, O, true>(program, root, config, report, threads, spread),
     }
 }
 

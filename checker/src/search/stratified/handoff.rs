@@ -47,9 +47,13 @@ pub(in crate::search) fn run_to_roots<P: Program, O: ChoiceOrder>(
     config: &Config,
     report: Report,
 ) -> Result<(SearchResult, Option<Vec<Root<P::State, O>>>), SearchError> {
+    // One instance per program type in builds with debug assertions (the
+    // tests'): `Watching::<_, true>` runs without a watch too (see
+    // `Watching`).
     match program.watch() {
-        Some(_) => roots_as::<P, O, true>(program, root, config, report),
+        #[cfg(not(debug_assertions))]
         None => roots_as::<P, O, false>(program, root, config, report),
+        _ => roots_as::<P, O, true>(program, root, config, report),
     }
 }
 

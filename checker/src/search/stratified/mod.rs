@@ -290,9 +290,13 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     config: &Config,
     report: Report,
 ) -> Result<SearchResult, SearchError> {
+    // One instance per program type in builds with debug assertions (the
+    // tests'): `Watching::<_, true>` runs without a watch too (see
+    // `Watching`).
     match program.watch() {
-        Some(_) => run_as::<P, O, true>(program, root, config, report),
+        #[cfg(not(debug_assertions))]
         None => run_as::<P, O, false>(program, root, config, report),
+        _ => run_as::<P, O, true>(program, root, config, report),
     }
 }
 
