@@ -172,10 +172,13 @@ const BUG6_DELAYS: u32 = 4;
 /// Bug 7 is a liveness bug: SES verifies its safety, and the liveness pass
 /// that follows finds an execution that ends with the client's command
 /// owed; the lasso replays, and without liveness checking the search
-/// verifies the bug away.
+/// verifies the bug away. On a FIFO network without crashes, where the
+/// bug needs no more than the retry (the default configuration finds it
+/// too, at 794,780 states).
 #[test]
 fn bug7_retry_without_timer_ends_hot() {
-    let params = Params::default();
+    let overrides = [("network", "0"), ("crashes", "0")].map(|(k, v)| (k.to_string(), v.to_string()));
+    let params = Params::resolve("raft", &PARAMS, &overrides).unwrap();
     let run = |liveness: bool| {
         let config = Config::default().liveness(liveness);
         check_model(
@@ -200,7 +203,7 @@ fn bug7_retry_without_timer_ends_hot() {
     assert!(run(false).is_verified());
 }
 
-const BUG7_FOUND: (u64, usize) = (794780, 12);
+const BUG7_FOUND: (u64, usize) = (27819, 14);
 
 #[test]
 fn bug2_vote_without_log_check() {
