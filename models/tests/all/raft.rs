@@ -172,9 +172,9 @@ const BUG6_DELAYS: u32 = 4;
 /// Bug 7 is a liveness bug: SES verifies its safety, and the liveness pass
 /// that follows finds an execution that ends with the client's command
 /// owed; the lasso replays, and without liveness checking the search
-/// verifies the bug away. On a FIFO network without crashes, where the
-/// bug needs no more than the retry (the default configuration finds it
-/// too, at 794,780 states).
+/// verifies the bug away. The test runs on a FIFO network without
+/// crashes, where the bug needs only the retry; the default configuration
+/// finds it too, at 794,780 states.
 #[test]
 fn bug7_retry_without_timer_ends_hot() {
     let overrides = [("network", "0"), ("crashes", "0")].map(|(k, v)| (k.to_string(), v.to_string()));
