@@ -6,8 +6,8 @@
 //! Run with `cargo run --release --example custom_explorer`.
 
 use mcheck_checker::explorer::check_contract;
-use mcheck_checker::explorers::{builtin, ActorQueue};
-use mcheck_checker::{search, ActorId, ActorInfo, Config, Event, Explorer, Model, Params};
+use mcheck_checker::explorers::{ActorQueue, builtin};
+use mcheck_checker::{ActorId, ActorInfo, Config, Event, Explorer, Model, Params, search};
 use mcheck_models::chain::Chain;
 
 /// Round robin over an order of all machines, by kind until "stable".

@@ -4,8 +4,8 @@
 
 use clap::builder::{PossibleValue, PossibleValuesParser, RangedU64ValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcheck_checker::search::{DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH, STRATEGIES, Strategy};
 use mcheck_checker::search::{HybridParams, SsParams, SsPlacement};
-use mcheck_checker::search::{Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH, STRATEGIES};
 
 /// Replays a shrink may try by default.
 pub const DEFAULT_SHRINK_ATTEMPTS: u64 = 5000;

@@ -19,7 +19,7 @@ use crate::args::StrategyName;
 use crate::printing::{header, header_of, violation_text};
 use crate::render;
 use crate::settings;
-use mcheck_checker::check::{check_instance, check_program, check_program_reaching, check_reaching_instance, Checked};
+use mcheck_checker::check::{Checked, check_instance, check_program, check_program_reaching, check_reaching_instance};
 use mcheck_checker::coverage::reached_property;
 use mcheck_checker::explorers::RunToCompletion;
 use mcheck_checker::{

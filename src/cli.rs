@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 pub use crate::args::DEFAULT_SHRINK_ATTEMPTS;
-pub use crate::printing::{report_json, SCHEMA_VERSION};
+pub use crate::printing::{SCHEMA_VERSION, report_json};
 pub use crate::signals::EXIT_INTERRUPTED;
 
 /// Parse `args` (without the program name) and run; the exit status. On
@@ -204,24 +204,24 @@ fn run(registry: &Registry, args: &RunArgs, matches: &ArgMatches) -> Result<u8, 
         model.check(&instance, &strategy, &args.explorer, &config, explain)?
     };
     report.notes.extend(beyond.iter().map(|w| w.to_string()));
-    if args.shrink {
-        if let Some(schedule) = &report.schedule {
-            let shrunk = model.shrink(schedule, DEFAULT_SHRINK_ATTEMPTS)?;
-            report.notes.push(format!(
-                "shrunk the counterexample from {} and {} to {} and {} ({})",
-                render::count_of(shrunk.before.0 as u64, "delay"),
-                render::count_of(shrunk.before.1 as u64, "step"),
-                render::count_of(shrunk.after.0 as u64, "delay"),
-                render::count_of(shrunk.after.1 as u64, "step"),
-                render::count_of(shrunk.attempts, "replay")
-            ));
-            if let Some(f) = report.violation.as_mut() {
-                f.violation = shrunk.violation.clone();
-                f.step = shrunk.schedule.expected_step.unwrap_or(f.step);
-            }
-            report.schedule = Some(shrunk.schedule);
-            counterexample = None;
+    if args.shrink
+        && let Some(schedule) = &report.schedule
+    {
+        let shrunk = model.shrink(schedule, DEFAULT_SHRINK_ATTEMPTS)?;
+        report.notes.push(format!(
+            "shrunk the counterexample from {} and {} to {} and {} ({})",
+            render::count_of(shrunk.before.0 as u64, "delay"),
+            render::count_of(shrunk.before.1 as u64, "step"),
+            render::count_of(shrunk.after.0 as u64, "delay"),
+            render::count_of(shrunk.after.1 as u64, "step"),
+            render::count_of(shrunk.attempts, "replay")
+        ));
+        if let Some(f) = report.violation.as_mut() {
+            f.violation = shrunk.violation.clone();
+            f.step = shrunk.schedule.expected_step.unwrap_or(f.step);
         }
+        report.schedule = Some(shrunk.schedule);
+        counterexample = None;
     }
     // A failure to save loses nothing else: the report is printed in full
     // and the warning comes last.
@@ -364,13 +364,13 @@ fn replay(registry: &Registry, input: &str, format: &str, verbose: bool, races: 
         eprintln!("mcheck: {message}");
         return Ok(2);
     }
-    if let Some(found) = ex.violation.as_ref() {
-        if let Some(name) = reached_property(&found.violation) {
-            if format == "text" {
-                println!("Reachability property {name} holds after step {}.", found.step);
-            }
-            return Ok(0);
+    if let Some(found) = ex.violation.as_ref()
+        && let Some(name) = reached_property(&found.violation)
+    {
+        if format == "text" {
+            println!("Reachability property {name} holds after step {}.", found.step);
         }
+        return Ok(0);
     }
     if ex.violation.is_some() {
         return Ok(1);
@@ -495,10 +495,10 @@ fn deep_cmd(registry: &Registry, t: &TableCli) -> Result<u8, String> {
         None => SIZES.to_vec(),
     };
     let budget = if t.noise { NOISE_BUDGET_S } else { DEEP_BUDGET_S };
-    if let Some(dir) = &t.svg_dir {
-        if !std::path::Path::new(dir).is_dir() {
-            return Err(format!("--svg-dir {dir:?} is not a directory"));
-        }
+    if let Some(dir) = &t.svg_dir
+        && !std::path::Path::new(dir).is_dir()
+    {
+        return Err(format!("--svg-dir {dir:?} is not a directory"));
     }
     let args = deep::DeepArgs {
         budget: crate::table::Budget {

@@ -7,10 +7,10 @@
 //! cells at several sizes of one parameter ([`run_cells`]).
 
 use crate::args::parse_overrides;
-use crate::cell::{self, cell_of, cell_text, Cell, Cost, Run, Versus, TEST_LEGEND};
+use crate::cell::{self, Cell, Cost, Run, TEST_LEGEND, Versus, cell_of, cell_text};
 use crate::registry::{DynModel, Registry};
 use crate::table::{self, Budget, Column, Target};
-use mcheck_checker::search::{run_indexed, SsParams, Strategy};
+use mcheck_checker::search::{SsParams, Strategy, run_indexed};
 use mcheck_checker::{BugSpec, Config, Params, Progress, StopFlag};
 use serde::Serialize;
 use std::collections::BTreeMap;

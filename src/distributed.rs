@@ -9,7 +9,7 @@
 use crate::registry::DynModel;
 use clap::Args;
 use mcheck_checker::{Config, Instance, Report};
-use mcheck_distributed::{Layout, DEFAULT_CONNECT_TIMEOUT};
+use mcheck_distributed::{DEFAULT_CONNECT_TIMEOUT, Layout};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -167,22 +167,24 @@ impl LocalProcesses {
         }
         let children = std::sync::Arc::new(std::sync::Mutex::new(children));
         let watched = std::sync::Arc::clone(&children);
-        std::thread::spawn(move || loop {
-            std::thread::sleep(Duration::from_millis(200));
-            let mut list = watched.lock().unwrap_or_else(|e| e.into_inner());
-            if list.is_empty() {
-                return;
-            }
-            let failed = list
-                .iter_mut()
-                .enumerate()
-                .find_map(|(i, c)| c.try_wait().ok().flatten().filter(|s| !s.success()).map(|s| (i + 1, s)));
-            if let Some((i, status)) = failed {
-                eprintln!("mcheck: local process {i} failed ({status}); stopping the run");
-                for c in list.iter_mut() {
-                    let _ = c.kill();
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(200));
+                let mut list = watched.lock().unwrap_or_else(|e| e.into_inner());
+                if list.is_empty() {
+                    return;
                 }
-                std::process::exit(2);
+                let failed = list
+                    .iter_mut()
+                    .enumerate()
+                    .find_map(|(i, c)| c.try_wait().ok().flatten().filter(|s| !s.success()).map(|s| (i + 1, s)));
+                if let Some((i, status)) = failed {
+                    eprintln!("mcheck: local process {i} failed ({status}); stopping the run");
+                    for c in list.iter_mut() {
+                        let _ = c.kill();
+                    }
+                    std::process::exit(2);
+                }
             }
         });
         Ok(LocalProcesses { children, hostfile })

@@ -15,8 +15,8 @@
 //! the visible labels whose boxes overlap as the browser lays them out
 //! (`#overlaps`), which `tests/all/browser.rs` checks on Raft bug 1.
 
-use mcheck_checker::races::Explanation;
 use mcheck_checker::Schedule;
+use mcheck_checker::races::Explanation;
 use serde_json::json;
 use std::fmt::Write;
 

@@ -11,7 +11,7 @@ use crate::settings;
 use clap::Parser;
 use mcheck_checker::search::STRATEGIES;
 use mcheck_checker::{Checked, Report};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::fmt::Write;
 
 /// How `mcheck list` prints.

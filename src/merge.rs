@@ -9,7 +9,7 @@
 //! the samples of earlier rounds and those of its round up to its index.
 //! Without a violation the rounds are summed as they are.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The fields that must be equal in every shard's report of one run.
 const SAME_RUN: &[&str] = &[

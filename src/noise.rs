@@ -10,7 +10,7 @@ use crate::deep::{self, DeepArgs, DeepRow};
 use crate::registry::{DynModel, Registry};
 use crate::scaling::Record;
 use mcheck_checker::BugSpec;
-use mcheck_models::noise::{NoiseRow, NOISE_PARAM, ROWS};
+use mcheck_models::noise::{NOISE_PARAM, NoiseRow, ROWS};
 
 /// The rows `models` and `bugs` select (empty: all), in [`ROWS`]' order,
 /// each with its model and bug; an error names a model or bug the
@@ -187,9 +187,11 @@ mod tests {
         let all = selected(&registry, &[], &[]).unwrap();
         assert_eq!(all.len(), ROWS.len());
         let paxos = selected(&registry, &["paxos".into()], &[]).unwrap();
-        assert!(paxos
-            .iter()
-            .all(|(r, m, b)| r.model == "paxos" && m.info().name == "paxos" && b.id == r.bug));
+        assert!(
+            paxos
+                .iter()
+                .all(|(r, m, b)| r.model == "paxos" && m.info().name == "paxos" && b.id == r.bug)
+        );
         let err = selected(&registry, &["lostupdate".into()], &[])
             .map(|_| ())
             .unwrap_err();

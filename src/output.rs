@@ -13,7 +13,7 @@ use std::path::Path;
 pub fn quiet_on_closed_pipe() {
     #[cfg(unix)]
     {
-        extern "C" {
+        unsafe extern "C" {
             fn signal(signum: std::ffi::c_int, handler: usize) -> usize;
         }
         const SIGPIPE: std::ffi::c_int = 13;
@@ -33,13 +33,13 @@ pub fn check_writable(flag: &str, path: &str) -> Result<(), String> {
     if p.is_dir() {
         return Err(format!("cannot write {flag} file {path:?}: it is a directory"));
     }
-    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.is_dir() {
-            return Err(format!(
-                "cannot write {flag} file {path:?}: directory {:?} does not exist",
-                dir.display().to_string()
-            ));
-        }
+    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(format!(
+            "cannot write {flag} file {path:?}: directory {:?} does not exist",
+            dir.display().to_string()
+        ));
     }
     let existed = p.exists();
     // Appending to an existing file leaves it intact.

@@ -51,5 +51,5 @@
 pub use crate::checker::Checker;
 pub use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
 pub use mcheck_checker::{
-    builtin, AnyExplorer, BugSpec, Config, Explorer, Model, ModelInfo, ParamSpec, Params, Program, Strategy,
+    AnyExplorer, BugSpec, Config, Explorer, Model, ModelInfo, ParamSpec, Params, Program, Strategy, builtin,
 };

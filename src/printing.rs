@@ -5,7 +5,7 @@
 use crate::registry::DynModel;
 use crate::render;
 use mcheck_checker::{Counterexample, Execution, Found, ModelInfo, Params, Report, Schedule};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// The JSON schema version of `run --json` and `list --json`.
 pub const SCHEMA_VERSION: u32 = 1;

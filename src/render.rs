@@ -6,7 +6,7 @@ use mcheck_checker::report::{BoundedBy, CacheKey, Stratum};
 use mcheck_checker::search::exec::Execution;
 use mcheck_checker::search::{human, rate};
 use mcheck_checker::{Outcome, Report, StepTrace};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Payloads longer than this are abbreviated unless verbose.
 pub const ABBREVIATE_AT: usize = 80;
@@ -232,12 +232,12 @@ pub fn summary(r: &Report) -> String {
             r.elapsed_s
         ));
     }
-    if r.outcome == Outcome::Verified {
-        if let Some(p) = r.collision_probability {
-            s.push_str(&format!(
+    if r.outcome == Outcome::Verified
+        && let Some(p) = r.collision_probability
+    {
+        s.push_str(&format!(
                 "verified: every reachable state was covered (probability that a fingerprint collision hid a state <= {p:.1e})\n"
             ));
-        }
     }
     for n in &r.notes {
         s.push_str(&format!("note: {n}\n"));
@@ -392,14 +392,12 @@ pub fn mermaid(ex: &Execution, verbose: bool) -> String {
             ));
             delivered = true;
         }
-        if !delivered {
-            if let Some(h) = &t.handled {
-                out.push_str(&format!(
-                    "    Note over {me}: {} handles {}\n",
-                    t.step,
-                    mermaid_text(h, verbose)
-                ));
-            }
+        if !delivered && let Some(h) = &t.handled {
+            out.push_str(&format!(
+                "    Note over {me}: {} handles {}\n",
+                t.step,
+                mermaid_text(h, verbose)
+            ));
         }
         for c in &t.choices {
             out.push_str(&format!(

@@ -5,7 +5,7 @@
 //! states) to the bug with its interval and the fraction of seeds that
 //! found it, in schedules or states (and, in the JSON, steps and seconds).
 
-use crate::cell::{cell_text, Cell, Cost};
+use crate::cell::{Cell, Cost, cell_text};
 use crate::deep;
 use crate::registry::DynModel;
 use crate::table::{Budget, Column, Target};

@@ -3,8 +3,8 @@
 //! ignored), and the [`Config`] of a run.
 
 use crate::args::{RunArgs, StrategyName};
-use clap::parser::ValueSource;
 use clap::ArgMatches;
+use clap::parser::ValueSource;
 use mcheck_checker::{Config, Progress};
 use std::io::IsTerminal;
 use std::time::Duration;

@@ -231,11 +231,7 @@ pub fn erfc(x: f64) -> f64 {
     let t = 1.0 / (1.0 + 0.5 * z);
     let poly = C.iter().rev().fold(0.0, |acc, c| acc * t + c);
     let r = t * (-z * z + poly).exp();
-    if x >= 0.0 {
-        r
-    } else {
-        2.0 - r
-    }
+    if x >= 0.0 { r } else { 2.0 - r }
 }
 
 #[cfg(test)]

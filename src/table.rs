@@ -6,10 +6,10 @@
 //! steps and seconds, and per row the log-rank test of the best delaying
 //! technique against the best baseline ([`versus_of`]).
 
-use crate::cell::{self, cell_of, cell_text, Cell, Cost, Run, Versus, TEST_LEGEND};
+use crate::cell::{self, Cell, Cost, Run, TEST_LEGEND, Versus, cell_of, cell_text};
 use crate::registry::{DynModel, Registry};
 use mcheck_checker::report::BoundedBy;
-use mcheck_checker::search::{HybridParams, SsParams, Strategy, DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH};
+use mcheck_checker::search::{DEFAULT_IRS_STEP, DEFAULT_PCT_DEPTH, HybridParams, SsParams, Strategy};
 use mcheck_checker::{BugSpec, Config, Params, Progress, StopFlag};
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -193,7 +193,7 @@ impl Table {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a prefetch reads nothing; `home` is in the table.
         unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().add(home).cast());
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -249,7 +249,7 @@ fn zeroed_on_huge_pages(n: usize) -> Vec<u64> {
     let mut v: Vec<u64> = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]
     {
-        extern "C" {
+        unsafe extern "C" {
             fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
         }
         const HUGE: usize = 2 << 20;

@@ -24,7 +24,7 @@
 //! turn. Without retiring, every entry is resumed once per choice: the
 //! plain algorithm, the oracle's.
 
-use super::floor::{hash, Floor, Table, MAX_SUCCESSORS};
+use super::floor::{Floor, MAX_SUCCESSORS, Table, hash};
 
 /// What one stratum did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

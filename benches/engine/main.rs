@@ -9,15 +9,15 @@
 //! ([`floor_ses`], round robin), the engine's SES with round robin
 //! against it. SES runs on each explorer's own type, as `mcheck run`
 //! does. Last, the parallel search's shared cache alone: distinct
-//! fingerprints inserted on one and on two threads. Run with `cargo bench --bench engine` (`-- rms9` for the
+//! fingerprints inserted on one and on two threads. Run with `cargo bench -p mcheck-bench --bench engine` (`-- rms9` for the
 //! large group only).
 
 mod floor;
 mod floor_ses;
 
 use criterion::measurement::WallTime;
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
-use mcheck_checker::cache::{fingerprint, SharedCache};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use mcheck_checker::cache::{SharedCache, fingerprint};
 use mcheck_checker::explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use mcheck_checker::search;
 use mcheck_checker::{Config, Explorer, Model, Params, Report};

@@ -189,22 +189,26 @@ fn with_lists<R>(f: impl FnOnce(&Lists) -> R) -> Option<R> {
 unsafe impl GlobalAlloc for ThreadCache {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        match class(layout) {
-            None => System.alloc(layout),
-            Some(c) => match with_lists(|lists| lists.pop(c)).flatten() {
-                Some(block) => block,
-                None => System.alloc(class_layout(c)),
-            },
+        unsafe {
+            match class(layout) {
+                None => System.alloc(layout),
+                Some(c) => match with_lists(|lists| lists.pop(c)).flatten() {
+                    Some(block) => block,
+                    None => System.alloc(class_layout(c)),
+                },
+            }
         }
     }
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        match class(layout) {
-            None => System.dealloc(ptr, layout),
-            Some(c) => {
-                if with_lists(|lists| lists.push(c, ptr)) != Some(true) {
-                    System.dealloc(ptr, class_layout(c));
+        unsafe {
+            match class(layout) {
+                None => System.dealloc(ptr, layout),
+                Some(c) => {
+                    if with_lists(|lists| lists.push(c, ptr)) != Some(true) {
+                        System.dealloc(ptr, class_layout(c));
+                    }
                 }
             }
         }
@@ -212,35 +216,39 @@ unsafe impl GlobalAlloc for ThreadCache {
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        match class(layout) {
-            // The system's own, which can skip zeroing fresh pages.
-            None => System.alloc_zeroed(layout),
-            Some(_) => {
-                let block = self.alloc(layout);
-                if !block.is_null() {
-                    block.write_bytes(0, layout.size());
+        unsafe {
+            match class(layout) {
+                // The system's own, which can skip zeroing fresh pages.
+                None => System.alloc_zeroed(layout),
+                Some(_) => {
+                    let block = self.alloc(layout);
+                    if !block.is_null() {
+                        block.write_bytes(0, layout.size());
+                    }
+                    block
                 }
-                block
             }
         }
     }
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: the caller guarantees that `new_size`, rounded up to
-        // `layout.align()`, does not overflow.
-        let new = Layout::from_size_align_unchecked(new_size, layout.align());
-        match (class(layout), class(new)) {
-            // The block is its class's whole size already.
-            (Some(a), Some(b)) if a == b => ptr,
-            (None, None) => System.realloc(ptr, layout, new_size),
-            _ => {
-                let block = self.alloc(new);
-                if !block.is_null() {
-                    ptr::copy_nonoverlapping(ptr, block, layout.size().min(new_size));
-                    self.dealloc(ptr, layout);
+        unsafe {
+            // SAFETY: the caller guarantees that `new_size`, rounded up to
+            // `layout.align()`, does not overflow.
+            let new = Layout::from_size_align_unchecked(new_size, layout.align());
+            match (class(layout), class(new)) {
+                // The block is its class's whole size already.
+                (Some(a), Some(b)) if a == b => ptr,
+                (None, None) => System.realloc(ptr, layout, new_size),
+                _ => {
+                    let block = self.alloc(new);
+                    if !block.is_null() {
+                        ptr::copy_nonoverlapping(ptr, block, layout.size().min(new_size));
+                        self.dealloc(ptr, layout);
+                    }
+                    block
                 }
-                block
             }
         }
     }

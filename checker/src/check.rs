@@ -6,19 +6,19 @@
 //! `tests/all/library.rs` of the `mcheck` crate shows them in use.
 
 use crate::config::Config;
-use crate::coverage::{reached_property, CountedOver, Coverage, Covered, Property, Status};
+use crate::coverage::{CountedOver, Coverage, Covered, Property, Status, reached_property};
 use crate::explorer::Explorer;
 use crate::instance::Instance;
 use crate::model::{Model, ModelInfo, Params};
 use crate::program::{Program, ProgramExt};
-use crate::races::{explain, ExplainError, Explanation};
-use crate::replay::{model_digest, replay_watched, ReplayError};
+use crate::races::{ExplainError, Explanation, explain};
+use crate::replay::{ReplayError, model_digest, replay_watched};
 use crate::report::{Outcome, Report};
 use crate::run;
 use crate::schedule::Schedule;
 use crate::search::exec::Execution;
 use crate::search::{self, SearchError, Strategy};
-use crate::shrink::{shrink, ShrinkError, Shrunk};
+use crate::shrink::{ShrinkError, Shrunk, shrink};
 use crate::watch::{Watch, Watched};
 
 /// Run `strategy` (with `explorer` where it uses one) on the program that

@@ -1,8 +1,8 @@
 //! Engine settings shared by every strategy: budgets, threads, seed,
 //! progress. Strategy-specific settings live in each strategy's constructor.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// The default limit on the length of one execution.

@@ -27,14 +27,14 @@ impl Instance {
         bug: Option<u32>,
     ) -> Result<Instance, ParamError> {
         let info = model.info();
-        if let Some(b) = bug {
-            if !info.bugs.iter().any(|x| x.id == b) {
-                return Err(ParamError::UnknownBug {
-                    model: info.name.to_string(),
-                    bug: b,
-                    valid: info.bugs.iter().map(|x| format!("{} ({})", x.id, x.name)).collect(),
-                });
-            }
+        if let Some(b) = bug
+            && !info.bugs.iter().any(|x| x.id == b)
+        {
+            return Err(ParamError::UnknownBug {
+                model: info.name.to_string(),
+                bug: b,
+                valid: info.bugs.iter().map(|x| format!("{} ({})", x.id, x.name)).collect(),
+            });
         }
         let params = Params::resolve(info.name, &info.params, overrides)?;
         Ok(Instance {

@@ -36,19 +36,19 @@ pub mod shrink;
 pub mod testing;
 pub mod watch;
 
-pub use check::{check_instance, check_model, replay_model, shrink_model, Checked, Counterexample};
+pub use check::{Checked, Counterexample, check_instance, check_model, replay_model, shrink_model};
 pub use config::{Config, Pace, Progress, Shortcuts, StopFlag};
 pub use coverage::{CountedOver, Coverage, Status as PropertyStatus};
-pub use explorer::{enabled_mask, Explorer};
-pub use explorers::{builtin, AnyExplorer, ExplorerSpec};
+pub use explorer::{Explorer, enabled_mask};
+pub use explorers::{AnyExplorer, ExplorerSpec, builtin};
 pub use instance::Instance;
 pub use model::{BugSpec, Model, ModelInfo, ParamError, ParamSpec, Params};
 pub use program::{
     ActorId, ActorInfo, ActorView, Covers, Enabled, Event, Hot, Monitors, Program, ProgramExt, StateView, StepTrace,
     Symmetry, SymmetryMismatch, Traces, Violation, ViolationKind,
 };
-pub use races::{explain, explain_model, ExplainError, Explanation, Race, Variant};
-pub use replay::{replay, Cause, Divergence, Field, NotReproduced, ReplayError};
+pub use races::{ExplainError, Explanation, Race, Variant, explain, explain_model};
+pub use replay::{Cause, Divergence, Field, NotReproduced, ReplayError, replay};
 pub use report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 pub use run::{run, run_watched};
 pub use schedule::{ParseError, PathKind, Schedule};

@@ -23,14 +23,14 @@
 //! bounded ([`MAX_CHECKS`]), so the cost is a few percent of a symmetric
 //! search and nothing without `--symmetry`.
 
-use crate::cache::{fingerprint, FIXED_HASHER};
+use crate::cache::{FIXED_HASHER, fingerprint};
 pub use crate::program::SymmetryMismatch;
 use crate::program::{Program, ProgramExt, Violation, ViolationKind};
 use crate::watch::Watch;
 use hashbrown::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// One orbit in this many is checked.
 pub const RATE: u64 = 32;

@@ -12,12 +12,12 @@
 //! [`follow`] only runs the path (shrinking tries candidates with it).
 
 use crate::cache::fingerprint;
-use crate::explorer::{prepare, Explorer};
+use crate::explorer::{Explorer, prepare};
 use crate::model::ParamError;
 use crate::program::{Program, Violation, ViolationKind};
 use crate::report::Found;
 use crate::schedule::{ParseError, PathKind, Schedule, TrailStep};
-use crate::search::exec::{execute_watched, ChoiceDriver, DelayDriver, End, Execution};
+use crate::search::exec::{ChoiceDriver, DelayDriver, End, Execution, execute_watched};
 use crate::watch::Watched;
 use std::fmt;
 

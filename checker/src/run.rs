@@ -11,8 +11,8 @@ use crate::orbits::OrbitsChecked;
 use crate::program::{Program, ProgramExt};
 use crate::report::Report;
 use crate::search::{
-    dfs_on, hybrid_on, irs_on, pb_on, pct_on, pctcp_on, portfolio_on, pos_on, rs_on, ses_on, ss_on, surw_on,
-    SearchError, Strategy,
+    SearchError, Strategy, dfs_on, hybrid_on, irs_on, pb_on, pct_on, pctcp_on, portfolio_on, pos_on, rs_on, ses_on,
+    ss_on, surw_on,
 };
 use crate::watch::{Both, Watch, Watched};
 

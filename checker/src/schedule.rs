@@ -305,7 +305,7 @@ impl Schedule {
                 None => {
                     return Err(ParseError::NotKeyValue {
                         field: abbreviate(field),
-                    })
+                    });
                 }
             };
             let key = *FIELDS.iter().find(|k| **k == key).ok_or_else(|| ParseError::Unknown {
@@ -402,12 +402,12 @@ impl Schedule {
             (None, ..) => {
                 return Err(ParseError::Missing {
                     field: "v= (with at=, by= or msg=)",
-                })
+                });
             }
             (Some(_), _, None) => {
                 return Err(ParseError::Missing {
                     field: "msg= (with v=)",
-                })
+                });
             }
         };
         s.validate()?;
@@ -434,12 +434,12 @@ impl Schedule {
         let json = |e: serde_json::Error| ParseError::Json { message: e.to_string() };
         let value: serde_json::Value = serde_json::from_str(t).map_err(json)?;
         // The version first: a file of a later version may lack fields.
-        if let Some(v) = value.get("version") {
-            if !v.as_u64().is_some_and(|v| (1..=VERSION as u64).contains(&v)) {
-                return Err(ParseError::UnsupportedVersion {
-                    found: format!("version {v}"),
-                });
-            }
+        if let Some(v) = value.get("version")
+            && !v.as_u64().is_some_and(|v| (1..=VERSION as u64).contains(&v))
+        {
+            return Err(ParseError::UnsupportedVersion {
+                found: format!("version {v}"),
+            });
         }
         let mut s: Schedule = serde_json::from_value(value).map_err(json)?;
         s.validate()?;
@@ -573,7 +573,10 @@ impl fmt::Display for ParseError {
             ParseError::Unknown { field } => write!(f, "schedule has an unknown field {field:?}; {FORM}"),
             ParseError::Duplicate { field } => write!(f, "schedule has its {field}= field twice"),
             ParseError::Bad { field, value, expected } => {
-                write!(f, "schedule field {field}= has a bad value {value:?}: expected {expected}")
+                write!(
+                    f,
+                    "schedule field {field}= has a bad value {value:?}: expected {expected}"
+                )
             }
             ParseError::ExplorerNeeded => f.write_str("a delay path (d=) needs an explorer (e=NAME)"),
             ParseError::Json { message } => write!(f, "schedule file is not valid schedule JSON: {message}"),

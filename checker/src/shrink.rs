@@ -10,7 +10,7 @@
 
 use crate::explorer::Explorer;
 use crate::program::{Program, Violation};
-use crate::replay::{end_text, follow, replay, ReplayError};
+use crate::replay::{ReplayError, end_text, follow, replay};
 use crate::schedule::{PathKind, Schedule};
 use std::fmt;
 

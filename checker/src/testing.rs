@@ -13,7 +13,7 @@
 //! soundness contract, for tests and benchmarks that need one without the
 //! built-in explorers.
 
-use crate::cache::{FixedHashSet, FIXED_HASHER};
+use crate::cache::{FIXED_HASHER, FixedHashSet};
 use crate::explorer::Explorer;
 use crate::program::{ActorId, ActorInfo, Enabled, Event, Program, Violation, ViolationKind};
 use rand::{Rng, SeedableRng};

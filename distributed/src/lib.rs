@@ -31,17 +31,17 @@ pub use net::DEFAULT_CONNECT_TIMEOUT;
 use local::Local;
 use mcheck_checker::config::Config;
 use mcheck_checker::{Explorer, Program, Report, SearchError, StopFlag};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::any::Any;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
-use timely::communication::allocator::ProcessBuilder;
-use timely::communication::{AllocatorBuilder, Hooks};
 use timely::CommunicationConfig;
 use timely::WorkerConfig;
+use timely::communication::allocator::ProcessBuilder;
+use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+use timely::communication::{AllocatorBuilder, Hooks};
 
 /// Where the workers run: `threads` per process, `processes` processes of
 /// which this is `process`, reached at `addresses` (`host:port`, one per

@@ -10,7 +10,7 @@
 //! the worker's share of the states budget, halts and the summary.
 
 use crate::message::{Counts, Halt, Msg, Summary, Violated};
-use mcheck_checker::config::{peak_rss, Config, Progress};
+use mcheck_checker::config::{Config, Progress, peak_rss};
 use mcheck_checker::search::order::Composed;
 use mcheck_checker::search::plain::{Away, Plain, Route, Stopped};
 use mcheck_checker::{Explorer, Program, Report, SearchError};
@@ -133,7 +133,7 @@ impl<P: Program<State: 'static>, E: Explorer> Local<P, E> {
     /// The bounds whose deferred entries wait for their stratum: the
     /// current one's, if a message opened it before it was resumed, and the
     /// next one's.
-    pub fn waiting(&self) -> impl Iterator<Item = u32> {
+    pub fn waiting(&self) -> impl Iterator<Item = u32> + use<P, E> {
         let (bound, (work, frontier)) = (self.search.bound(), self.search.pending());
         let now = (work > 0).then_some(bound);
         now.into_iter().chain((frontier > 0).then_some(bound + 1))

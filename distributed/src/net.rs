@@ -148,7 +148,7 @@ fn accept(
             Err(e) => {
                 return Err(SearchError::Cluster(format!(
                     "process {me} cannot accept a connection: {e}"
-                )))
+                )));
             }
         };
         let mut index = [0u8; 8];

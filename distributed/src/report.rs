@@ -2,10 +2,10 @@
 //! the strata, the outcome, and the counterexample as an ordinary delay
 //! path, replayed here on one machine to fill in its violation.
 
-use crate::message::{Halt, Summary};
 use crate::Layout;
+use crate::message::{Halt, Summary};
 use mcheck_checker::config::Config;
-use mcheck_checker::search::exec::{delay_path, execute, DelayDriver};
+use mcheck_checker::search::exec::{DelayDriver, delay_path, execute};
 use mcheck_checker::{
     BoundedBy, CacheKey, Explorer, Outcome, PathKind, Program, Report, Schedule, SearchError, Stratum,
 };

@@ -9,12 +9,12 @@ mod cluster;
 
 use mcheck_checker::config::Config;
 use mcheck_checker::explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
-use mcheck_checker::search::exec::{execute, DelayDriver};
+use mcheck_checker::search::exec::{DelayDriver, execute};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{Explorer, Outcome, Report};
-use mcheck_distributed::{ses, Layout};
-use serde::de::DeserializeOwned;
+use mcheck_distributed::{Layout, ses};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::sync::Arc;
 
 fn check<E: Explorer + Serialize + DeserializeOwned + 'static>(

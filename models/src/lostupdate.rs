@@ -53,11 +53,19 @@ impl SeededBug for Bug {
     const TABLE: &'static [(Bug, BugSpec)] = &[
         (
             Bug::BlindWrite,
-            BugSpec::new(1, "blind-write", "the client writes the incremented value with a plain write instead of a compare-and-swap, so two clients that read the same value lose one increment"),
+            BugSpec::new(
+                1,
+                "blind-write",
+                "the client writes the incremented value with a plain write instead of a compare-and-swap, so two clients that read the same value lose one increment",
+            ),
         ),
         (
             Bug::GiveUpOnConflict,
-            BugSpec::new(2, "give-up-on-conflict", "liveness: the client treats a failed compare-and-swap as a fatal error and exits without retrying and without telling anyone: when two clients read the same value, the one whose swap fails halts with increments left, which are never done; the execution ends with the increments monitor hot"),
+            BugSpec::new(
+                2,
+                "give-up-on-conflict",
+                "liveness: the client treats a failed compare-and-swap as a fatal error and exits without retrying and without telling anyone: when two clients read the same value, the one whose swap fails halts with increments left, which are never done; the execution ends with the increments monitor hot",
+            ),
         ),
     ];
 }

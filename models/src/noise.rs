@@ -23,8 +23,8 @@
 //! [`ROWS`] are the benchmark's rows: a model, a bug, its base
 //! parameters (in `--set` syntax) and the parameter that adds the actors.
 
-use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Setup};
 use mcheck_checker::ParamSpec;
+use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Setup};
 use serde::{Deserialize, Serialize};
 
 /// The name of the parameter that adds the background actors.

@@ -14,10 +14,10 @@
 #![forbid(unsafe_code)]
 
 use mcheck_checker::check::{
-    check_coverage_instance, check_instance, complete_report, counterexample_model, replay_model, shrink_model,
-    Checked, Counterexample,
+    Checked, Counterexample, check_coverage_instance, check_instance, complete_report, counterexample_model,
+    replay_model, shrink_model,
 };
-use mcheck_checker::explorers::{builtin, AnyExplorer, BUILTIN};
+use mcheck_checker::explorers::{AnyExplorer, BUILTIN, builtin};
 use mcheck_checker::races::explain;
 use mcheck_checker::search::Strategy;
 use mcheck_checker::{
@@ -25,8 +25,8 @@ use mcheck_checker::{
     ReplayError, Report, Schedule, SearchError, ShrinkError, Shrunk,
 };
 use mcheck_distributed::Layout;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::fmt;
 use std::sync::Arc;
 
@@ -174,10 +174,10 @@ where
         explain: bool,
     ) -> Result<Checked, Error> {
         let any = explorer_for(self, explorer)?;
-        if *strategy == Strategy::Ses {
-            if let Some(checked) = ses_on_own_type(self, instance, &any, config, explain)? {
-                return Ok(checked);
-            }
+        if *strategy == Strategy::Ses
+            && let Some(checked) = ses_on_own_type(self, instance, &any, config, explain)?
+        {
+            return Ok(checked);
         }
         Ok(check_instance(self, instance, strategy, any, config, explain)?)
     }

@@ -9,7 +9,7 @@
 //! package, which `.ci/run` installs when missing). Without it the test
 //! fails under CI (`CI` set) and is skipped with a loud message elsewhere.
 
-use crate::common::{mcheck, Scratch};
+use crate::common::{Scratch, mcheck};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -13,8 +13,8 @@ use mcheck::machine::World;
 use mcheck::models::lostupdate::LostUpdate;
 use mcheck::prelude::*;
 use mcheck::testing::RandomProgram;
-use mcheck::{replay, replay_model, Outcome, Schedule};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use mcheck::{Outcome, Schedule, replay, replay_model};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// The panic message of `f`, which must panic.
 fn panic_message(f: impl FnOnce()) -> String {

@@ -1,7 +1,7 @@
 //! End-to-end tests of the `mcheck` binary: exit codes, JSON, save/replay,
 //! errors for people.
 
-use crate::common::{mcheck, stderr, stdout, Scratch};
+use crate::common::{Scratch, mcheck, stderr, stdout};
 
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -248,11 +248,13 @@ fn list_json_lists_models_explorers_strategies() {
     let bug = &lu["bugs"][0];
     assert_eq!(bug["id"], 1);
     assert!(bug["name"].is_string() && bug["description"].as_str().unwrap().len() > 40);
-    assert!(lu["params"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|p| p["name"].is_string() && p["default"].is_u64()));
+    assert!(
+        lu["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["name"].is_string() && p["default"].is_u64())
+    );
     let names = |k: &str| -> Vec<String> {
         v[k].as_array()
             .unwrap()

@@ -1,7 +1,7 @@
 //! Counterexamples people can use: Mermaid and DOT renderings, shrinking
 //! through the CLI, and the nondeterminism check of replay.
 
-use crate::common::{mcheck, stderr, stdout, Scratch};
+use crate::common::{Scratch, mcheck, stderr, stdout};
 
 /// The path of file `name` in `scratch`, as an argument.
 fn temp(scratch: &Scratch, name: &str) -> String {

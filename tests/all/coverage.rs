@@ -3,10 +3,10 @@
 //! a model whose reply is never sent shows a dead handler, an unreached
 //! property, outcome `unreached` and exit status 3.
 
-use crate::common::{mcheck, Scratch};
+use crate::common::{Scratch, mcheck};
 
 use mcheck::machine::{Ctx, MachineId, MachineModel, Machines, Setup, World};
-use mcheck::{main_with, Model, ModelInfo, Params, Registry};
+use mcheck::{Model, ModelInfo, Params, Registry, main_with};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::process::ExitCode;

@@ -3,7 +3,7 @@
 //! model's correct version is verified with the state count of one thread,
 //! and a seeded bug is found with a schedule that replays on one machine.
 
-use crate::common::{json, mcheck, Scratch};
+use crate::common::{Scratch, json, mcheck};
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};

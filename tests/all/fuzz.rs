@@ -3,7 +3,7 @@
 //! (exit 101), and every exit 2 says why: in exactly one line, or in
 //! clap's full message for arguments clap rejects.
 
-use crate::common::{mcheck, Scratch};
+use crate::common::{Scratch, mcheck};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 

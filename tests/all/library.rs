@@ -7,9 +7,9 @@
 use mcheck::explorers::{RoundRobin, RunToCompletion};
 use mcheck::search;
 use mcheck::{
-    check_model, replay, replay_model, shrink_model, ActorId, ActorInfo, AnyExplorer, Config, Enabled, End, Event,
-    Model, ModelInfo, Params, PathKind, Program, Progress, ReplayError, Report, Schedule, Strategy, Violation,
-    ViolationKind,
+    ActorId, ActorInfo, AnyExplorer, Config, Enabled, End, Event, Model, ModelInfo, Params, PathKind, Program,
+    Progress, ReplayError, Report, Schedule, Strategy, Violation, ViolationKind, check_model, replay, replay_model,
+    shrink_model,
 };
 
 /// Two philosophers and two forks: philosopher i takes fork i, then fork

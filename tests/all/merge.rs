@@ -1,7 +1,7 @@
 //! `mcheck merge`: the shards of a sampling run, run as local processes,
 //! merge into the unsharded run's report (ARCHITECTURE.md, "Determinism and sharding").
 
-use crate::common::{json, mcheck, Scratch};
+use crate::common::{Scratch, json, mcheck};
 use serde_json::Value;
 
 /// What must be equal between the merged and the unsharded report.

@@ -4,7 +4,7 @@
 
 use crate::common::Scratch;
 use mcheck::machine::{Ctx, MachineId, MachineModel, Machines, Setup};
-use mcheck::{builtin, main_with, replay_model, Cause, Model, ModelInfo, Params, Registry, ReplayError, Schedule};
+use mcheck::{Cause, Model, ModelInfo, Params, Registry, ReplayError, Schedule, builtin, main_with, replay_model};
 use serde::{Deserialize, Serialize};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -10,7 +10,7 @@
 //! replays. Several runs of the same model repeat the check under
 //! different interleavings.
 
-use mcheck_checker::explorers::{builtin, AnyExplorer};
+use mcheck_checker::explorers::{AnyExplorer, builtin};
 use mcheck_checker::search;
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{BoundedBy, Config, Model, Outcome, Params, PathKind, Schedule, StopFlag};

@@ -6,8 +6,8 @@
 
 use mcheck::models::lostupdate::LostUpdate;
 use mcheck::{
-    builtin, check_model, replay_model, AnyExplorer, Cause, Config, Field, Model, ModelInfo, Params, ParseError,
-    Progress, ReplayError, Schedule, Strategy, ViolationKind,
+    AnyExplorer, Cause, Config, Field, Model, ModelInfo, Params, ParseError, Progress, ReplayError, Schedule, Strategy,
+    ViolationKind, builtin, check_model, replay_model,
 };
 
 fn rtc() -> Option<AnyExplorer> {

@@ -3,7 +3,7 @@
 //! seeds, and an SVG file that is well-formed XML with one line per
 //! technique.
 
-use crate::common::{json, mcheck, mean_walk, Scratch};
+use crate::common::{Scratch, json, mcheck, mean_walk};
 
 /// A minimal XML well-formedness check, independent of the plotting crate:
 /// every element closes in order, attributes are quoted, one root. Returns

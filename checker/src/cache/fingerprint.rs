@@ -136,11 +136,7 @@ impl Hasher for FpHasher {
 /// a fixed non-zero value.
 #[inline(always)]
 pub(super) const fn nonzero(h: u64) -> u64 {
-    if h == 0 {
-        ZERO_REPLACEMENT
-    } else {
-        h
-    }
+    if h == 0 { ZERO_REPLACEMENT } else { h }
 }
 
 /// The portable 64-bit fingerprint of a value (never 0): [`FpHasher`] over

@@ -26,7 +26,7 @@ mod region;
 mod set;
 mod shared;
 
-pub use fingerprint::{fingerprint, FpHasher};
+pub use fingerprint::{FpHasher, fingerprint};
 pub use set::FingerprintSet;
 pub use shared::{Handle as SharedHandle, SharedCache};
 
@@ -48,11 +48,9 @@ pub fn keyed_fingerprint<P: crate::Program + ?Sized>(
     symmetry: bool,
     keyed: impl FnOnce(u64),
 ) -> u64 {
-    if symmetry {
-        if let Some(fp) = crate::program::ProgramExt::canonical_fingerprint(program, s) {
-            keyed(fp);
-            return fingerprint::nonzero(fp);
-        }
+    if symmetry && let Some(fp) = crate::program::ProgramExt::canonical_fingerprint(program, s) {
+        keyed(fp);
+        return fingerprint::nonzero(fp);
     }
     fingerprint(s)
 }
@@ -136,7 +134,7 @@ state_cache_by!(SharedHandle<'_>);
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::{fingerprint, Insert, StateCache};
+    use super::{Insert, StateCache, fingerprint};
 
     /// Inserts the fingerprints of `0..n` (distinct) into `s`, checking
     /// that the cache never exceeds `budget` bytes and that a fingerprint

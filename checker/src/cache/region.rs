@@ -119,9 +119,9 @@ fn out_of_memory(bytes: usize) -> ! {
 #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod sys {
     use std::ffi::{c_int, c_void};
-    use std::ptr::{null_mut, NonNull};
+    use std::ptr::{NonNull, null_mut};
 
-    extern "C" {
+    unsafe extern "C" {
         fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, offset: i64) -> *mut c_void;
         fn mremap(old: *mut c_void, old_len: usize, new_len: usize, flags: c_int, ...) -> *mut c_void;
         fn munmap(addr: *mut c_void, len: usize) -> c_int;
@@ -187,38 +187,42 @@ mod sys {
     ///
     /// `p` holds `old` bytes from this module and is not used afterwards.
     pub(super) unsafe fn grow(p: NonNull<u8>, old: usize, new: usize, _align: usize) -> Option<NonNull<u8>> {
-        let p = p.as_ptr().cast::<c_void>();
-        let (old, new) = (span(old), span(new));
-        // In place when the addresses after the mapping are free.
-        let q = mremap(p, old, new, 0);
-        if q != FAILED {
+        unsafe {
+            let p = p.as_ptr().cast::<c_void>();
+            let (old, new) = (span(old), span(new));
+            // In place when the addresses after the mapping are free.
+            let q = mremap(p, old, new, 0);
+            if q != FAILED {
+                hint(q, new);
+                return NonNull::new(q.cast());
+            }
+            // Else onto a fresh reservation at a 2 MiB boundary, so that huge
+            // pages move whole.
+            let target = reserve(new, PROT_NONE, MAP_NORESERVE)?;
+            let q = mremap(p, old, new, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+            if q == FAILED {
+                munmap(target, new);
+                return None;
+            }
             hint(q, new);
-            return NonNull::new(q.cast());
+            NonNull::new(q.cast())
         }
-        // Else onto a fresh reservation at a 2 MiB boundary, so that huge
-        // pages move whole.
-        let target = reserve(new, PROT_NONE, MAP_NORESERVE)?;
-        let q = mremap(p, old, new, MREMAP_MAYMOVE | MREMAP_FIXED, target);
-        if q == FAILED {
-            munmap(target, new);
-            return None;
-        }
-        hint(q, new);
-        NonNull::new(q.cast())
     }
 
     /// # Safety
     ///
     /// `p` holds `bytes` bytes from this module and is not used afterwards.
     pub(super) unsafe fn free(p: NonNull<u8>, bytes: usize, _align: usize) {
-        munmap(p.as_ptr().cast(), span(bytes));
+        unsafe {
+            munmap(p.as_ptr().cast(), span(bytes));
+        }
     }
 }
 
 /// The global allocator (other platforms).
 #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
 mod sys {
-    use std::alloc::{alloc_zeroed as alloc0, dealloc, realloc, Layout};
+    use std::alloc::{Layout, alloc_zeroed as alloc0, dealloc, realloc};
     use std::ptr::NonNull;
 
     pub(super) fn alloc_zeroed(bytes: usize, align: usize) -> Option<NonNull<u8>> {

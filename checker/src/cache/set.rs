@@ -3,8 +3,8 @@
 
 mod compact;
 
-use super::fingerprint::nonzero;
 use super::Insert;
+use super::fingerprint::nonzero;
 use compact::Compact;
 
 /// Bytes per slot of the tables.

@@ -21,5 +21,5 @@ mod text;
 
 pub use crate::program::{Hit, How};
 pub use count::Covered;
-pub use reach::{reached, reached_property, SOMETIMES};
+pub use reach::{SOMETIMES, reached, reached_property};
 pub use report::{CountedOver, Coverage, Entry, Property, Status};

@@ -14,7 +14,7 @@ mod queue;
 mod rr;
 mod rtc;
 
-pub use any::{builtin, AnyExplorer, ExplorerSpec, BUILTIN};
+pub use any::{AnyExplorer, BUILTIN, ExplorerSpec, builtin};
 pub use prr::ProbabilisticRoundRobin;
 pub use queue::ActorQueue;
 pub use rr::RoundRobin;

@@ -30,7 +30,7 @@
 
 use super::history::{History, HistoryError, Operation};
 use super::spec::SequentialSpec;
-use crate::cache::{FixedHashSet, FIXED_HASHER};
+use crate::cache::{FIXED_HASHER, FixedHashSet};
 
 /// Why a history is not linearizable: the operation that has no valid
 /// place after the longest linearizable prefix the search found.

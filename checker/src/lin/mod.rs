@@ -34,8 +34,8 @@ mod spec;
 mod text;
 mod track;
 
-pub use check::{check, NotLinearizable, Verdict};
+pub use check::{NotLinearizable, Verdict, check};
 pub use history::{Entry, History, HistoryError, Operation};
 pub use spec::{KvMap, KvOp, KvRet, Log, LogOp, LogRet, RegOp, RegRet, Register, SequentialSpec};
 pub use text::{explain, timeline};
-pub use track::{TrackError, Tracker, MAX_CONFIGS};
+pub use track::{MAX_CONFIGS, TrackError, Tracker};

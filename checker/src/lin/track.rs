@@ -306,11 +306,11 @@ impl<S: SequentialSpec> Tracker<S> {
         }
         let mut kept = BTreeSet::new();
         for (state, mut done) in closed {
-            if let Ok(j) = done.binary_search_by_key(&process, |(q, _)| *q) {
-                if done[j].1 == ret {
-                    done.remove(j);
-                    kept.insert((state, done));
-                }
+            if let Ok(j) = done.binary_search_by_key(&process, |(q, _)| *q)
+                && done[j].1 == ret
+            {
+                done.remove(j);
+                kept.insert((state, done));
             }
         }
         self.open.remove(k);

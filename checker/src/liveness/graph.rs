@@ -8,7 +8,7 @@
 //! temperature (1 byte); per transition 8 bytes (successor, actor). States
 //! themselves are kept only in the breadth-first queue.
 
-use crate::cache::{fingerprint, FIXED_HASHER};
+use crate::cache::{FIXED_HASHER, fingerprint};
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Program};
 use crate::report::BoundedBy;

@@ -8,7 +8,7 @@ use crate::cache::fingerprint;
 use crate::program::{Enabled, Hot, Program, Violation, ViolationKind};
 use crate::report::Found;
 use crate::schedule::Schedule;
-use crate::search::exec::{choice_at, execute_watched, ChoiceDriver, End, Execution};
+use crate::search::exec::{ChoiceDriver, End, Execution, choice_at, execute_watched};
 use crate::watch::{Watch, Watched};
 use std::collections::VecDeque;
 use std::sync::Mutex;

@@ -52,7 +52,7 @@ pub(super) fn is_fair(g: &Graph, scc: &[u32], actors: usize) -> bool {
 }
 
 /// A membership test for `scc` (sorted copy, binary search).
-pub(super) fn membership(scc: &[u32]) -> impl Fn(u32) -> bool {
+pub(super) fn membership(scc: &[u32]) -> impl Fn(u32) -> bool + use<> {
     let mut sorted = scc.to_vec();
     sorted.sort_unstable();
     move |i| sorted.binary_search(&i).is_ok()

@@ -1,7 +1,7 @@
 //! What a handler can do: the effects it buffers until it completes.
 
-use super::world::MachineId;
 use super::MachineModel;
+use super::world::MachineId;
 
 /// The handler's view of the runtime. Effects are buffered and applied when
 /// the handler returns (and only if it did not stop at a new choice), in

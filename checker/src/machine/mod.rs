@@ -66,7 +66,7 @@ mod world;
 
 pub use ctx::{Ctx, Setup};
 pub use delivery::Delivery;
-pub use program::{install_quiet_panic_hook, Machines};
+pub use program::{Machines, install_quiet_panic_hook};
 pub use symmetry::MAX_CANDIDATES;
 pub use world::{InFlight, MachineId, Pending, Slot, World};
 

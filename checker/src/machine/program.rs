@@ -10,7 +10,7 @@ use crate::program::{
     SymmetryMismatch, Traces, Violation, ViolationKind,
 };
 use smallvec::SmallVec;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// A machine model as a program: the actors are the machines, a machine is
 /// enabled when it has a message it does not defer (one alternative per way
@@ -149,11 +149,11 @@ impl<M: MachineModel> Machines<M> {
                 }
             }
         };
-        if let Some(t) = trace.as_deref_mut() {
-            if t.handled.is_none() {
-                t.handled = Some(format!("{msg:?}"));
-                t.state_before = self.0.state_name(&s.slots[id.0 as usize].machine);
-            }
+        if let Some(t) = trace.as_deref_mut()
+            && t.handled.is_none()
+        {
+            t.handled = Some(format!("{msg:?}"));
+            t.state_before = self.0.state_name(&s.slots[id.0 as usize].machine);
         }
         let mut machine = s.slots[id.0 as usize].machine.clone();
         let mut ctx = Ctx::new(id, s.slots.len() as u32, &prefix, trace.is_some());

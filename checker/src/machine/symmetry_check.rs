@@ -5,10 +5,10 @@
 //! [`MachineModel::symmetry`] says is invariant is compared between s and
 //! π(s). The search runs it at sampled states (`crate::orbits`).
 
-use super::program::{guarded, Machines};
+use super::MachineModel;
+use super::program::{Machines, guarded};
 use super::symmetry::{canonical, renamed};
 use super::world::{MachineId, World};
-use super::MachineModel;
 use crate::orbits::SymmetryMismatch;
 use crate::program::ProgramExt;
 use crate::program::{ActorId, Enabled, Monitors, Program};

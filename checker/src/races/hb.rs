@@ -9,8 +9,8 @@
 //! the step that created the actor (for its first step) and the step that
 //! sent the message it receives, then ticks its actor's entry.
 
-use super::variant::{receipt, Action, Ran};
 use super::Message;
+use super::variant::{Action, Ran, receipt};
 use crate::program::{ActorId, StateView};
 
 /// Suffix of the machine runtime's text for a message sent to a halted

@@ -20,13 +20,13 @@ use crate::explorer::Explorer;
 use crate::instance::Instance;
 use crate::model::Model;
 use crate::program::{ActorId, Program, StateView, StepTrace};
-use crate::replay::{replay, ReplayError};
+use crate::replay::{ReplayError, replay};
 use crate::report::Found;
 use crate::schedule::Schedule;
 use crate::search::exec::Execution;
 use serde::Serialize;
 use std::fmt;
-use variant::{receipt, run, Mode, Planned};
+use variant::{Mode, Planned, receipt, run};
 
 /// A message of the execution.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

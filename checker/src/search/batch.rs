@@ -15,9 +15,9 @@
 
 use super::error::SearchError;
 use super::exec;
-use super::progress::{human, rate, Meter};
+use super::progress::{Meter, human, rate};
 use super::threads::run_indexed;
-use crate::config::{peak_rss, Config};
+use crate::config::{Config, peak_rss};
 use crate::report::{BoundedBy, Found, Outcome, Report, Stratum};
 use crate::schedule::PathKind;
 use std::sync::atomic::{AtomicU64, Ordering};

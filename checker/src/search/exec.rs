@@ -99,14 +99,12 @@ pub fn execute_watched<P: Program, D: Driver>(
         program.enabled(&s, &mut en);
         if en.is_empty() {
             ex.end = End::Terminal;
-            if deadlock {
-                if let Some(v) = program.deadlock(&s) {
-                    ex.end = End::Violation;
-                    ex.violation = Some(Found {
-                        violation: v,
-                        step: ex.steps,
-                    });
-                }
+            if deadlock && let Some(v) = program.deadlock(&s) {
+                ex.end = End::Violation;
+                ex.violation = Some(Found {
+                    violation: v,
+                    step: ex.steps,
+                });
             }
             return ex;
         }

@@ -36,12 +36,12 @@
 //! explorer as the root has it (not seeded anew), so that the
 //! concatenated path replays.
 
-use super::batch::{stream_seed, Batches, Sample};
+use super::batch::{Batches, Sample, stream_seed};
 use super::error::SearchError;
 use super::order::Composed;
-use super::sample::{run_sample_from, Limits, Start};
-use super::ss::{batch_sample, rounds, SsParams};
-use super::stratified::{run_to_roots, Root};
+use super::sample::{Limits, Start, run_sample_from};
+use super::ss::{SsParams, batch_sample, rounds};
+use super::stratified::{Root, run_to_roots};
 use crate::config::Config;
 use crate::explorer::Explorer;
 use crate::program::Program;

@@ -57,15 +57,15 @@ mod threads;
 mod walk;
 
 pub use error::SearchError;
-pub use hybrid::{hybrid, HybridParams, DEFAULT_HYBRID_STATES};
+pub use hybrid::{DEFAULT_HYBRID_STATES, HybridParams, hybrid};
 pub use pct::{default_steps as pct_default_steps, pct};
 pub use pctcp::pctcp;
-pub use portfolio::{portfolio, SES_WEIGHT as PORTFOLIO_SES_WEIGHT};
+pub use portfolio::{SES_WEIGHT as PORTFOLIO_SES_WEIGHT, portfolio};
 pub use pos::pos;
 pub use progress::{human, rate};
 pub use random::{irs, rs};
 pub use sample::{SampleEnd, SampleResult};
-pub use ss::{draw_sample, ss, SsParams, SsPlacement};
+pub use ss::{SsParams, SsPlacement, draw_sample, ss};
 pub use surw::surw;
 pub use threads::run_indexed;
 pub(crate) use {
@@ -370,20 +370,47 @@ pub const STRATEGIES: &[(&str, &str)] = &[
         "ses",
         "stratified exhaustive search: delay bound 0, 1, 2, ... with a state cache (paper §3)",
     ),
-    ("ss", "stratified sampling: executions with d = 0, 1, 2, ... delays, c1 * c2^d samples each, on every core (paper §4)"),
+    (
+        "ss",
+        "stratified sampling: executions with d = 0, 1, 2, ... delays, c1 * c2^d samples each, on every core (paper §4)",
+    ),
     ("dfs", "plain exhaustive depth-first search with a state cache"),
     (
         "pb",
         "iterative preemption bounding with a state cache kept across bounds (baseline)",
     ),
-    ("rs", "random walk: uniform choice at every step, until a budget (baseline)"),
-    ("irs", "iterative random walk: iteration i runs 3^i walks cut at depth i * --irs-step (baseline)"),
-    ("pct", "PCT: random actor priorities with --pct-depth - 1 change points in [1, --pct-steps] (baseline)"),
-    ("pos", "POS: partial order sampling, a random priority per message, fresh ones for the messages that race with a delivery (baseline)"),
-    ("pctcp", "PCTCP: PCT with random priorities per causal chain of messages, --pct-depth and --pct-steps as PCT's (baseline)"),
-    ("surw", "SURW: selectively uniform random walk, an actor drawn in proportion to its remaining racing sends, counted by a profiling run (baseline)"),
-    ("portfolio", "ses (half of the steps) and ss with rr, rtc and prr, rs, pct, pos, pctcp and surw (1/16 each) at once: the bug as early as the member that finds it first, verified when ses finishes"),
-    ("hybrid", "ses until a state budget (--max-states, default 100,000), then stratified sampling from the states it left unexplored"),
+    (
+        "rs",
+        "random walk: uniform choice at every step, until a budget (baseline)",
+    ),
+    (
+        "irs",
+        "iterative random walk: iteration i runs 3^i walks cut at depth i * --irs-step (baseline)",
+    ),
+    (
+        "pct",
+        "PCT: random actor priorities with --pct-depth - 1 change points in [1, --pct-steps] (baseline)",
+    ),
+    (
+        "pos",
+        "POS: partial order sampling, a random priority per message, fresh ones for the messages that race with a delivery (baseline)",
+    ),
+    (
+        "pctcp",
+        "PCTCP: PCT with random priorities per causal chain of messages, --pct-depth and --pct-steps as PCT's (baseline)",
+    ),
+    (
+        "surw",
+        "SURW: selectively uniform random walk, an actor drawn in proportion to its remaining racing sends, counted by a profiling run (baseline)",
+    ),
+    (
+        "portfolio",
+        "ses (half of the steps) and ss with rr, rtc and prr, rs, pct, pos, pctcp and surw (1/16 each) at once: the bug as early as the member that finds it first, verified when ses finishes",
+    ),
+    (
+        "hybrid",
+        "ses until a state budget (--max-states, default 100,000), then stratified sampling from the states it left unexplored",
+    ),
 ];
 
 impl Strategy {

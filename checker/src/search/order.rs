@@ -15,7 +15,7 @@
 //!   preemption, everything else is free.
 
 use crate::cache::fingerprint;
-use crate::explorer::{enabled_mask, Explorer};
+use crate::explorer::{Explorer, enabled_mask};
 use crate::program::{ActorId, Enabled, Event};
 use serde::{Deserialize, Serialize};
 

@@ -37,7 +37,7 @@
 
 use super::error::SearchError;
 use super::order::ChoiceOrder;
-use super::stratified::{cache_budget, Entry, Remap, Search, SearchResult, Shared, Spares, Stop};
+use super::stratified::{Entry, Remap, Search, SearchResult, Shared, Spares, Stop, cache_budget};
 use super::threads::run_indexed;
 use crate::cache::{SharedCache, SharedHandle};
 use crate::config::Config;
@@ -222,7 +222,7 @@ fn split<T>(lists: Vec<(Vec<T>, Remap)>, pieces: usize, spares: &mut Vec<Vec<T>>
 
 #[cfg(test)]
 mod tests {
-    use super::{expected_frontier, split, take_fitting, Remap};
+    use super::{Remap, expected_frontier, split, take_fitting};
 
     /// The lists as plain vectors, to compare.
     fn plain(parts: &[(Vec<u32>, Remap)]) -> Vec<Vec<u32>> {

@@ -72,10 +72,10 @@ use super::error::SearchError;
 use super::order::{ChoiceOrder, EnabledSet};
 use super::progress::Meter;
 use super::stratified::{
-    cache_budget, check_symmetry, close_report, interrupted_or_late, key_of, offer, offer_at, over_memory,
-    progress_line, Ending, RawViolation, SearchResult, CHECK_EVERY, MEMORY_EVERY,
+    CHECK_EVERY, Ending, MEMORY_EVERY, RawViolation, SearchResult, cache_budget, check_symmetry, close_report,
+    interrupted_or_late, key_of, offer, offer_at, over_memory, progress_line,
 };
-use crate::cache::{FingerprintSet, FixedHashSet, Insert, FIXED_HASHER};
+use crate::cache::{FIXED_HASHER, FingerprintSet, FixedHashSet, Insert};
 use crate::config::Config;
 use crate::explorer::enabled_mask;
 use crate::program::{ActorId, Enabled, Event, Program, Violation};
@@ -519,11 +519,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
     /// with `symmetry`), hashed with d's state with `exact_bound`.
     fn key(&self, s: &P::State, d: &O) -> u64 {
         let fp = Watched::new(&*self.program, self.watch).fingerprint(s, self.config.symmetry);
-        if self.config.exact_bound {
-            key_of(fp, d)
-        } else {
-            fp
-        }
+        if self.config.exact_bound { key_of(fp, d) } else { fp }
     }
 
     /// Counts the new state `s`.

@@ -3,7 +3,7 @@
 
 use super::batch::{Batches, RoundEnd};
 use super::error::SearchError;
-use super::exec::{choice_at, Driver};
+use super::exec::{Driver, choice_at};
 use super::walk::{walk_until_found, walks};
 use crate::config::Config;
 use crate::program::{ActorId, Enabled, Event, Program};
@@ -79,7 +79,7 @@ pub(crate) fn irs_on<P: Program>(program: Watched<'_, P>, config: &Config, step:
         )?;
         match end {
             RoundEnd::Done if config.max_delays.is_some_and(|m| iteration >= m) => {
-                break RoundEnd::Stopped(BoundedBy::MaxDelays)
+                break RoundEnd::Stopped(BoundedBy::MaxDelays);
             }
             RoundEnd::Done => iteration += 1,
             other => break other,

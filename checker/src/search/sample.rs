@@ -245,14 +245,14 @@ impl<S: Clone, E: Explorer> Scratch<S, E> {
             self.en.clear();
             program.enabled(s, &mut self.en);
             if self.en.is_empty() {
-                if limits.deadlock {
-                    if let Some(v) = program.deadlock(s) {
-                        let found = Found {
-                            violation: v,
-                            step: step as usize,
-                        };
-                        return (step, RunEnd::Violation(found));
-                    }
+                if limits.deadlock
+                    && let Some(v) = program.deadlock(s)
+                {
+                    let found = Found {
+                        violation: v,
+                        step: step as usize,
+                    };
+                    return (step, RunEnd::Violation(found));
                 }
                 return (step, RunEnd::Terminal);
             }

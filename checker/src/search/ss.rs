@@ -41,7 +41,7 @@
 
 use super::batch::{Batches, RoundEnd, Sample};
 use super::error::SearchError;
-use super::sample::{near_seeds, run_sample, sample_seeds, Limits, SampleEnd, SampleResult, SampleSeeds, Scratch};
+use super::sample::{Limits, SampleEnd, SampleResult, SampleSeeds, Scratch, near_seeds, run_sample, sample_seeds};
 use crate::config::Config;
 use crate::explorer::Explorer;
 use crate::program::{ActorInfo, Program};
@@ -374,7 +374,7 @@ pub(super) fn batch_sample(r: SampleResult, db: u32, explorer: &str) -> Result<S
             return Err(SearchError::UnsoundExplorer {
                 explorer: explorer.to_string(),
                 message,
-            })
+            });
         }
         SampleEnd::Internal(message) => return Err(SearchError::Internal(message)),
     }

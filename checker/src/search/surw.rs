@@ -89,7 +89,7 @@
 
 use super::batch::stream_seed;
 use super::error::SearchError;
-use super::exec::{choice_at, Driver};
+use super::exec::{Driver, choice_at};
 use super::pos::Inboxes;
 use super::walk::{run_one, walk_until_found};
 use crate::config::Config;

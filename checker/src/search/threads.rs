@@ -5,8 +5,8 @@
 //! when the items do: none waits or spins idle, so `-j` far above the core
 //! count costs thread starts, not a busy machine.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs `item(scratch, i)` for every `i` in `0..n` on at most `threads`
 /// threads (the calling thread is one of them), each with its own

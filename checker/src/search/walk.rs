@@ -1,7 +1,7 @@
 //! One execution driven by a randomized scheduler, recorded as a choice
 //! path: the engine of the baselines RS, IRS and PCT.
 
-use super::batch::{stream_seed, Batches, RoundEnd, Sample};
+use super::batch::{Batches, RoundEnd, Sample, stream_seed};
 use super::error::SearchError;
 use super::exec::{self, Driver, End};
 use crate::config::Config;

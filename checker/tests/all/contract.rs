@@ -2,7 +2,7 @@
 //! sets after random event sequences, and their exact orders.
 
 use mcheck_checker::explorer::check_contract;
-use mcheck_checker::explorers::{builtin, AnyExplorer, ProbabilisticRoundRobin, RoundRobin, RunToCompletion, BUILTIN};
+use mcheck_checker::explorers::{AnyExplorer, BUILTIN, ProbabilisticRoundRobin, RoundRobin, RunToCompletion, builtin};
 use mcheck_checker::{ActorId, ActorInfo, Event, Explorer};
 
 const ROUNDS: usize = 3000;

@@ -6,14 +6,14 @@
 
 use hashbrown::{HashMap, HashSet};
 use mcheck_checker::check::{check_coverage, replay_model};
-use mcheck_checker::coverage::{reached_property, CountedOver, Coverage, How, Status};
+use mcheck_checker::coverage::{CountedOver, Coverage, How, Status, reached_property};
 use mcheck_checker::explorers::{RoundRobin, RunToCompletion};
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, Receive, Setup, World};
 use mcheck_checker::search::Strategy;
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{ActorId, Config, Enabled, Model, ModelInfo, Outcome, ParamSpec, Params, Program, Watch};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Two clients each send a request and a noise message to a server, the
 /// second one then starts it; the server ignores noise, defers requests

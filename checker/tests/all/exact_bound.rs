@@ -6,7 +6,7 @@
 //! and four explorers, one system in five also on 2 threads
 //! (ARCHITECTURE.md, "Guarantees and the cache key" and "Testing").
 
-use mcheck_checker::explorers::{builtin, AnyExplorer};
+use mcheck_checker::explorers::{AnyExplorer, builtin};
 use mcheck_checker::search::ses;
 use mcheck_checker::testing::{Causal, RandomProgram};
 use mcheck_checker::{ActorId, Config, Enabled, Explorer, Program, SearchError};

@@ -6,8 +6,8 @@
 //! soundness of hashing the tracker instead of the history.
 
 use mcheck_checker::lin::{
-    check, Entry, History, KvMap, KvOp, KvRet, Log, LogOp, LogRet, Operation, RegOp, RegRet, Register, SequentialSpec,
-    TrackError, Tracker, MAX_CONFIGS,
+    Entry, History, KvMap, KvOp, KvRet, Log, LogOp, LogRet, MAX_CONFIGS, Operation, RegOp, RegRet, Register,
+    SequentialSpec, TrackError, Tracker, check,
 };
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -78,7 +78,7 @@ fn random_history<S: SequentialSpec>(
     rng: &mut Xoshiro256PlusPlus,
     processes: u32,
     max_ops: usize,
-    gen: &dyn Fn(&mut Xoshiro256PlusPlus) -> S::Op,
+    op_of: &dyn Fn(&mut Xoshiro256PlusPlus) -> S::Op,
     wrong: &dyn Fn(&mut Xoshiro256PlusPlus, &S::Ret) -> S::Ret,
 ) -> History<S> {
     let spec = S::default();
@@ -91,7 +91,7 @@ fn random_history<S: SequentialSpec>(
         let p = rng.random_range(0..processes) as usize;
         match proc[p].take() {
             None if invoked < max_ops => {
-                let op = gen(rng);
+                let op = op_of(rng);
                 h.invoke(p as u32, op.clone());
                 proc[p] = Some((op, None));
                 invoked += 1;
@@ -120,7 +120,7 @@ fn random_history<S: SequentialSpec>(
 fn agree<S: SequentialSpec>(
     seed: u64,
     n: usize,
-    gen: &dyn Fn(&mut Xoshiro256PlusPlus) -> S::Op,
+    op_of: &dyn Fn(&mut Xoshiro256PlusPlus) -> S::Op,
     wrong: &dyn Fn(&mut Xoshiro256PlusPlus, &S::Ret) -> S::Ret,
 ) -> usize {
     let spec = S::default();
@@ -128,7 +128,7 @@ fn agree<S: SequentialSpec>(
     let mut bad = 0;
     for i in 0..n {
         let processes = rng.random_range(1..=4);
-        let h = random_history::<S>(&mut rng, processes, 7, gen, wrong);
+        let h = random_history::<S>(&mut rng, processes, 7, op_of, wrong);
         let expected = oracle_says(&spec, &h);
         let got = check(&spec, &h).expect("well formed").is_ok();
         assert_eq!(
@@ -145,7 +145,7 @@ fn agree<S: SequentialSpec>(
 
 #[test]
 fn register_agrees_with_the_oracle() {
-    let gen = |r: &mut Xoshiro256PlusPlus| match r.random_range(0..2) {
+    let op_of = |r: &mut Xoshiro256PlusPlus| match r.random_range(0..2) {
         0 => RegOp::Read,
         _ => RegOp::Write(r.random_range(1..4)),
     };
@@ -153,12 +153,12 @@ fn register_agrees_with_the_oracle() {
         RegRet::Ok => RegRet::Ok,
         RegRet::Value(_) => RegRet::Value(r.random_range(0..4)),
     };
-    assert_eq!(agree::<Register>(1, 3000, &gen, &wrong), 1162);
+    assert_eq!(agree::<Register>(1, 3000, &op_of, &wrong), 1162);
 }
 
 #[test]
 fn kv_map_agrees_with_the_oracle() {
-    let gen = |r: &mut Xoshiro256PlusPlus| match r.random_range(0..2) {
+    let op_of = |r: &mut Xoshiro256PlusPlus| match r.random_range(0..2) {
         0 => KvOp::Get(r.random_range(0..2)),
         _ => KvOp::Put(r.random_range(0..2), r.random_range(1..3)),
     };
@@ -166,12 +166,12 @@ fn kv_map_agrees_with_the_oracle() {
         KvRet::Ok => KvRet::Ok,
         KvRet::Value(_) => KvRet::Value([None, Some(1), Some(2)][r.random_range(0..3)]),
     };
-    assert_eq!(agree::<KvMap>(2, 3000, &gen, &wrong), 1225);
+    assert_eq!(agree::<KvMap>(2, 3000, &op_of, &wrong), 1225);
 }
 
 #[test]
 fn log_agrees_with_the_oracle() {
-    let gen = |r: &mut Xoshiro256PlusPlus| match r.random_range(0..3) {
+    let op_of = |r: &mut Xoshiro256PlusPlus| match r.random_range(0..3) {
         0 => LogOp::Read,
         _ => LogOp::Append(r.random_range(1..4)),
     };
@@ -187,7 +187,7 @@ fn log_agrees_with_the_oracle() {
             LogRet::Entries(e)
         }
     };
-    assert_eq!(agree::<Log>(3, 3000, &gen, &wrong), 2501);
+    assert_eq!(agree::<Log>(3, 3000, &op_of, &wrong), 2501);
 }
 
 fn reg(events: &[(u32, Option<RegOp>, Option<RegRet>)]) -> History<Register> {
@@ -616,14 +616,14 @@ fn a_trackers_copies_share_their_past_and_keep_their_own_events() {
 #[test]
 fn a_tracker_round_trips_through_serde_with_its_history() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
-    let gen = |r: &mut Xoshiro256PlusPlus| match r.random_range(0..2) {
+    let op_of = |r: &mut Xoshiro256PlusPlus| match r.random_range(0..2) {
         0 => KvOp::Get(r.random_range(0..2)),
         _ => KvOp::Put(r.random_range(0..2), r.random_range(0..3)),
     };
     let wrong = |r: &mut Xoshiro256PlusPlus, _: &KvRet| KvRet::Value(Some(r.random_range(0..3)));
     let (mut sent, mut failed) = (0, 0);
     for _ in 0..100 {
-        let h = random_history::<KvMap>(&mut rng, 3, 6, &gen, &wrong);
+        let h = random_history::<KvMap>(&mut rng, 3, 6, &op_of, &wrong);
         let mut t = Tracker::<KvMap>::default();
         for (i, e) in h.entries().iter().enumerate() {
             let copy: Tracker<KvMap> = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();

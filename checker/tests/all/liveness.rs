@@ -2,8 +2,8 @@
 //! transition systems with hot states, and the lasso and temperature
 //! machinery on small hand-made programs.
 
-use mcheck_checker::liveness::{check, replay_lasso, Liveness, Temperature};
-use mcheck_checker::search::exec::{choice_at, End};
+use mcheck_checker::liveness::{Liveness, Temperature, check, replay_lasso};
+use mcheck_checker::search::exec::{End, choice_at};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{
     ActorId, ActorInfo, Config, Enabled, Event, Hot, Monitors, Program, Schedule, Strategy, Violation, ViolationKind,

@@ -2,9 +2,9 @@
 //! choices mid-handler, create, halt, monitors, invariants, deadlock and
 //! caught panics, step by step with exact states and counts.
 
+use mcheck_checker::ProgramExt;
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Receive, Setup, World};
 use mcheck_checker::search;
-use mcheck_checker::ProgramExt;
 use mcheck_checker::{ActorId, Config, Enabled, Event, Outcome, Program, StepTrace, ViolationKind};
 
 /// A small test protocol. Machine 0 (`sender`) sends `A`, `B` to machine 1

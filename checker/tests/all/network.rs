@@ -2,10 +2,10 @@
 //! lossy and duplicating delivery, checked on hand-counted models and
 //! against an independent BFS over random systems.
 
+use mcheck_checker::ProgramExt;
 use mcheck_checker::explorers::builtin;
 use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, Receive, Setup, World};
 use mcheck_checker::search;
-use mcheck_checker::ProgramExt;
 use mcheck_checker::{ActorId, Config, Enabled, Outcome, Program, Report, StepTrace, ViolationKind};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -376,11 +376,7 @@ impl MachineModel for Two {
     }
 
     fn delivery(&self, msg: &(u8, u32)) -> Delivery {
-        if msg.0 == 0 {
-            Delivery::FIFO
-        } else {
-            self.0
-        }
+        if msg.0 == 0 { Delivery::FIFO } else { self.0 }
     }
 
     fn handle(&self, m: &mut u8, _msg: &(u8, u32), ctx: &mut Ctx<Self>) {
@@ -686,7 +682,7 @@ fn oracle(sys: &Sys) -> (u64, u64, bool) {
     let mut todo = VecDeque::from([s0]);
     let (mut transitions, mut two) = (0, false);
     while let Some(s) = todo.pop_front() {
-        two |= s.nodes[0].0 .0 == 2;
+        two |= s.nodes[0].0.0 == 2;
         for t in successors(sys, &s) {
             transitions += 1;
             if seen.insert(t.clone()) {

@@ -7,9 +7,9 @@
 //! shared as the weights say.
 
 use crate::default_program;
-use mcheck_checker::search::{self, SsParams, Strategy, DEFAULT_PCT_DEPTH, PORTFOLIO_SES_WEIGHT};
+use mcheck_checker::search::{self, DEFAULT_PCT_DEPTH, PORTFOLIO_SES_WEIGHT, SsParams, Strategy};
 use mcheck_checker::testing::RandomProgram;
-use mcheck_checker::{builtin, replay, Config, Model, Outcome, Program, Report};
+use mcheck_checker::{Config, Model, Outcome, Program, Report, builtin, replay};
 use mcheck_models::chain::Chain;
 use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::twopc::TwoPc;

@@ -10,7 +10,7 @@ use crate::{assert_binomial, default_program};
 use mcheck_checker::search::{self, Strategy};
 use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{
-    replay, ActorId, ActorInfo, Config, Enabled, Event, Model, Outcome, PathKind, Program, Report, Violation,
+    ActorId, ActorInfo, Config, Enabled, Event, Model, Outcome, PathKind, Program, Report, Violation, replay,
 };
 use mcheck_models::lostupdate::LostUpdate;
 use std::time::Duration;

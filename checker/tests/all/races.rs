@@ -5,7 +5,7 @@
 
 use mcheck_checker::machine::{Ctx, Delivery, MachineId, MachineModel, Machines, MonitorError, Setup};
 use mcheck_checker::races::explain;
-use mcheck_checker::search::exec::{execute, ChoiceDriver};
+use mcheck_checker::search::exec::{ChoiceDriver, execute};
 use mcheck_checker::{Explanation, Program, ViolationKind};
 
 /// `pairs` receivers; receiver i gets `Set(2)` from its "late" sender and

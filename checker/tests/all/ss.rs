@@ -1,7 +1,7 @@
 //! Stratified sampling: its probability guarantee (statistically), golden
 //! schedules, determinism across thread counts, budgets and shards.
 
-use mcheck_checker::search::{draw_sample, exec, ss, SampleEnd, SsParams, SsPlacement};
+use mcheck_checker::search::{SampleEnd, SsParams, SsPlacement, draw_sample, exec, ss};
 use mcheck_checker::testing::{Causal, RandomProgram};
 use mcheck_checker::{
     ActorId, ActorInfo, BoundedBy, Config, Enabled, Event, Outcome, Program, Report, Violation, ViolationKind,

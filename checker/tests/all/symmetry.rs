@@ -7,11 +7,11 @@
 //! agree with the oracle's orbits on every reachable world, and a violation
 //! must be found with symmetry exactly when it is found without.
 
+use mcheck_checker::ProgramExt;
 use mcheck_checker::machine::{Ctx, MachineId, MachineModel, Machines, MonitorError, Renamed, Setup, World};
 use mcheck_checker::run;
-use mcheck_checker::search::{dfs, pb, ses, SearchError, Strategy};
+use mcheck_checker::search::{SearchError, Strategy, dfs, pb, ses};
 use mcheck_checker::testing::Causal;
-use mcheck_checker::ProgramExt;
 use mcheck_checker::{Config, Enabled, Outcome, Program};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -42,12 +42,14 @@ pub fn run_as_two_processes(name: &str, runs: usize, body: impl Fn(usize, &Layou
     });
     // A watchdog: a lost peer must not hang the suite.
     let deadline = Instant::now() + Duration::from_secs(300);
-    std::thread::spawn(move || loop {
-        if Instant::now() > deadline {
-            eprintln!("two-process test: no result within 300 s");
-            std::process::exit(3);
+    std::thread::spawn(move || {
+        loop {
+            if Instant::now() > deadline {
+                eprintln!("two-process test: no result within 300 s");
+                std::process::exit(3);
+            }
+            std::thread::sleep(Duration::from_millis(200));
         }
-        std::thread::sleep(Duration::from_millis(200));
     });
     for i in 0..runs {
         let addresses = vec![

@@ -22,7 +22,7 @@ struct ServerName(MachineId);
 
 impl Display for ServerName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "server{}", self.0 .0)
+        write!(f, "server{}", self.0.0)
     }
 }
 

@@ -81,18 +81,30 @@ pub enum Bug {
 
 impl SeededBug for Bug {
     const TABLE: &'static [(Bug, BugSpec)] = &[
-    (
-        Bug::StaleNackUnhandled,
-        BugSpec::new(1, "stale-nack-unhandled", "a deposed leader has no handler for Nack: node 1 times out and sends Prepare(2) while node 0 (leader of ballot 1) has a client request still queued; node 0 then proposes it, accepting locally and sending Accept(1, slot, v) to nodes 1 and 2, which have promised ballot 2 and answer Nack(1, promised 2); the Prepare(2) already in node 0's inbox makes it step down to follower first, so the stale Nack reaches a follower, which does not handle it (an unhandled event)"),
-    ),
-    (
-        Bug::LearnerCountsDuplicates,
-        BugSpec::new(2, "learner-counts-duplicates", "the learner counts acceptances per slot instead of the set of acceptors: node 1 times out and nodes 1 and 2 promise ballot 2 (empty logs) while node 0 still has the client's request v1 and its retransmission queued; node 0 proposes v1 in slot 0 (accepting locally, counted once; nodes 1 and 2 answer Nack), then the retransmitted request makes it re-propose slot 0 and accept locally again, counted a second time, so node 0 announces v1 chosen in slot 0 with a single acceptor; node 1, whose majority never saw v1, puts the next request v2 in slot 0 and gets it chosen (agreement violated)"),
-    ),
-    (
-        Bug::TakeoverWithoutPhase1,
-        BugSpec::new(3, "takeover-without-phase1", "the timed-out node takes ballot 2 without running phase 1, trusting its own acceptor log to find the free slots: node 1 times out before node 0's Accept(1, 0, v1) reaches it, so its log shows slot 0 free; node 2 accepts v1, which with node 0's own acceptance is chosen in slot 0, and node 1 (rejecting the late Accept with a Nack) then puts the next request v2 in slot 0 with Accept(2, 0, v2), which the other acceptors take because ballot 2 is higher, so v2 is chosen in slot 0 too (agreement violated)"),
-    ),
+        (
+            Bug::StaleNackUnhandled,
+            BugSpec::new(
+                1,
+                "stale-nack-unhandled",
+                "a deposed leader has no handler for Nack: node 1 times out and sends Prepare(2) while node 0 (leader of ballot 1) has a client request still queued; node 0 then proposes it, accepting locally and sending Accept(1, slot, v) to nodes 1 and 2, which have promised ballot 2 and answer Nack(1, promised 2); the Prepare(2) already in node 0's inbox makes it step down to follower first, so the stale Nack reaches a follower, which does not handle it (an unhandled event)",
+            ),
+        ),
+        (
+            Bug::LearnerCountsDuplicates,
+            BugSpec::new(
+                2,
+                "learner-counts-duplicates",
+                "the learner counts acceptances per slot instead of the set of acceptors: node 1 times out and nodes 1 and 2 promise ballot 2 (empty logs) while node 0 still has the client's request v1 and its retransmission queued; node 0 proposes v1 in slot 0 (accepting locally, counted once; nodes 1 and 2 answer Nack), then the retransmitted request makes it re-propose slot 0 and accept locally again, counted a second time, so node 0 announces v1 chosen in slot 0 with a single acceptor; node 1, whose majority never saw v1, puts the next request v2 in slot 0 and gets it chosen (agreement violated)",
+            ),
+        ),
+        (
+            Bug::TakeoverWithoutPhase1,
+            BugSpec::new(
+                3,
+                "takeover-without-phase1",
+                "the timed-out node takes ballot 2 without running phase 1, trusting its own acceptor log to find the free slots: node 1 times out before node 0's Accept(1, 0, v1) reaches it, so its log shows slot 0 free; node 2 accepts v1, which with node 0's own acceptance is chosen in slot 0, and node 1 (rejecting the late Accept with a Nack) then puts the next request v2 in slot 0 with Accept(2, 0, v2), which the other acceptors take because ballot 2 is higher, so v2 is chosen in slot 0 too (agreement violated)",
+            ),
+        ),
     ];
 }
 

@@ -1,6 +1,6 @@
 //! A Multi-Paxos node: proposer, acceptor and learner in one machine.
 
-use super::{id, Bug, Cfg, Msg, Note};
+use super::{Bug, Cfg, Msg, Note, id};
 use mcheck_checker::machine::Ctx;
 use serde::{Deserialize, Serialize};
 

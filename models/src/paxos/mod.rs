@@ -117,22 +117,38 @@ pub enum Bug {
 
 impl SeededBug for Bug {
     const TABLE: &'static [(Bug, BugSpec)] = &[
-    (
-        Bug::StalePromise,
-        BugSpec::new(1, "stale-promise", "the proposer counts a Promise without checking that its ballot is the current one: proposer 0 times out in round 1 and sends Prepare(b2.0) to its next quorum, while Promise(b1.0) replies are still in flight; proposer 1 meanwhile gets v1 chosen in b1.1; the stale promises (which predate that acceptance) and one fresh promise make a majority that reports nothing accepted, so proposer 0 proposes its own v0 in b2.0 above the chosen b1.1"),
-    ),
-    (
-        Bug::AcceptBelowPromise,
-        BugSpec::new(2, "accept-below-promise", "the acceptor checks an Accept against the ballot it last accepted instead of the ballot it promised: when proposer 0's Accept(b1.0, v0) is overtaken at the acceptor shared by both quorums by proposer 1's higher Prepare(b1.1), the acceptor promises b1.1 (reporting nothing accepted) and then still accepts v0, so v0 is chosen in b1.0 while proposer 1, whose promises reported nothing, proposes v1 in the higher b1.1"),
-    ),
-    (
-        Bug::FirstValue,
-        BugSpec::new(3, "first-value", "the proposer adopts the value of the first Promise that reports an accepted proposal instead of the highest-numbered one: proposer 0's Accept(b1.0, v0) reaches one acceptor of its quorum while the other has already promised proposer 1's higher b1.1 and refuses; proposer 0 retries in round 2 with a quorum holding that minority acceptance (b1.0, v0) and an acceptance of (b1.1, v1), hears from the old one first and re-proposes v0 in b2.0, so v0 is chosen in b2.0 while v1 is (or becomes) chosen in b1.1"),
-    ),
-    (
-        Bug::SilentRefusal,
-        BugSpec::new(4, "silent-refusal", "liveness: the acceptor drops an Accept below its promise instead of answering Nack (a refusal that is never sent): when proposer 1's Prepare(b1.1) overtakes proposer 0's Accept(b1.0, v0) at the acceptor both quorums share, proposer 0 waits in phase 2 for an Accepted or a Nack that never comes, and never decides nor gives up; the execution ends with the progress monitor hot"),
-    ),
+        (
+            Bug::StalePromise,
+            BugSpec::new(
+                1,
+                "stale-promise",
+                "the proposer counts a Promise without checking that its ballot is the current one: proposer 0 times out in round 1 and sends Prepare(b2.0) to its next quorum, while Promise(b1.0) replies are still in flight; proposer 1 meanwhile gets v1 chosen in b1.1; the stale promises (which predate that acceptance) and one fresh promise make a majority that reports nothing accepted, so proposer 0 proposes its own v0 in b2.0 above the chosen b1.1",
+            ),
+        ),
+        (
+            Bug::AcceptBelowPromise,
+            BugSpec::new(
+                2,
+                "accept-below-promise",
+                "the acceptor checks an Accept against the ballot it last accepted instead of the ballot it promised: when proposer 0's Accept(b1.0, v0) is overtaken at the acceptor shared by both quorums by proposer 1's higher Prepare(b1.1), the acceptor promises b1.1 (reporting nothing accepted) and then still accepts v0, so v0 is chosen in b1.0 while proposer 1, whose promises reported nothing, proposes v1 in the higher b1.1",
+            ),
+        ),
+        (
+            Bug::FirstValue,
+            BugSpec::new(
+                3,
+                "first-value",
+                "the proposer adopts the value of the first Promise that reports an accepted proposal instead of the highest-numbered one: proposer 0's Accept(b1.0, v0) reaches one acceptor of its quorum while the other has already promised proposer 1's higher b1.1 and refuses; proposer 0 retries in round 2 with a quorum holding that minority acceptance (b1.0, v0) and an acceptance of (b1.1, v1), hears from the old one first and re-proposes v0 in b2.0, so v0 is chosen in b2.0 while v1 is (or becomes) chosen in b1.1",
+            ),
+        ),
+        (
+            Bug::SilentRefusal,
+            BugSpec::new(
+                4,
+                "silent-refusal",
+                "liveness: the acceptor drops an Accept below its promise instead of answering Nack (a refusal that is never sent): when proposer 1's Prepare(b1.1) overtakes proposer 0's Accept(b1.0, v0) at the acceptor both quorums share, proposer 0 waits in phase 2 for an Accepted or a Nack that never comes, and never decides nor gives up; the execution ends with the progress monitor hot",
+            ),
+        ),
     ];
 }
 

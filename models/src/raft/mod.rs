@@ -126,7 +126,7 @@ mod server;
 
 pub use client::{Client, Injector};
 pub use liveness::{answered, leader_elected};
-pub use monitor::{check, observe, Committed, Monitor, Verdict};
+pub use monitor::{Committed, Monitor, Verdict, check, observe};
 pub use server::{Role, Server};
 
 use crate::noise;
@@ -143,13 +143,47 @@ pub struct Raft;
 
 /// The parameters and their defaults (the only place they are written).
 pub const PARAMS: [ParamSpec; 8] = [
-    ParamSpec::new("servers", 3, 1..=5, "number of Raft servers (a majority is servers/2+1)"),
+    ParamSpec::new(
+        "servers",
+        3,
+        1..=5,
+        "number of Raft servers (a majority is servers/2+1)",
+    ),
     ParamSpec::new("requests", 1, 0..=60, "commands the client submits, one at a time").exhaustive_max(1),
-    ParamSpec::new("elections", 1, 0..=60, "election timeouts the servers share (so terms stay at most 1 + elections)").exhaustive_max(3),
-    ParamSpec::new("network", 2, 0..=3, "how server-to-server messages travel: 0 FIFO and reliable, 1 unordered, 2 unordered and lossy, 3 unordered, lossy and duplicating (each message at most once, at most `duplicates` of them per execution)"),
-    ParamSpec::new("duplicates", 1, 0..=60, "messages the network may duplicate in one execution (network=3; each at most once)").exhaustive_max(1),
-    ParamSpec::new("crashes", 1, 0..=60, "crashes (each followed by a restart) the fault injector may cause").exhaustive_max(1),
-    ParamSpec::new("reads", 0, 0..=3, "reads of the whole log the client makes after its commands (through the log, like its commands)").exhaustive_max(1),
+    ParamSpec::new(
+        "elections",
+        1,
+        0..=60,
+        "election timeouts the servers share (so terms stay at most 1 + elections)",
+    )
+    .exhaustive_max(3),
+    ParamSpec::new(
+        "network",
+        2,
+        0..=3,
+        "how server-to-server messages travel: 0 FIFO and reliable, 1 unordered, 2 unordered and lossy, 3 unordered, lossy and duplicating (each message at most once, at most `duplicates` of them per execution)",
+    ),
+    ParamSpec::new(
+        "duplicates",
+        1,
+        0..=60,
+        "messages the network may duplicate in one execution (network=3; each at most once)",
+    )
+    .exhaustive_max(1),
+    ParamSpec::new(
+        "crashes",
+        1,
+        0..=60,
+        "crashes (each followed by a restart) the fault injector may cause",
+    )
+    .exhaustive_max(1),
+    ParamSpec::new(
+        "reads",
+        0,
+        0..=3,
+        "reads of the whole log the client makes after its commands (through the log, like its commands)",
+    )
+    .exhaustive_max(1),
     noise::PARAM,
 ];
 

@@ -60,7 +60,7 @@ pub fn observe(mon: &mut Monitor, note: &Note) -> Verdict {
                     return violation(
                         "election-safety",
                         format!("two leaders in term {term}: server{} and server{id}", other - 1),
-                    )
+                    );
                 }
             }
         }
@@ -72,7 +72,7 @@ pub fn observe(mon: &mut Monitor, note: &Note) -> Verdict {
                     return violation(
                         "state-machine-safety",
                         format!("server{by} commits index {index} in term {term} before index {}", i),
-                    )
+                    );
                 }
                 Some(c) if c.entry != entry => {
                     return violation(
@@ -81,7 +81,7 @@ pub fn observe(mon: &mut Monitor, note: &Note) -> Verdict {
                             "index {index} committed twice: {:?} by leader server{} in term {}, {entry:?} by leader server{by} in term {term}",
                             c.entry, c.by, c.term
                         ),
-                    )
+                    );
                 }
                 Some(_) => {}
             }
@@ -98,7 +98,7 @@ pub fn observe(mon: &mut Monitor, note: &Note) -> Verdict {
                     return violation(
                         "state-machine-safety",
                         format!("server{server} applies c{cmd} at index {index} where c{c} was applied"),
-                    )
+                    );
                 }
                 Some(_) => {}
             }
@@ -145,21 +145,21 @@ pub fn check(cfg: &Cfg, servers: &[&Server], mon: &Monitor) -> Verdict {
 /// identical up to it (it is enough to look at the highest such index).
 fn log_matching(a: &Server, b: &Server) -> Verdict {
     let n = a.log.len().min(b.log.len());
-    if let Some(i) = (0..n).rev().find(|&i| a.log[i].term == b.log[i].term) {
-        if a.log[..=i] != b.log[..=i] {
-            return violation(
-                "log-matching",
-                format!(
-                    "server{} and server{} both hold a term-{} entry at index {} but their logs differ before it: {:?} and {:?}",
-                    a.id,
-                    b.id,
-                    a.log[i].term,
-                    i + 1,
-                    &a.log[..=i],
-                    &b.log[..=i]
-                ),
-            );
-        }
+    if let Some(i) = (0..n).rev().find(|&i| a.log[i].term == b.log[i].term)
+        && a.log[..=i] != b.log[..=i]
+    {
+        return violation(
+            "log-matching",
+            format!(
+                "server{} and server{} both hold a term-{} entry at index {} but their logs differ before it: {:?} and {:?}",
+                a.id,
+                b.id,
+                a.log[i].term,
+                i + 1,
+                &a.log[..=i],
+                &b.log[..=i]
+            ),
+        );
     }
     Ok(())
 }

@@ -84,7 +84,7 @@ impl Server {
         }
     }
 
-    fn others(&self, cfg: &Cfg) -> impl Iterator<Item = u8> {
+    fn others(&self, cfg: &Cfg) -> impl Iterator<Item = u8> + use<> {
         let me = self.id;
         (0..cfg.servers).filter(move |&s| s != me)
     }
@@ -223,11 +223,12 @@ impl Server {
 
     fn vote(&mut self, cfg: &Cfg, term: u8, from: u8, granted: bool, ctx: &mut Ctx<Cfg>) {
         self.see_term(term);
-        if let Role::Candidate { votes } = &mut self.role {
-            if granted && term == self.term {
-                *votes |= 1 << from;
-                self.count_votes(cfg, ctx);
-            }
+        if let Role::Candidate { votes } = &mut self.role
+            && granted
+            && term == self.term
+        {
+            *votes |= 1 << from;
+            self.count_votes(cfg, ctx);
         }
     }
 

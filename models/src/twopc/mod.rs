@@ -116,30 +116,54 @@ pub enum Bug {
 
 impl SeededBug for Bug {
     const TABLE: &'static [(Bug, BugSpec)] = &[
-    (
-        Bug::CommitAfterTimeout,
-        BugSpec::new(1, "commit-after-timeout", "the coordinator's vote handler checks that a vote is for the current transaction but not that the transaction is still collecting votes: when the timer's Timeout reaches the coordinator between the first and the last yes vote, the coordinator aborts (Abort to every participant, aborted to the client), and the last yes vote, processed afterwards, completes the tally and the coordinator also commits; a participant that applied the Abort then receives Commit for the same transaction"),
-    ),
-    (
-        Bug::AbortAfterCommit,
-        BugSpec::new(2, "abort-after-commit", "the coordinator's timeout handler checks the transaction id of the Timeout but not whether the transaction is still undecided: the timer ticks and fires just before the coordinator's Cancel reaches it (the cancel fails), the coordinator has meanwhile committed on the last yes vote, and the stale Timeout, processed before the next transaction starts, makes it send Abort for the committed transaction to participants that already committed it"),
-    ),
-    (
-        Bug::StaleVote,
-        BugSpec::new(3, "stale-vote", "the coordinator's vote handler checks that it is collecting votes but not the transaction id of the vote: when one participant votes no the coordinator aborts at once, while the other participant's Prepare is still queued; its yes Vote for the aborted transaction arrives after the client's next Write opened a new transaction, is counted for it, and together with the other yes vote commits a transaction that the first participant votes against"),
-    ),
-    (
-        Bug::ReadBeforeApply,
-        BugSpec::new(4, "read-before-apply", "a participant serves a Read while a committed write is logged but not yet applied to its store: the client gets its committed Result and sends its Read before the participant has handled the Commit, so the Read is queued ahead of the participant's own Apply message and returns the old value of the key"),
-    ),
-    (
-        Bug::AbortResetsStore,
-        BugSpec::new(5, "abort-resets-store", "a participant that prepared a write undoes it on Abort by resetting the key in its store to 0 (no value) instead of just dropping the prepared write: after the client's first write committed, its second write is aborted (the other participant votes no), and the client reads the key back from this participant and gets nothing, although its first write committed. read-your-writes is satisfied (the value read is not the aborted one): only the client's history is not linearizable"),
-    ),
-    (
-        Bug::AbortOnlyCounted,
-        BugSpec::new(6, "abort-only-counted", "liveness: the coordinator sends Abort only to the participants whose yes vote it has counted (those it knows hold a prepared write), as if a participant it has not heard from had nothing to undo: when a no vote or the timeout aborts the transaction while another participant's yes vote is still on its way, that participant has prepared and never hears the decision (the coordinator ignores its late vote); it stays in doubt for ever and the execution ends with the in-doubt monitor hot"),
-    ),
+        (
+            Bug::CommitAfterTimeout,
+            BugSpec::new(
+                1,
+                "commit-after-timeout",
+                "the coordinator's vote handler checks that a vote is for the current transaction but not that the transaction is still collecting votes: when the timer's Timeout reaches the coordinator between the first and the last yes vote, the coordinator aborts (Abort to every participant, aborted to the client), and the last yes vote, processed afterwards, completes the tally and the coordinator also commits; a participant that applied the Abort then receives Commit for the same transaction",
+            ),
+        ),
+        (
+            Bug::AbortAfterCommit,
+            BugSpec::new(
+                2,
+                "abort-after-commit",
+                "the coordinator's timeout handler checks the transaction id of the Timeout but not whether the transaction is still undecided: the timer ticks and fires just before the coordinator's Cancel reaches it (the cancel fails), the coordinator has meanwhile committed on the last yes vote, and the stale Timeout, processed before the next transaction starts, makes it send Abort for the committed transaction to participants that already committed it",
+            ),
+        ),
+        (
+            Bug::StaleVote,
+            BugSpec::new(
+                3,
+                "stale-vote",
+                "the coordinator's vote handler checks that it is collecting votes but not the transaction id of the vote: when one participant votes no the coordinator aborts at once, while the other participant's Prepare is still queued; its yes Vote for the aborted transaction arrives after the client's next Write opened a new transaction, is counted for it, and together with the other yes vote commits a transaction that the first participant votes against",
+            ),
+        ),
+        (
+            Bug::ReadBeforeApply,
+            BugSpec::new(
+                4,
+                "read-before-apply",
+                "a participant serves a Read while a committed write is logged but not yet applied to its store: the client gets its committed Result and sends its Read before the participant has handled the Commit, so the Read is queued ahead of the participant's own Apply message and returns the old value of the key",
+            ),
+        ),
+        (
+            Bug::AbortResetsStore,
+            BugSpec::new(
+                5,
+                "abort-resets-store",
+                "a participant that prepared a write undoes it on Abort by resetting the key in its store to 0 (no value) instead of just dropping the prepared write: after the client's first write committed, its second write is aborted (the other participant votes no), and the client reads the key back from this participant and gets nothing, although its first write committed. read-your-writes is satisfied (the value read is not the aborted one): only the client's history is not linearizable",
+            ),
+        ),
+        (
+            Bug::AbortOnlyCounted,
+            BugSpec::new(
+                6,
+                "abort-only-counted",
+                "liveness: the coordinator sends Abort only to the participants whose yes vote it has counted (those it knows hold a prepared write), as if a participant it has not heard from had nothing to undo: when a no vote or the timeout aborts the transaction while another participant's yes vote is still on its way, that participant has prepared and never hears the decision (the coordinator ignores its late vote); it stays in doubt for ever and the execution ends with the in-doubt monitor hot",
+            ),
+        ),
     ];
 }
 

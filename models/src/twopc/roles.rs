@@ -1,6 +1,6 @@
 //! The roles of two-phase commit: each machine's state and handler.
 
-use super::{Bug, Cfg, Msg, Note, COORDINATOR, MAX_CLIENTS, TIMER};
+use super::{Bug, COORDINATOR, Cfg, MAX_CLIENTS, Msg, Note, TIMER};
 use mcheck_checker::lin::{Entry, KvOp, KvRet};
 use mcheck_checker::machine::Ctx;
 use mcheck_checker::machine::MachineId;
@@ -142,24 +142,24 @@ impl Participant {
                 ctx.send(COORDINATOR, Msg::Vote { txn, from: p, yes });
             }
             Msg::Commit(txn) => {
-                if let Some((t, key, value)) = self.pending {
-                    if t == txn {
-                        self.pending = None;
-                        self.unapplied += 1;
-                        ctx.send(ctx.me(), Msg::Apply { key, value });
-                    }
+                if let Some((t, key, value)) = self.pending
+                    && t == txn
+                {
+                    self.pending = None;
+                    self.unapplied += 1;
+                    ctx.send(ctx.me(), Msg::Apply { key, value });
                 }
                 ctx.announce(Note::Decided { p, txn, commit: true });
             }
             Msg::Abort(txn) => {
-                if let Some((t, key, _)) = self.pending {
-                    if t == txn {
-                        self.pending = None;
-                        if cfg.bug == Some(Bug::AbortResetsStore) {
-                            if let Some(slot) = self.store.get_mut(usize::from(key)) {
-                                *slot = 0;
-                            }
-                        }
+                if let Some((t, key, _)) = self.pending
+                    && t == txn
+                {
+                    self.pending = None;
+                    if cfg.bug == Some(Bug::AbortResetsStore)
+                        && let Some(slot) = self.store.get_mut(usize::from(key))
+                    {
+                        *slot = 0;
                     }
                 }
                 ctx.announce(Note::Decided { p, txn, commit: false });

@@ -36,7 +36,7 @@ mod state;
 pub use crate::twophase::Bug;
 use crate::twophase::{self, Message, RmState, TmState, TwoPhaseSpec, TwoPhaseState};
 use state::Layout;
-pub use state::{PackedState, MAX_RMS_WITH_ROUNDS};
+pub use state::{MAX_RMS_WITH_ROUNDS, PackedState};
 
 /// The largest number of resource managers: the state packs into one `u64`
 /// (`4N + 4` bits).
@@ -82,7 +82,12 @@ impl fmt::Display for Action {
 /// The parameters and their defaults (the only place they are written).
 pub const PARAMS: [ParamSpec; 2] = [
     ParamSpec::new("rms", 3, 1..=MAX_RMS as u64, "number of resource managers").exhaustive_max(9),
-    ParamSpec::new("rounds", 1, 1..=MAX_ROUNDS, "transactions run one after the other: once every RM has committed or aborted, TMNextRound starts the next from the initial state (1 when rms is above 13)"),
+    ParamSpec::new(
+        "rounds",
+        1,
+        1..=MAX_ROUNDS,
+        "transactions run one after the other: once every RM has committed or aborted, TMNextRound starts the next from the initial state (1 when rms is above 13)",
+    ),
 ];
 
 /// The largest number of rounds (transactions).

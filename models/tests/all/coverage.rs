@@ -9,9 +9,9 @@
 
 use crate::common;
 
-use mcheck_checker::coverage::{reached_property, CountedOver, Coverage, How, Status};
-use mcheck_checker::search::Strategy;
 use mcheck_checker::ProgramExt;
+use mcheck_checker::coverage::{CountedOver, Coverage, How, Status, reached_property};
+use mcheck_checker::search::Strategy;
 use mcheck_checker::{Config, Enabled, Model, Outcome, Params, Program, StepTrace};
 use mcheck_models::{chain, lostupdate, multipaxos, paxos, raft, twopc, twophase, twophase_packed};
 use mcheck_registry::Registry;
@@ -240,8 +240,9 @@ fn raft_handlers_and_properties() {
         9,
         &["entry-committed", "command-acked"],
     );
-    assert!(c
-        .entries
-        .iter()
-        .any(|e| e.item == "Append" && e.how == How::Dropped && e.count > 0));
+    assert!(
+        c.entries
+            .iter()
+            .any(|e| e.item == "Append" && e.how == How::Dropped && e.count > 0)
+    );
 }

@@ -160,10 +160,12 @@ fn assert_sampled_ends_hot<M: Model>(
         found.violation.message
     );
     assert_eq!(found.violation.machine.as_deref(), Some(monitor));
-    assert!(found
-        .violation
-        .message
-        .starts_with("the execution ends with the monitor hot"));
+    assert!(
+        found
+            .violation
+            .message
+            .starts_with("the execution ends with the monitor hot")
+    );
     assert_eq!((found.step, report.schedules), (step, schedules));
     let schedule = report.schedule.unwrap();
     // An SS schedule names its explorer (rtc), which the replay takes.

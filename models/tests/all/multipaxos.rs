@@ -117,8 +117,8 @@ fn the_monitors_check_validity_and_agreement() {
 /// return position 0 have no linearization.
 #[test]
 fn the_client_history_is_checked_against_a_log() {
-    use mcheck_checker::lin::{Entry, LogOp, LogRet};
     use mcheck_checker::ViolationKind;
+    use mcheck_checker::lin::{Entry, LogOp, LogRet};
     let cfg = Cfg::default();
     let mut mon = Monitor::default();
     let invoke = |v: u32| {

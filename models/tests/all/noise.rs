@@ -7,7 +7,7 @@
 use crate::common::{self, bfs};
 use mcheck_checker::search::{self, Strategy};
 use mcheck_checker::{Config, Model, ModelInfo, Outcome, Params, Report};
-use mcheck_models::noise::{self, noise_row, pair_states, NoiseRow, NOISE_PARAM, PUTS, ROWS, SIZES};
+use mcheck_models::noise::{self, NOISE_PARAM, NoiseRow, PUTS, ROWS, SIZES, noise_row, pair_states};
 use mcheck_models::{multipaxos, paxos, raft, twopc};
 use mcheck_registry::Registry;
 

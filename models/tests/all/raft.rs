@@ -9,10 +9,10 @@ use mcheck_checker::explorers::builtin;
 use mcheck_checker::lin::{Entry as Event, LogOp, LogRet};
 use mcheck_checker::model::SeededBug;
 use mcheck_checker::search;
-use mcheck_checker::{check_model, replay_model, Params, Strategy};
 use mcheck_checker::{Config, Model, Outcome, ViolationKind};
+use mcheck_checker::{Params, Strategy, check_model, replay_model};
 use mcheck_models::raft::{
-    answered, check, leader_elected, observe, Bug, Cfg, Client, Entry, Monitor, Note, Raft, Role, Server, PARAMS,
+    Bug, Cfg, Client, Entry, Monitor, Note, PARAMS, Raft, Role, Server, answered, check, leader_elected, observe,
 };
 
 fn program(set: &[(&str, &str)], bug: Option<u32>) -> <Raft as Model>::Program {

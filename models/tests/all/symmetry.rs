@@ -9,10 +9,10 @@
 use crate::common;
 
 use common::{bfs, program};
-use mcheck_checker::search::{dfs, ses, HybridParams};
-use mcheck_checker::testing::Causal;
 use mcheck_checker::ProgramExt;
-use mcheck_checker::{check_model, Config, Model, Outcome, Params, Strategy};
+use mcheck_checker::search::{HybridParams, dfs, ses};
+use mcheck_checker::testing::Causal;
+use mcheck_checker::{Config, Model, Outcome, Params, Strategy, check_model};
 use mcheck_models::chain::Chain;
 use mcheck_models::lostupdate::LostUpdate;
 use mcheck_models::multipaxos::MultiPaxos;

@@ -211,7 +211,7 @@ fn both(rms: usize, bug: Option<u32>, strategy: &Strategy, explorer: &str, confi
 
 /// What two runs on the two models must share: every count and the
 /// counterexample (its path; the schedules name their models).
-fn figures(r: &Report) -> impl PartialEq + std::fmt::Debug {
+fn figures(r: &Report) -> impl PartialEq + std::fmt::Debug + use<> {
     let schedule = r
         .schedule
         .as_ref()

@@ -7,7 +7,7 @@ use mcheck_checker::search::{dfs, ses};
 use mcheck_checker::testing::Causal;
 use mcheck_checker::{ActorId, Config, Model, Outcome, Params, Program, ViolationKind};
 use mcheck_models::twophase::{Message, RmState, TmState};
-use mcheck_models::twophase_packed::{PackedProgram, PackedState, TwoPhasePacked, MAX_RMS};
+use mcheck_models::twophase_packed::{MAX_RMS, PackedProgram, PackedState, TwoPhasePacked};
 
 fn quiet() -> Config {
     Config::default().max_memory(1 << 30)

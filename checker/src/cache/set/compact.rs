@@ -17,10 +17,10 @@
 //! bit of each field, which moves from the field to the index, so nothing
 //! is lost and every entry always keeps `W` bits.
 
-use super::{prefetch_ptr, FingerprintSet};
-use crate::cache::bucket::{field, grow_limit, holds, rest, tag, BUCKET_BYTES, COUNT, FIELDS, FIELD_BITS, RESTS};
-use crate::cache::region::{Region, Zeroable};
+use super::{FingerprintSet, prefetch_ptr};
 use crate::cache::Insert;
+use crate::cache::bucket::{BUCKET_BYTES, COUNT, FIELD_BITS, FIELDS, RESTS, field, grow_limit, holds, rest, tag};
+use crate::cache::region::{Region, Zeroable};
 
 /// Where a bucket's "overflowed into the stash" flag is.
 const OVERFLOWED: usize = COUNT + 1;
@@ -329,9 +329,9 @@ impl Compact {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::StateCache;
     use crate::cache::fingerprint;
     use crate::cache::tests::fill;
-    use crate::cache::StateCache;
 
     /// The bits of a field: its tag (the low 8) and its rest (the next 32).
     const FIELD_MASK: u64 = (1 << FIELD_BITS) - 1;

@@ -33,13 +33,13 @@
 //!   value absent from it is [`Probe::Moved`], which the shard's side set
 //!   answers until the new table is published ([`super`]).
 
-use super::plain::Plain;
 use super::Probe;
-use crate::cache::bucket::{field, grow_limit, holds, rest, tag, BUCKET_BYTES, FIELDS, FIELD_BITS};
+use super::plain::Plain;
+use crate::cache::bucket::{BUCKET_BYTES, FIELD_BITS, FIELDS, field, grow_limit, holds, rest, tag};
 use crate::cache::region::{Region, Zeroable};
 use std::hint::spin_loop;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
-use std::sync::atomic::{fence, AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicU64, AtomicUsize, fence};
 
 /// log2 of the buckets of a shard's first compact table: 2^15 of 64 bytes
 /// (2 MiB, the smallest table on huge pages; the 8-byte table it replaces
@@ -299,7 +299,7 @@ impl Compact {
     /// The address of the bucket of `fp`, to prefetch.
     #[inline(always)]
     pub(super) fn line(&self, fp: u64) -> *const u64 {
-        self.place(fp).0 .0.as_ptr().cast()
+        self.place(fp).0.0.as_ptr().cast()
     }
 
     /// Inserts `fp` (see the module's protocol) into a shard of `len()`
@@ -525,14 +525,16 @@ mod tests {
                     done.store(k + 1, Release);
                 }
             });
-            sc.spawn(|| loop {
-                let k = done.load(Acquire);
-                for &fp in &fps[k.saturating_sub(24)..k] {
-                    assert_eq!(t.contains(fp), Some(true));
-                    assert!(matches!(t.insert(fp, || 0, false), Probe::Present));
-                }
-                if k == n {
-                    break;
+            sc.spawn(|| {
+                loop {
+                    let k = done.load(Acquire);
+                    for &fp in &fps[k.saturating_sub(24)..k] {
+                        assert_eq!(t.contains(fp), Some(true));
+                        assert!(matches!(t.insert(fp, || 0, false), Probe::Present));
+                    }
+                    if k == n {
+                        break;
+                    }
                 }
             });
         });
@@ -561,9 +563,10 @@ mod tests {
         assert_eq!((w1 >> REPLACED_SHIFT, oldest(w1)), (1, 1));
         assert_eq!(t.stash_len.load(Relaxed), 1);
         assert_eq!(t.stash.contains(stash_key(0x01_0101_0101)), Some(true));
-        assert!(fps
-            .iter()
-            .all(|&fp| matches!(t.insert(fp, || 0, false), Probe::Present)));
+        assert!(
+            fps.iter()
+                .all(|&fp| matches!(t.insert(fp, || 0, false), Probe::Present))
+        );
         assert_eq!(t.units(), (8 << A_MIN) + (1 << A_MIN));
     }
 }

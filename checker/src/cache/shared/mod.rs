@@ -4,12 +4,12 @@
 mod compact;
 mod plain;
 
+use super::Insert;
 use super::bucket::grow_limit;
 use super::fingerprint::nonzero;
-use super::set::{grow_load, max_slots_within, prefetch_ptr, INITIAL_SLOTS, SLOT_BYTES};
-use super::Insert;
-use super::{FixedHashSet, FIXED_HASHER};
-use compact::{Compact, A_MIN, KEPT};
+use super::set::{INITIAL_SLOTS, SLOT_BYTES, grow_load, max_slots_within, prefetch_ptr};
+use super::{FIXED_HASHER, FixedHashSet};
+use compact::{A_MIN, Compact, KEPT};
 use plain::Plain;
 use std::fmt;
 use std::ptr::NonNull;
@@ -37,22 +37,14 @@ const MOVED: u64 = u64::MAX;
 /// comparison for the two, which no search meets but at odds of 2^-63.
 #[inline(always)]
 fn key(fp: u64) -> u64 {
-    if fp.wrapping_add(1) <= 1 {
-        rare_key(fp)
-    } else {
-        fp
-    }
+    if fp.wrapping_add(1) <= 1 { rare_key(fp) } else { fp }
 }
 
 /// [`key`] of 0 or [`MOVED`].
 #[cold]
 #[inline(never)]
 fn rare_key(fp: u64) -> u64 {
-    if fp == MOVED {
-        MOVED - 1
-    } else {
-        nonzero(fp)
-    }
+    if fp == MOVED { MOVED - 1 } else { nonzero(fp) }
 }
 
 /// A table owned through a raw pointer, so that the references readers
@@ -606,11 +598,7 @@ impl SharedCache {
     /// The bits of each fingerprint the cache keeps: all 64, or
     /// `COMPACT_BITS` once a shard is compact.
     pub fn fingerprint_bits(&self) -> u32 {
-        if self.compact.load(Relaxed) {
-            COMPACT_BITS
-        } else {
-            64
-        }
+        if self.compact.load(Relaxed) { COMPACT_BITS } else { 64 }
     }
 
     /// The bytes allocated by all shards, the tables growth replaced

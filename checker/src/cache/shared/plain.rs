@@ -2,7 +2,7 @@
 //! linear probing over atomic slots holding whole fingerprints. A shard
 //! starts with one; the compact stash is one too.
 
-use super::{Probe, MOVED};
+use super::{MOVED, Probe};
 use crate::cache::region::Region;
 use crate::cache::set::{full_load, grow_load, home};
 use std::sync::atomic::AtomicU64;

@@ -207,14 +207,17 @@ fn shards_turn_compact_and_grow_under_racing_inserts() {
     assert_eq!((n..n + 100_000).filter(|i| s.contains(fingerprint(i))).count(), 0);
     // Every shard at 2^16 buckets of 64 bytes and a stash of 2^16
     // 8-byte slots: 16 * (4 MiB + 512 KiB), 12.6 bytes per entry.
-    assert!(s
-        .shards
-        .iter()
-        .all(|sh| sh.current().map(Table::size) == Some(Size::Compact(16))));
+    assert!(
+        s.shards
+            .iter()
+            .all(|sh| sh.current().map(Table::size) == Some(Size::Compact(16)))
+    );
     assert_eq!(s.bytes(), 16 * ((64 << 16) + (8 << 16)));
-    assert!((0..n)
-        .step_by(997)
-        .all(|i| s.insert(fingerprint(&i)) == Insert::Present));
+    assert!(
+        (0..n)
+            .step_by(997)
+            .all(|i| s.insert(fingerprint(&i)) == Insert::Present)
+    );
 }
 
 /// While another thread holds a shard's lock (as a growth does), inserts
@@ -224,7 +227,7 @@ fn shards_turn_compact_and_grow_under_racing_inserts() {
 /// shard grows and takes it.
 #[test]
 fn inserts_go_on_past_the_limit_while_a_shard_grows() {
-    use std::sync::mpsc::{channel, RecvTimeoutError};
+    use std::sync::mpsc::{RecvTimeoutError, channel};
     use std::time::Duration;
     let s = SharedCache::new(None);
     let mut of_shard_0 = (0u64..)
@@ -258,11 +261,13 @@ fn inserts_go_on_past_the_limit_while_a_shard_grows() {
         Some(Size::Plain(2 * INITIAL_SLOTS))
     );
     assert_eq!(s.len(), 923);
-    assert!((0u64..)
-        .map(|i| fingerprint(&i))
-        .filter(|&fp| SharedCache::index(key(fp)) == 0)
-        .take(923)
-        .all(|fp| s.contains(fp)));
+    assert!(
+        (0u64..)
+            .map(|i| fingerprint(&i))
+            .filter(|&fp| SharedCache::index(key(fp)) == 0)
+            .take(923)
+            .all(|fp| s.contains(fp))
+    );
 }
 
 /// While a growth builds a shard's next table (its lock held, the old

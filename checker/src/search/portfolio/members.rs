@@ -4,21 +4,21 @@
 //! seed takes (the same seeds, the same execution), so the schedule of a
 //! violation it finds is an ordinary schedule of that technique.
 
-use super::super::batch::{stream_seed, Sample};
+use super::super::DEFAULT_PCT_DEPTH;
+use super::super::batch::{Sample, stream_seed};
 use super::super::error::SearchError;
 use super::super::exec::Driver;
-use super::super::pct::{depth_report, PctDriver};
+use super::super::pct::{PctDriver, depth_report};
 use super::super::pctcp::PctcpDriver;
 use super::super::pos::PosDriver;
 use super::super::random::UniformDriver;
-use super::super::sample::{run_sample, Limits, Scratch};
-use super::super::ss::{batch_sample, prepare, SsParams};
-use super::super::surw::{profile, Profile, SurwDriver};
+use super::super::sample::{Limits, Scratch, run_sample};
+use super::super::ss::{SsParams, batch_sample, prepare};
+use super::super::surw::{Profile, SurwDriver, profile};
 use super::super::walk::run_one;
-use super::super::DEFAULT_PCT_DEPTH;
 use crate::config::Config;
 use crate::explorer::Explorer;
-use crate::explorers::{builtin, AnyExplorer};
+use crate::explorers::{AnyExplorer, builtin};
 use crate::program::{ActorId, ActorInfo, Program};
 use crate::schedule::PathKind;
 use crate::watch::Watched;

@@ -75,10 +75,10 @@ use super::ss::SsParams;
 use crate::config::Config;
 use crate::explorer::Explorer;
 use crate::program::Program;
-use crate::report::{count_of, BoundedBy, Outcome, Report};
+use crate::report::{BoundedBy, Outcome, Report, count_of};
 use crate::watch::Watched;
 use clock::Clock;
-use members::{members, Coord, Inputs, Member};
+use members::{Coord, Inputs, Member, members};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -165,7 +165,7 @@ pub(crate) fn portfolio_on<P: Program, Q: Program, E: Explorer>(
         None => {
             return Err(SearchError::Internal(
                 "the portfolio's SES member left no report".into(),
-            ))
+            ));
         }
     };
     Ok(assemble(end?, (ses, &clock), batches, &members, &ses_name, config))

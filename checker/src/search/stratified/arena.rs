@@ -1,7 +1,7 @@
 //! Paths as an arena of nodes: a frontier entry's or a violation's path is
 //! one index, derived from the stack only when it is needed.
 
-use super::{Search, NONE, ROOT};
+use super::{NONE, ROOT, Search};
 use crate::cache::StateCache;
 use crate::program::Program;
 use crate::search::error::SearchError;

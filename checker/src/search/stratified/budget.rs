@@ -8,7 +8,7 @@ use crate::config::{Config, Progress};
 use crate::program::{ActorId, Enabled, Program};
 use crate::report::BoundedBy;
 use crate::search::order::ChoiceOrder;
-use crate::search::progress::{human, rate, Meter};
+use crate::search::progress::{Meter, human, rate};
 use std::mem::size_of;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};

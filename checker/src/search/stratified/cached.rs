@@ -6,7 +6,7 @@
 //! [`step`](super::step), which this loop hands the look-up it made.
 
 use super::peek::SUCCESSOR_AHEAD;
-use super::{enabled_set, Search};
+use super::{Search, enabled_set};
 use crate::cache::{Insert, StateCache};
 use crate::program::Program;
 use crate::search::error::SearchError;

@@ -4,7 +4,7 @@
 
 use super::budget::interrupted_or_late;
 use super::retire::Owed;
-use super::{Entry, PathNode, RawViolation, Remap, Search, Shared, Stop, WorkList, UNBOUNDED};
+use super::{Entry, PathNode, RawViolation, Remap, Search, Shared, Stop, UNBOUNDED, WorkList};
 use crate::cache::{SharedCache, SharedHandle};
 use crate::config::{Config, Progress};
 use crate::program::Program;

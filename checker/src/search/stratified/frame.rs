@@ -1,7 +1,7 @@
 //! Pushing a state's frame: its enabled set, the deadlock check of a
 //! terminal state, and the run-time soundness check of the explorer.
 
-use super::{enabled_set, Frame, Search, Span, Stop};
+use super::{Frame, Search, Span, Stop, enabled_set};
 use crate::cache::StateCache;
 use crate::explorer::enabled_mask;
 use crate::program::{ActorId, Program};

@@ -42,17 +42,17 @@ mod retire;
 mod step;
 
 pub(super) use arena::{PathNode, Remap};
-pub(super) use budget::{interrupted_or_late, over_memory, progress_line, Shared, CHECK_EVERY, MEMORY_EVERY};
+pub(super) use budget::{CHECK_EVERY, MEMORY_EVERY, Shared, interrupted_or_late, over_memory, progress_line};
 pub(super) use chunk::Spares;
 pub(super) use frame::{offer, offer_at};
-pub(super) use handoff::{run_to_roots, Root};
+pub(super) use handoff::{Root, run_to_roots};
 pub(super) use peek::key_of;
 
 use super::error::SearchError;
 use super::order::{ChoiceOrder, EnabledSet};
 use super::progress::Meter;
-use crate::cache::{FingerprintSet, FixedHashSet, StateCache, FIXED_HASHER};
-use crate::config::{peak_rss, Config, Shortcuts};
+use crate::cache::{FIXED_HASHER, FingerprintSet, FixedHashSet, StateCache};
+use crate::config::{Config, Shortcuts, peak_rss};
 use crate::program::{ActorId, Enabled, Event, Program, ProgramExt};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 use crate::watch::{Watched, Watching};

@@ -3,8 +3,8 @@
 //! misses (ARCHITECTURE.md, "The optimised search"). Nothing here inserts or counts: the
 //! successors are still taken, looked up and explored in the search's order.
 
-use super::{enabled_set, Search};
-use crate::cache::{fingerprint, StateCache};
+use super::{Search, enabled_set};
+use crate::cache::{StateCache, fingerprint};
 use crate::program::{ActorId, Event, Program};
 use crate::search::order::ChoiceOrder;
 use crate::watch::Watching;
@@ -131,11 +131,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
     /// and the order's state (ARCHITECTURE.md, "Guarantees and the cache key").
     #[inline]
     pub(super) fn key(&self, fp: u64, order: &O) -> u64 {
-        if self.config.exact_bound {
-            key_of(fp, order)
-        } else {
-            fp
-        }
+        if self.config.exact_bound { key_of(fp, order) } else { fp }
     }
 }
 

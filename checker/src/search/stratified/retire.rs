@@ -3,7 +3,7 @@
 
 use super::frame::{offer, offer_at};
 use super::peek::successor_fp;
-use super::{enabled_set, Entry, Search, Span};
+use super::{Entry, Search, Span, enabled_set};
 use crate::cache::StateCache;
 use crate::program::{ActorId, Program};
 use crate::search::error::SearchError;

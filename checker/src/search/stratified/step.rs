@@ -9,9 +9,9 @@
 //! successors are cached (the step's `Present` case, in a tight loop) and
 //! hands the step the look-up that loop made.
 
-use super::frame::{no_order, offer_at, Resumed};
+use super::frame::{Resumed, no_order, offer_at};
 use super::peek::PREFETCH_AHEAD;
-use super::{enabled_set, Ahead, Entry, Frame, RawViolation, Search, Span, Stop, NONE};
+use super::{Ahead, Entry, Frame, NONE, RawViolation, Search, Span, Stop, enabled_set};
 use crate::cache::{Insert, StateCache};
 use crate::program::{ActorId, Program, Violation};
 use crate::report::Found;

@@ -1,11 +1,11 @@
 //! Stratified sampling throughput: schedules/s and steps/s on a random
 //! cyclic transition system, with one thread and with every core.
-//! Short on purpose: `cargo bench --bench sampling -- --quick`.
+//! Short on purpose: `cargo bench -p mcheck-bench --bench sampling -- --quick`.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcheck_checker::search::{ss, SsParams};
-use mcheck_checker::testing::{Causal, RandomProgram};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcheck_checker::Config;
+use mcheck_checker::search::{SsParams, ss};
+use mcheck_checker::testing::{Causal, RandomProgram};
 use std::time::Duration;
 
 fn config(threads: usize) -> Config {

@@ -3,8 +3,8 @@
 //! find a full linearization) and with one stale read (it must exhaust the
 //! failing key). Target: under 100 ms each.
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use mcheck_checker::lin::{check, History, KvMap, KvOp, KvRet, SequentialSpec};
+use criterion::{Criterion, criterion_group, criterion_main};
+use mcheck_checker::lin::{History, KvMap, KvOp, KvRet, SequentialSpec, check};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;

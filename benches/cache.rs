@@ -2,8 +2,8 @@
 //! batched (prefetched) inserts into a table far larger than the CPU cache,
 //! with the workload of ARCHITECTURE.md, "The state cache" (most successors already present).
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcheck_checker::cache::{fingerprint, FingerprintSet, Insert};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use mcheck_checker::cache::{FingerprintSet, Insert, fingerprint};
 use std::hint::black_box;
 
 /// Entries in the prefilled table (64 MiB table at about 60% load).
