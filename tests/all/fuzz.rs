@@ -124,7 +124,7 @@ fn random_argument_vectors() {
             } else {
                 ["--max-states", "3000"]
             };
-            args.extend(["--time-limit", "1", budget[0], budget[1], "-q"].map(String::from));
+            args.extend(["--time-limit", "0.3", budget[0], budget[1], "-q"].map(String::from));
         }
         exits[check(&args) as usize] += 1;
     }

@@ -76,7 +76,7 @@ fn inside_its_budget_hybrid_is_ses() {
 #[test]
 fn planted_violations_are_found_from_the_frontier_and_replay() {
     let (mut switched, mut found, mut reachable) = (0, 0, 0);
-    for seed in 0..400u64 {
+    for seed in 0..200u64 {
         let p = RandomProgram::generate(seed, false, true);
         let oracle = p.oracle();
         let budget = (oracle.reachable.len() as u64 / 5).max(2);
@@ -97,7 +97,7 @@ fn planted_violations_are_found_from_the_frontier_and_replay() {
             assert_ne!(r.outcome, Outcome::Violation, "seed {seed}");
         }
     }
-    assert_eq!((switched, reachable, found), (328, 236, 199));
+    assert_eq!((switched, reachable, found), (163, 117, 99));
 }
 
 /// The same seed gives the same report on 1 and 2 threads (sampling phase
@@ -105,7 +105,7 @@ fn planted_violations_are_found_from_the_frontier_and_replay() {
 #[test]
 fn the_report_is_the_same_on_one_and_two_threads() {
     let mut differ = 0;
-    for seed in 0..60u64 {
+    for seed in 0..30u64 {
         let p = RandomProgram::generate(seed, false, true);
         let budget = (p.oracle().reachable.len() as u64 / 4).max(2);
         let base = quiet().max_schedules(3_000).seed(5);
@@ -115,8 +115,5 @@ fn the_report_is_the_same_on_one_and_two_threads() {
         let other = hybrid(&p, budget, &base.threads(2).seed(6));
         differ += u32::from(shape(&other) != shape(&one));
     }
-    assert!(
-        differ > 20,
-        "only {differ} systems gave another report with another seed"
-    );
+    assert_eq!(differ, 30, "systems that gave another report with another seed");
 }
