@@ -128,9 +128,15 @@ pub trait Explorer: Clone + Send + Sync + Debug {
     /// has left without walking the explorer through them (ARCHITECTURE.md,
     /// "Retirement"); builds with debug assertions, the tests
     /// among them, still check and walk. A custom explorer leaves it
-    /// `false`: its mistakes are then reported as
-    /// `SearchError::UnsoundExplorer`.
-    const TRUSTED: bool = false;
+    /// `false` (the default): its mistakes are then reported as
+    /// `SearchError::UnsoundExplorer`. A method rather than a constant,
+    /// so that [`AnyExplorer`](crate::AnyExplorer) answers for the
+    /// explorer it holds and the search runs as fast on it as on the
+    /// explorer's own type.
+    #[inline]
+    fn is_trusted(&self) -> bool {
+        false
+    }
 
     /// A hash of the explorer's whole state (its generator included), with
     /// the project's fixed hasher ([`crate::cache::fingerprint`]), so that

@@ -114,16 +114,17 @@ fn schedule_explorer<M: Model>(m: &M, schedule: &Schedule) -> Result<Option<AnyE
         .transpose()
 }
 
-/// A plain SES (no liveness, no symmetry check) on the built-in
-/// explorer's own type, in release builds: an instance of the search per
-/// built-in explorer, its state held in a frontier entry without the
-/// enum's tag and padding and its calls direct, which makes SES 1.45x
-/// (rr) to 1.69x (rtc) faster than on `AnyExplorer` (TwoPhase rms=9).
-/// Builds with debug assertions (the tests) run every search on
-/// `AnyExplorer` alone: the same search, counted the same (the library
-/// test `the_plain_ses_on_an_explorers_own_type_is_check_models_ses`),
-/// for 47% less of this crate's test build (ARCHITECTURE.md, "The
-/// registry").
+/// A plain SES (no liveness, no symmetry check) with PRR on PRR's own
+/// type, in release builds. Every other run is on [`AnyExplorer`], which
+/// holds PRR boxed so that the enum stays 24 bytes for RR and RTC (PRR's
+/// generator would make it 48, and every frontier entry with it): SES
+/// with RR and RTC runs within 1.09x of their own types on it, with PRR
+/// 1.48x slower, each resumed entry's explorer behind a cold pointer
+/// (TwoPhase rms=9; docs/performance.md, "The explorer behind one
+/// runtime form"). Builds with debug assertions (the tests) leave this
+/// instance out; the library test
+/// `the_plain_ses_on_an_explorers_own_type_is_check_models_ses` checks
+/// that both forms count the same.
 #[cfg(not(debug_assertions))]
 fn ses_on_own_type<M: Model>(
     m: &M,
@@ -134,10 +135,8 @@ fn ses_on_own_type<M: Model>(
 ) -> Result<Option<Checked>, Error> {
     use mcheck_checker::check::check_model_ses;
     Ok(match any {
-        AnyExplorer::Rr(e) => check_model_ses(m, instance, e.clone(), config, explain)?,
-        AnyExplorer::Rtc(e) => check_model_ses(m, instance, e.clone(), config, explain)?,
-        AnyExplorer::Prr(e) => check_model_ses(m, instance, e.clone(), config, explain)?,
-        AnyExplorer::Custom(_) => None,
+        AnyExplorer::Prr(e) => check_model_ses(m, instance, (**e).clone(), config, explain)?,
+        _ => None,
     })
 }
 

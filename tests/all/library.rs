@@ -4,7 +4,7 @@
 //! same deadlock; a `Model` gets complete schedules (model, digest, trail).
 //! Only `mcheck::` paths are used.
 
-use mcheck::explorers::{RoundRobin, RunToCompletion};
+use mcheck::explorers::{ProbabilisticRoundRobin, RoundRobin, RunToCompletion};
 use mcheck::search;
 use mcheck::{
     ActorId, ActorInfo, AnyExplorer, Config, Enabled, End, Event, Model, ModelInfo, Params, PathKind, Program,
@@ -265,8 +265,8 @@ fn a_model_gets_complete_schedules() {
     assert!(e.to_string().contains("has no bug 3"), "{e}");
 }
 
-/// `check_model_ses` (the registry's plain SES on a built-in explorer's
-/// own type) gives what `check_model` with SES gives on `AnyExplorer`, and
+/// `check_model_ses` (the registry's plain SES with PRR, on PRR's own
+/// type) gives what `check_model` with SES gives on `AnyExplorer`, and
 /// leaves a search that a liveness check wraps to `check_model`.
 #[test]
 fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {
@@ -282,11 +282,11 @@ fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {
             &params,
             bug,
             &Strategy::Ses,
-            AnyExplorer::Rtc(RunToCompletion::new()),
+            AnyExplorer::from(ProbabilisticRoundRobin::new(0)),
             &c,
         )
         .unwrap();
-        let checked = check_model_ses(&LostUpdate, &instance(bug), RunToCompletion::new(), &c, false)
+        let checked = check_model_ses(&LostUpdate, &instance(bug), ProbabilisticRoundRobin::new(0), &c, false)
             .unwrap()
             .unwrap();
         // The counterexample's one replay is kept, not explained unasked.
@@ -319,18 +319,24 @@ fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {
             ),
             "bug {bug:?}"
         );
-        assert_eq!(own.explorer.as_deref(), Some("rtc"));
+        assert_eq!(own.explorer.as_deref(), Some("prr"));
     }
     // Every reachable state, as `models/tests/lostupdate.rs` pins them.
-    let verified = check_model_ses(&LostUpdate, &instance(None), RunToCompletion::new(), &c, false)
+    let verified = check_model_ses(&LostUpdate, &instance(None), ProbabilisticRoundRobin::new(0), &c, false)
         .unwrap()
         .unwrap()
         .report;
     assert_eq!((verified.outcome, verified.states), (mcheck::Outcome::Verified, 39_104));
     let live = c.liveness(true);
     assert!(
-        check_model_ses(&LostUpdate, &instance(None), RunToCompletion::new(), &live, false)
-            .unwrap()
-            .is_none()
+        check_model_ses(
+            &LostUpdate,
+            &instance(None),
+            ProbabilisticRoundRobin::new(0),
+            &live,
+            false
+        )
+        .unwrap()
+        .is_none()
     );
 }

@@ -50,7 +50,10 @@ impl ProbabilisticRoundRobin {
 }
 
 impl Explorer for ProbabilisticRoundRobin {
-    const TRUSTED: bool = true;
+    #[inline]
+    fn is_trusted(&self) -> bool {
+        true
+    }
 
     fn name(&self) -> &str {
         "prr"

@@ -30,7 +30,10 @@ impl RoundRobin {
 }
 
 impl Explorer for RoundRobin {
-    const TRUSTED: bool = true;
+    #[inline]
+    fn is_trusted(&self) -> bool {
+        true
+    }
 
     fn name(&self) -> &str {
         "rr"

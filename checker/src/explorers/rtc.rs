@@ -33,7 +33,10 @@ impl RunToCompletion {
 }
 
 impl Explorer for RunToCompletion {
-    const TRUSTED: bool = true;
+    #[inline]
+    fn is_trusted(&self) -> bool {
+        true
+    }
 
     fn name(&self) -> &str {
         "rtc"

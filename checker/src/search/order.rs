@@ -56,8 +56,13 @@ pub trait ChoiceOrder: Clone + Send + Sync {
     /// run-time soundness check in release builds (8-10% of DFS's time on
     /// TwoPhase); builds with debug assertions, the tests among them, still
     /// check it. An order built from an [`Explorer`] is trusted when the
-    /// explorer is ([`Explorer::TRUSTED`]: the built-in ones).
-    const TRUSTED: bool = false;
+    /// explorer is ([`Explorer::is_trusted`]: the built-in ones). Every
+    /// order of one search answers alike (a successor's order is trusted
+    /// when its parent's is).
+    #[inline]
+    fn is_trusted(&self) -> bool {
+        false
+    }
     /// Whether the order reads [`EnabledSet::mask`]. When it does not, the
     /// stratified search leaves the mask `None` rather than compute it for
     /// every state (the engine's `Natural` and `Preemptive` orders never
@@ -139,7 +144,10 @@ impl<E: Explorer> Composed<E> {
 }
 
 impl<E: Explorer> ChoiceOrder for Composed<E> {
-    const TRUSTED: bool = E::TRUSTED;
+    #[inline]
+    fn is_trusted(&self) -> bool {
+        self.explorer.is_trusted()
+    }
     fn name(&self) -> &str {
         self.explorer.name()
     }
@@ -207,7 +215,10 @@ impl Natural {
 }
 
 impl ChoiceOrder for Natural {
-    const TRUSTED: bool = true;
+    #[inline]
+    fn is_trusted(&self) -> bool {
+        true
+    }
     const READS_MASK: bool = false;
     fn name(&self) -> &str {
         "natural order"
@@ -278,7 +289,10 @@ impl Preemptive {
 }
 
 impl ChoiceOrder for Preemptive {
-    const TRUSTED: bool = true;
+    #[inline]
+    fn is_trusted(&self) -> bool {
+        true
+    }
     const READS_MASK: bool = false;
     fn name(&self) -> &str {
         "preemption order"
@@ -361,6 +375,9 @@ macro_rules! each {
 
 #[cfg(debug_assertions)]
 impl<E: Explorer> ChoiceOrder for Orders<E> {
+    fn is_trusted(&self) -> bool {
+        each!(self, o => o.is_trusted())
+    }
     fn name(&self) -> &str {
         each!(self, o => o.name())
     }

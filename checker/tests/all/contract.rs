@@ -38,6 +38,39 @@ fn every_builtin_through_the_enum_keeps_the_contract() {
     }
 }
 
+/// `AnyExplorer` answers `is_trusted` as the explorer it holds: the
+/// built-ins are trusted (so that the search skips their run-time check in
+/// release builds, as on their own types), a model's own explorer only if
+/// it says so, boxed or not.
+#[test]
+fn the_enum_is_trusted_as_the_explorer_it_holds() {
+    #[derive(Clone, Debug)]
+    struct Mine(RoundRobin);
+    impl Explorer for Mine {
+        fn name(&self) -> &str {
+            "mine"
+        }
+        fn init(&mut self, actors: &[ActorInfo]) {
+            self.0.init(actors)
+        }
+        fn next(&self, enabled: &[ActorId]) -> ActorId {
+            self.0.next(enabled)
+        }
+        fn step(&mut self, events: &[Event]) {
+            self.0.step(events)
+        }
+        fn delay(&mut self, enabled: &[ActorId]) {
+            self.0.delay(enabled)
+        }
+    }
+    for spec in BUILTIN {
+        assert!(builtin(spec.name).unwrap().is_trusted(), "{}", spec.name);
+    }
+    assert!(AnyExplorer::custom(RunToCompletion::new()).is_trusted());
+    assert!(!Mine(RoundRobin::new()).is_trusted());
+    assert!(!AnyExplorer::custom(Mine(RoundRobin::new())).is_trusted());
+}
+
 /// The checker itself must be able to fail: an explorer that always names
 /// the lowest enabled actor breaks the contract as soon as two are enabled.
 #[test]

@@ -190,7 +190,7 @@ pub(in crate::search) fn offer_at<O: ChoiceOrder>(
 /// 64; a test of two bits), else bit `i` for the `i`-th enabled actor
 /// (a binary search; the first 64). A state's set has a mask or not
 /// whenever it is loaded, so one state always uses one of the two.
-/// Skipped for a trusted order ([`ChoiceOrder::TRUSTED`]) unless debug
+/// Skipped for a trusted order ([`ChoiceOrder::is_trusted`]) unless debug
 /// assertions are on; skipped, it still keeps the bits of a set with a
 /// mask (retirement reads them: `retire.rs`).
 #[inline(always)]
@@ -200,7 +200,7 @@ pub(in crate::search) fn offer<O: ChoiceOrder>(
     set: &EnabledSet<'_>,
     order: &O,
 ) -> Result<u64, SearchError> {
-    if O::TRUSTED && !cfg!(debug_assertions) {
+    if !cfg!(debug_assertions) && order.is_trusted() {
         return Ok(match set.mask {
             Some(_) if O::READS_MASK => offered | 1u64.checked_shl(actor.0).unwrap_or(0),
             _ => offered,

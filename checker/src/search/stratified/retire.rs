@@ -158,7 +158,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
         let none = Ahead::default();
         // An entry that passes through this stratum is not resumed.
         if e.cost > self.bound
-            || !O::TRUSTED
+            || !e.order.is_trusted()
             || self.config.exact_bound
             || !self.on.ahead
             || e.fp == 0
@@ -367,7 +367,7 @@ impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, 
     ) -> bool {
         let set = enabled_set(&self.en, &self.ids, en);
         let (exact, symmetry) = (self.config.exact_bound, self.config.symmetry);
-        if O::TRUSTED && !exact && en.mask.is_some() {
+        if order.is_trusted() && !exact && en.mask.is_some() {
             let c0 = choices.len();
             // A sound order takes what is left in some order, and without
             // `exact_bound` the successors do not depend on it.

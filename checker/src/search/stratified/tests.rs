@@ -17,7 +17,9 @@ use crate::testing::{Causal, RandomProgram};
 struct TrustedCausal(Causal);
 
 impl Explorer for TrustedCausal {
-    const TRUSTED: bool = true;
+    fn is_trusted(&self) -> bool {
+        true
+    }
     fn name(&self) -> &str {
         self.0.name()
     }
