@@ -5,10 +5,11 @@
 //! model-specific). The work itself (complete schedules, checked replays)
 //! is the checker's [`mcheck_checker::check`].
 //!
-//! This is the one crate where the search is instantiated for every
-//! shipped model and built-in explorer ([`Registry::builtin`]); it is a
-//! crate of its own so that this code is compiled once, not once for the
-//! `mcheck` library and again for its unit tests.
+//! This is the one crate where the searches are instantiated for every
+//! shipped model ([`Registry::builtin`]), each once per program type on
+//! [`AnyExplorer`], the one runtime form of an explorer; it is a crate of
+//! its own so that this code is compiled once, not once for the `mcheck`
+//! library and again for its unit tests.
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 #![forbid(unsafe_code)]
@@ -114,44 +115,6 @@ fn schedule_explorer<M: Model>(m: &M, schedule: &Schedule) -> Result<Option<AnyE
         .transpose()
 }
 
-/// A plain SES (no liveness, no symmetry check) with PRR on PRR's own
-/// type, in release builds. Every other run is on [`AnyExplorer`], which
-/// holds PRR boxed so that the enum stays 24 bytes for RR and RTC (PRR's
-/// generator would make it 48, and every frontier entry with it): SES
-/// with RR and RTC runs within 1.09x of their own types on it, with PRR
-/// 1.48x slower, each resumed entry's explorer behind a cold pointer
-/// (TwoPhase rms=9; docs/performance.md, "The explorer behind one
-/// runtime form"). Builds with debug assertions (the tests) leave this
-/// instance out; the library test
-/// `the_plain_ses_on_an_explorers_own_type_is_check_models_ses` checks
-/// that both forms count the same.
-#[cfg(not(debug_assertions))]
-fn ses_on_own_type<M: Model>(
-    m: &M,
-    instance: &Instance,
-    any: &AnyExplorer,
-    config: &Config,
-    explain: bool,
-) -> Result<Option<Checked>, Error> {
-    use mcheck_checker::check::check_model_ses;
-    Ok(match any {
-        AnyExplorer::Prr(e) => check_model_ses(m, instance, (**e).clone(), config, explain)?,
-        _ => None,
-    })
-}
-
-/// [`ses_on_own_type`] in builds with debug assertions: none.
-#[cfg(debug_assertions)]
-fn ses_on_own_type<M: Model>(
-    _: &M,
-    _: &Instance,
-    _: &AnyExplorer,
-    _: &Config,
-    _: bool,
-) -> Result<Option<Checked>, Error> {
-    Ok(None)
-}
-
 impl<M: Model> DynModel for M
 where
     <M::Program as Program>::State: Serialize + DeserializeOwned,
@@ -173,11 +136,6 @@ where
         explain: bool,
     ) -> Result<Checked, Error> {
         let any = explorer_for(self, explorer)?;
-        if *strategy == Strategy::Ses
-            && let Some(checked) = ses_on_own_type(self, instance, &any, config, explain)?
-        {
-            return Ok(checked);
-        }
         Ok(check_instance(self, instance, strategy, any, config, explain)?)
     }
 

@@ -265,8 +265,8 @@ fn a_model_gets_complete_schedules() {
     assert!(e.to_string().contains("has no bug 3"), "{e}");
 }
 
-/// `check_model_ses` (the registry's plain SES with PRR, on PRR's own
-/// type) gives what `check_model` with SES gives on `AnyExplorer`, and
+/// `check_model_ses` (a plain SES on an explorer's own type, here PRR's)
+/// gives what `check_model` with SES gives on `AnyExplorer`, and
 /// leaves a search that a liveness check wraps to `check_model`.
 #[test]
 fn the_plain_ses_on_an_explorers_own_type_is_check_models_ses() {

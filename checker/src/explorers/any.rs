@@ -70,11 +70,8 @@ pub enum AnyExplorer {
     Rr(RoundRobin),
     /// Run to completion.
     Rtc(RunToCompletion),
-    /// Probabilistic round robin, boxed: its generator would double the
-    /// enum's size, and with it every frontier entry's on the other
-    /// explorers (the registry runs a plain SES with PRR on PRR's own
-    /// type, where the box's cold pointer would cost 1.48x).
-    Prr(Box<ProbabilisticRoundRobin>),
+    /// Probabilistic round robin.
+    Prr(ProbabilisticRoundRobin),
     /// A model's own explorer, boxed: made by [`AnyExplorer::custom`].
     Custom(CustomExplorer),
 }
@@ -111,7 +108,7 @@ impl From<RunToCompletion> for AnyExplorer {
 
 impl From<ProbabilisticRoundRobin> for AnyExplorer {
     fn from(e: ProbabilisticRoundRobin) -> Self {
-        AnyExplorer::Prr(Box::new(e))
+        AnyExplorer::Prr(e)
     }
 }
 

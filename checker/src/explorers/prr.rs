@@ -4,7 +4,7 @@ use super::queue::ActorQueue;
 use crate::cache::fingerprint;
 use crate::explorer::Explorer;
 use crate::program::{ActorId, ActorInfo, Event};
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
@@ -14,12 +14,18 @@ use serde::{Deserialize, Serialize};
 /// seeded generator. `next` and `delay` are those of RR, so it is just as
 /// sound; the seed picks one of many deterministic explorers.
 ///
-/// The generator is held by value: a clone continues exactly as the
-/// original would (the determinism contract of [`Explorer`]).
+/// The generator is held as its seed and the number of outputs drawn so
+/// far, not as its 32 bytes of state: the stratified search keeps one
+/// explorer per frontier entry, and this keeps PRR beside RR and RTC in
+/// [`AnyExplorer`](super::AnyExplorer) without a box. A draw replays the
+/// stream from the seed (one step per earlier output: a few dozen for the
+/// actors a model creates), so a clone continues exactly as the original
+/// would (the determinism contract of [`Explorer`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProbabilisticRoundRobin {
     queue: ActorQueue,
-    rng: Xoshiro256PlusPlus,
+    seed: u64,
+    drawn: u64,
 }
 
 impl Default for ProbabilisticRoundRobin {
@@ -28,12 +34,46 @@ impl Default for ProbabilisticRoundRobin {
     }
 }
 
+/// The generator `drawn` outputs past `seed`, counting the outputs a draw
+/// takes (a uniform draw may reject and draw again).
+struct Stream {
+    rng: Xoshiro256PlusPlus,
+    drawn: u64,
+}
+
+impl Stream {
+    fn at(seed: u64, drawn: u64) -> Stream {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        for _ in 0..drawn {
+            rng.next_u64();
+        }
+        Stream { rng, drawn }
+    }
+}
+
+impl RngCore for Stream {
+    fn next_u32(&mut self) -> u32 {
+        self.drawn += 1;
+        self.rng.next_u32()
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.drawn += 1;
+        self.rng.next_u64()
+    }
+
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        rand::rand_core::impls::fill_bytes_via_next(self, dest);
+    }
+}
+
 impl ProbabilisticRoundRobin {
     /// A PRR explorer seeded with `seed` (call [`Explorer::init`] before use).
     pub fn new(seed: u64) -> Self {
         ProbabilisticRoundRobin {
             queue: ActorQueue::new(),
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            seed,
+            drawn: 0,
         }
     }
 
@@ -42,10 +82,10 @@ impl ProbabilisticRoundRobin {
         self.queue.to_vec()
     }
 
-    fn insert_randomly(&mut self, id: ActorId) {
-        self.queue.remove(id);
-        let at = self.rng.random_range(0..=self.queue.len());
-        self.queue.insert(at, id);
+    fn insert_randomly(queue: &mut ActorQueue, stream: &mut Stream, id: ActorId) {
+        queue.remove(id);
+        let at = stream.random_range(0..=queue.len());
+        queue.insert(at, id);
     }
 }
 
@@ -60,14 +100,17 @@ impl Explorer for ProbabilisticRoundRobin {
     }
 
     fn seed(&mut self, seed: u64) {
-        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        self.seed = seed;
+        self.drawn = 0;
     }
 
     fn init(&mut self, actors: &[ActorInfo]) {
         self.queue = ActorQueue::new();
+        let mut stream = Stream::at(self.seed, self.drawn);
         for a in actors {
-            self.insert_randomly(a.id);
+            Self::insert_randomly(&mut self.queue, &mut stream, a.id);
         }
+        self.drawn = stream.drawn;
     }
 
     #[inline]
@@ -81,12 +124,19 @@ impl Explorer for ProbabilisticRoundRobin {
     }
 
     fn step(&mut self, events: &[Event]) {
+        let mut stream = None;
         for e in events {
             match e {
-                Event::Created(info) => self.insert_randomly(info.id),
+                Event::Created(info) => {
+                    let s = stream.get_or_insert_with(|| Stream::at(self.seed, self.drawn));
+                    Self::insert_randomly(&mut self.queue, s, info.id);
+                }
                 Event::Halted(id) => self.queue.remove(*id),
                 Event::Sent { .. } | Event::Custom { .. } => {}
             }
+        }
+        if let Some(s) = stream {
+            self.drawn = s.drawn;
         }
     }
 
@@ -102,7 +152,7 @@ impl Explorer for ProbabilisticRoundRobin {
     /// The queue and the generator's state, the latter through its next
     /// four outputs (256 bits, its whole state's size), drawn from a clone.
     fn state_hash(&self) -> Option<u64> {
-        let mut rng = self.rng.clone();
+        let mut rng = Stream::at(self.seed, self.drawn).rng;
         let ahead: [u64; 4] = std::array::from_fn(|_| rng.random());
         Some(fingerprint(&(&self.queue, ahead)))
     }
