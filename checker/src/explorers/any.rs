@@ -56,7 +56,7 @@ pub fn builtin(name: &str) -> Option<AnyExplorer> {
     match name {
         "rr" => Some(AnyExplorer::Rr(RoundRobin::new())),
         "rtc" => Some(AnyExplorer::Rtc(RunToCompletion::new())),
-        "prr" => Some(AnyExplorer::from(ProbabilisticRoundRobin::new(0))),
+        "prr" => Some(AnyExplorer::Prr(ProbabilisticRoundRobin::new(0))),
         _ => None,
     }
 }
@@ -151,7 +151,7 @@ impl<'de> Deserialize<'de> for AnyExplorer {
         Ok(match Received::deserialize(deserializer)? {
             Received::Rr(e) => AnyExplorer::Rr(e),
             Received::Rtc(e) => AnyExplorer::Rtc(e),
-            Received::Prr(e) => AnyExplorer::from(e),
+            Received::Prr(e) => AnyExplorer::Prr(e),
         })
     }
 }

@@ -39,6 +39,7 @@ where
     for (i, t) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
         slots[i] = Some(t);
     }
+    debug_assert!(slots.iter().all(Option::is_some), "an index was not run");
     slots.into_iter().flatten().collect()
 }
 
