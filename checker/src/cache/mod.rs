@@ -132,6 +132,54 @@ macro_rules! state_cache_by {
 state_cache_by!(FingerprintSet);
 state_cache_by!(SharedHandle<'_>);
 
+/// The cache the search runs on: the single-threaded [`FingerprintSet`] or
+/// a handle on a parallel search's [`SharedCache`], chosen at run time, so
+/// that the search is instantiated once for both (a look-up costs one
+/// predictable branch more).
+#[derive(Debug)]
+pub(crate) enum AnyCache<'a> {
+    /// A single-threaded search's.
+    Local(FingerprintSet),
+    /// A worker's of a parallel search.
+    Shared(SharedHandle<'a>),
+}
+
+impl StateCache for AnyCache<'_> {
+    #[inline(always)]
+    fn insert(&mut self, fp: u64) -> Insert {
+        match self {
+            AnyCache::Local(c) => c.insert(fp),
+            AnyCache::Shared(c) => c.insert(fp),
+        }
+    }
+    fn bytes(&self) -> usize {
+        match self {
+            AnyCache::Local(c) => c.bytes(),
+            AnyCache::Shared(c) => c.bytes(),
+        }
+    }
+    fn fingerprint_bits(&self) -> u32 {
+        match self {
+            AnyCache::Local(c) => c.fingerprint_bits(),
+            AnyCache::Shared(c) => c.fingerprint_bits(),
+        }
+    }
+    #[inline(always)]
+    fn prefetch(&self, fp: u64) {
+        match self {
+            AnyCache::Local(c) => c.prefetch(fp),
+            AnyCache::Shared(c) => c.prefetch(fp),
+        }
+    }
+    #[inline(always)]
+    fn contains(&self, fp: u64) -> bool {
+        match self {
+            AnyCache::Local(c) => c.contains(fp),
+            AnyCache::Shared(c) => c.contains(fp),
+        }
+    }
+}
+
 #[cfg(test)]
 pub(super) mod tests {
     use super::{Insert, StateCache, fingerprint};

@@ -39,7 +39,7 @@ use super::error::SearchError;
 use super::order::ChoiceOrder;
 use super::stratified::{Entry, Remap, Search, SearchResult, Shared, Spares, Stop, cache_budget};
 use super::threads::run_indexed;
-use crate::cache::{SharedCache, SharedHandle};
+use crate::cache::{AnyCache, SharedCache};
 use crate::config::Config;
 use crate::program::Program;
 use crate::report::Report;
@@ -102,7 +102,7 @@ fn run_as<P: Program, O: ChoiceOrder, const W: bool>(
 /// kept) on `threads` threads, with buffers from `spares`, and merges the
 /// chunks into `main` in chunk order.
 fn stratum<'a, P: Program, O: ChoiceOrder, const W: bool>(
-    main: &mut Search<'a, P, O, SharedHandle<'a>, W>,
+    main: &mut Search<'a, P, O, AnyCache<'a>, W>,
     work: &mut Vec<Entry<P::State, O>>,
     spares: &mut Spares<P::State, O>,
     cache: &SharedCache,
@@ -121,7 +121,7 @@ fn stratum<'a, P: Program, O: ChoiceOrder, const W: bool>(
         .collect();
     let last = spares.last;
     let pool = Mutex::new(std::mem::take(spares));
-    let fork = main.fork();
+    let fork = main.fork(cache);
     let outs = run_indexed(
         threads,
         chunks.len(),

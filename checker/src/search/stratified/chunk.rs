@@ -5,7 +5,7 @@
 use super::budget::interrupted_or_late;
 use super::retire::Owed;
 use super::{Entry, PathNode, RawViolation, Remap, Search, Shared, Stop, UNBOUNDED, WorkList};
-use crate::cache::{SharedCache, SharedHandle};
+use crate::cache::{AnyCache, SharedCache};
 use crate::config::{Config, Progress};
 use crate::program::Program;
 use crate::report::{Report, Stratum};
@@ -140,7 +140,7 @@ impl<'w, P: Program, const W: bool> Fork<'w, P, W> {
             }
         }
         let report = Report::new(self.strategy, None, self.config.seed, 1);
-        let mut w = Search::new(self.program, self.config, self.cache.handle(), report);
+        let mut w = Search::new(self.program, self.config, AnyCache::Shared(self.cache.handle()), report);
         w.meter = Meter::new(Progress::Off);
         w.arena.below = self.below;
         w.bound = self.bound;
@@ -169,7 +169,7 @@ impl<'w, P: Program, const W: bool> Fork<'w, P, W> {
     }
 }
 
-impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, SharedHandle<'a>, W> {
+impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, AnyCache<'a>, W> {
     /// The main search of a parallel run, on `cache`.
     pub(in crate::search) fn on_shared_cache(
         program: Watching<'a, P, W>,
@@ -177,15 +177,16 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, SharedHandl
         cache: &'a SharedCache,
         report: Report,
     ) -> Self {
-        Search::new(program, config, cache.handle(), report)
+        Search::new(program, config, AnyCache::Shared(cache.handle()), report)
     }
 
-    /// What the workers of the current stratum start from.
-    pub(in crate::search) fn fork(&self) -> Fork<'_, P, W> {
+    /// What the workers of the current stratum start from, on `cache`
+    /// (the one this search runs on).
+    pub(in crate::search) fn fork<'f>(&'f self, cache: &'f SharedCache) -> Fork<'f, P, W> {
         Fork {
             program: self.program,
             config: self.config,
-            cache: self.cache.cache(),
+            cache,
             strategy: &self.report.strategy,
             below: &self.arena.nodes,
             bound: self.bound,

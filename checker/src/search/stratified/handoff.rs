@@ -10,7 +10,7 @@
 //! taken: each root's remaining choices, and what lies below them.
 
 use super::{Search, SearchResult, Stop};
-use crate::cache::{FingerprintSet, StateCache};
+use crate::cache::{AnyCache, FingerprintSet, StateCache};
 use crate::config::Config;
 use crate::program::Program;
 use crate::report::{BoundedBy, Report};
@@ -65,7 +65,7 @@ fn roots_as<P: Program, O: ChoiceOrder, const W: bool>(
     config: &Config,
     report: Report,
 ) -> Result<(SearchResult, Option<Vec<Root<P::State, O>>>), SearchError> {
-    let cache = FingerprintSet::new(super::cache_budget(config));
+    let cache = AnyCache::Local(FingerprintSet::new(super::cache_budget(config)));
     let mut search = Search::<P, O, _, W>::new(Watching::new(program), config, cache, report);
     search.keep_rest = true;
     search.exact_states = config.max_states.unwrap_or(u64::MAX);

@@ -51,7 +51,7 @@ pub(super) use peek::key_of;
 use super::error::SearchError;
 use super::order::{ChoiceOrder, EnabledSet};
 use super::progress::Meter;
-use crate::cache::{FIXED_HASHER, FingerprintSet, FixedHashSet, StateCache};
+use crate::cache::{AnyCache, FIXED_HASHER, FingerprintSet, FixedHashSet, StateCache};
 use crate::config::{Config, Shortcuts, peak_rss};
 use crate::program::{ActorId, Enabled, Event, Program, ProgramExt};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
@@ -176,7 +176,7 @@ pub(super) enum Stop {
 }
 
 /// The stratified search: one stack, one frontier, one cache.
-pub(super) struct Search<'a, P: Program, O, C = FingerprintSet, const W: bool = false> {
+pub(super) struct Search<'a, P: Program, O, C = AnyCache<'a>, const W: bool = false> {
     /// The program, with the run's watch when `W` (see [`Watching`]).
     program: Watching<'a, P, W>,
     config: &'a Config,
@@ -307,7 +307,7 @@ fn run_as<P: Program, O: ChoiceOrder, const W: bool>(
     config: &Config,
     report: Report,
 ) -> Result<SearchResult, SearchError> {
-    let cache = FingerprintSet::new(cache_budget(config));
+    let cache = AnyCache::Local(FingerprintSet::new(cache_budget(config)));
     let mut search = Search::<P, O, _, W>::new(Watching::new(program), config, cache, report);
     let stop = search.explore(root, |s, work| s.run_work(work))?;
     Ok(search.finish(stop))

@@ -56,7 +56,7 @@ fn search<E: Explorer + Default>(
     let config = Config::default().exact_bound(exact_bound).shortcuts(shortcuts);
     let mut explorer = E::default();
     explorer.init(&program.actors(&program.initial()));
-    let cache = FingerprintSet::new(cache_budget(&config));
+    let cache = crate::cache::AnyCache::Local(FingerprintSet::new(cache_budget(&config)));
     let mut s = Search::new(
         crate::watch::Watching::<_, false>::new(crate::watch::Watched::bare(program)),
         &config,
