@@ -2,6 +2,11 @@
 
 use super::MachineModel;
 use super::world::MachineId;
+use smallvec::SmallVec;
+
+/// The messages a handler sends kept inline (no allocation per step); a
+/// handler that sends more spills to the heap.
+const SENT_INLINE: usize = 4;
 
 /// The handler's view of the runtime. Effects are buffered and applied when
 /// the handler returns (and only if it did not stop at a new choice), in
@@ -11,8 +16,8 @@ pub struct Ctx<'a, M: MachineModel + ?Sized> {
     pub(crate) me: MachineId,
     pub(crate) next_id: u32,
     pub(crate) created: Vec<M::Machine>,
-    pub(crate) sent: Vec<(MachineId, M::Msg)>,
-    pub(crate) announced: Vec<M::Announce>,
+    pub(crate) sent: SmallVec<[(MachineId, M::Msg); SENT_INLINE]>,
+    pub(crate) announced: SmallVec<[M::Announce; 1]>,
     pub(crate) signals: Vec<(&'static str, u64)>,
     pub(crate) halt: bool,
     pub(crate) failure: Option<String>,
@@ -30,8 +35,8 @@ impl<'a, M: MachineModel + ?Sized> Ctx<'a, M> {
             me,
             next_id,
             created: Vec::new(),
-            sent: Vec::new(),
-            announced: Vec::new(),
+            sent: SmallVec::new(),
+            announced: SmallVec::new(),
             signals: Vec::new(),
             halt: false,
             failure: None,
