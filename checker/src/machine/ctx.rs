@@ -4,9 +4,11 @@ use super::MachineModel;
 use super::world::MachineId;
 use smallvec::SmallVec;
 
-/// The messages a handler sends kept inline (no allocation per step); a
-/// handler that sends more spills to the heap.
+/// The messages a handler sends and the announcements it makes, kept
+/// inline up to these counts (no allocation per step); a handler that
+/// makes more spills to the heap.
 const SENT_INLINE: usize = 4;
+const ANNOUNCED_INLINE: usize = 2;
 
 /// The handler's view of the runtime. Effects are buffered and applied when
 /// the handler returns (and only if it did not stop at a new choice), in
@@ -17,7 +19,7 @@ pub struct Ctx<'a, M: MachineModel + ?Sized> {
     pub(crate) next_id: u32,
     pub(crate) created: Vec<M::Machine>,
     pub(crate) sent: SmallVec<[(MachineId, M::Msg); SENT_INLINE]>,
-    pub(crate) announced: SmallVec<[M::Announce; 1]>,
+    pub(crate) announced: SmallVec<[M::Announce; ANNOUNCED_INLINE]>,
     pub(crate) signals: Vec<(&'static str, u64)>,
     pub(crate) halt: bool,
     pub(crate) failure: Option<String>,
