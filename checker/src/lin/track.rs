@@ -280,6 +280,23 @@ impl<S: SequentialSpec> Tracker<S> {
             ret: ret.clone(),
         });
         let spec = S::default();
+        if let ([(_, op)], [(state, done)]) = (&self.open[..], &mut self.configs[..])
+            && done.is_empty()
+        {
+            // The common case, the general closure's result computed
+            // directly: the responding operation is the only open one and
+            // one configuration is left, where it has not taken effect.
+            // The closure adds the configuration where it took effect;
+            // that one is kept if its value is the one returned.
+            let (next, r) = spec.apply(state, op);
+            self.open.clear();
+            if r != ret {
+                self.configs.clear();
+                return Err(TrackError::NotLinearizable(self.explain(&spec)));
+            }
+            *state = next;
+            return Ok(());
+        }
         let mut closed: BTreeSet<Config<S>> = self.configs.drain(..).collect();
         let mut work: Vec<Config<S>> = closed.iter().cloned().collect();
         'close: while let Some((state, done)) = work.pop() {
