@@ -18,7 +18,9 @@
 //!   safe for concurrent inserts), looked up without a lock, inserted by
 //!   a compare-and-swap, grown under a per-shard lock.
 //!
-//! The search sees either through `StateCache`.
+//! The optimised search holds either as an `AnyCache` (one type, so it is
+//! compiled once for both), the plain search a `FingerprintSet`; both
+//! through `StateCache`.
 
 mod bucket;
 mod fingerprint;
@@ -130,7 +132,6 @@ macro_rules! state_cache_by {
 }
 
 state_cache_by!(FingerprintSet);
-state_cache_by!(SharedHandle<'_>);
 
 /// The cache the search runs on: the single-threaded [`FingerprintSet`] or
 /// a handle on a parallel search's [`SharedCache`], chosen at run time, so

@@ -39,7 +39,7 @@ use super::error::SearchError;
 use super::order::ChoiceOrder;
 use super::stratified::{Entry, Remap, Search, SearchResult, Shared, Spares, Stop, cache_budget};
 use super::threads::run_indexed;
-use crate::cache::{AnyCache, SharedCache};
+use crate::cache::SharedCache;
 use crate::config::Config;
 use crate::program::Program;
 use crate::report::Report;
@@ -86,7 +86,7 @@ fn run_as<P: Program, O: ChoiceOrder, const W: bool>(
     report.threads = threads;
     let cache = SharedCache::new(cache_budget(config));
     let shared = Shared::new(config.progress.clone());
-    let mut main = Search::<P, O, _, W>::on_shared_cache(Watching::new(program), config, &cache, report);
+    let mut main = Search::<P, O, W>::on_shared_cache(Watching::new(program), config, &cache, report);
     let mut spares = Spares::default();
     let stop = main.explore(root, |main, work| {
         if spread.is_some_and(|n| work.len() as u64 + main.frontier_len() >= n as u64) {
@@ -102,7 +102,7 @@ fn run_as<P: Program, O: ChoiceOrder, const W: bool>(
 /// kept) on `threads` threads, with buffers from `spares`, and merges the
 /// chunks into `main` in chunk order.
 fn stratum<'a, P: Program, O: ChoiceOrder, const W: bool>(
-    main: &mut Search<'a, P, O, AnyCache<'a>, W>,
+    main: &mut Search<'a, P, O, W>,
     work: &mut Vec<Entry<P::State, O>>,
     spares: &mut Spares<P::State, O>,
     cache: &SharedCache,

@@ -2,7 +2,6 @@
 //! one index, derived from the stack only when it is needed.
 
 use super::{NONE, ROOT, Search};
-use crate::cache::StateCache;
 use crate::program::Program;
 use crate::search::error::SearchError;
 use crate::search::order::ChoiceOrder;
@@ -100,7 +99,7 @@ fn too_many_nodes() -> SearchError {
     )
 }
 
-impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
+impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
     /// The path node of frame `k`, creating nodes for the frames below it
     /// that have none yet.
     pub(super) fn materialize(&mut self, k: usize) -> Result<u32, SearchError> {

@@ -134,7 +134,7 @@ impl Shared {
     }
 }
 
-impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
+impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
     /// The budgets, checked every few thousand transitions.
     #[inline]
     pub(super) fn budgets_due(&mut self) -> Option<Stop> {

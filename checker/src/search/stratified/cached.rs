@@ -12,7 +12,7 @@ use crate::program::Program;
 use crate::search::error::SearchError;
 use crate::search::order::ChoiceOrder;
 
-impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
+impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
     /// Takes the choices of frame `k` (whose state is live) while their
     /// successors were peeked, are cached and the move after them is free
     /// in this stratum: each is counted and the frame moves on, as the

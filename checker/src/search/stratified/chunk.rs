@@ -169,7 +169,7 @@ impl<'w, P: Program, const W: bool> Fork<'w, P, W> {
     }
 }
 
-impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, AnyCache<'a>, W> {
+impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
     /// The main search of a parallel run, on `cache`.
     pub(in crate::search) fn on_shared_cache(
         program: Watching<'a, P, W>,

@@ -2,7 +2,6 @@
 //! terminal state, and the run-time soundness check of the explorer.
 
 use super::{Frame, Search, Span, Stop, enabled_set};
-use crate::cache::StateCache;
 use crate::explorer::enabled_mask;
 use crate::program::{ActorId, Program};
 use crate::search::error::SearchError;
@@ -17,7 +16,7 @@ pub(super) struct Resumed {
     pub(super) fp: u64,
 }
 
-impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
+impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
     /// Appends the enabled set of `state` to `en`/`ids`; returns where it
     /// is, with its mask if the order reads it, and its number of choices.
     #[inline]

@@ -10,7 +10,7 @@
 //! taken: each root's remaining choices, and what lies below them.
 
 use super::{Search, SearchResult, Stop};
-use crate::cache::{AnyCache, FingerprintSet, StateCache};
+use crate::cache::{AnyCache, FingerprintSet};
 use crate::config::Config;
 use crate::program::Program;
 use crate::report::{BoundedBy, Report};
@@ -66,7 +66,7 @@ fn roots_as<P: Program, O: ChoiceOrder, const W: bool>(
     report: Report,
 ) -> Result<(SearchResult, Option<Vec<Root<P::State, O>>>), SearchError> {
     let cache = AnyCache::Local(FingerprintSet::new(super::cache_budget(config)));
-    let mut search = Search::<P, O, _, W>::new(Watching::new(program), config, cache, report);
+    let mut search = Search::<P, O, W>::new(Watching::new(program), config, cache, report);
     search.keep_rest = true;
     search.exact_states = config.max_states.unwrap_or(u64::MAX);
     let stop = search.explore(root, |s, work| s.run_work(work))?;
@@ -77,7 +77,7 @@ fn roots_as<P: Program, O: ChoiceOrder, const W: bool>(
     Ok((search.finish(stop), roots))
 }
 
-impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
+impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
     /// What the stopped search left unexplored (see the module docs).
     fn roots(&mut self) -> Result<Vec<Root<P::State, O>>, SearchError> {
         let mut roots = Vec::new();

@@ -176,11 +176,11 @@ pub(super) enum Stop {
 }
 
 /// The stratified search: one stack, one frontier, one cache.
-pub(super) struct Search<'a, P: Program, O, C = AnyCache<'a>, const W: bool = false> {
+pub(super) struct Search<'a, P: Program, O, const W: bool = false> {
     /// The program, with the run's watch when `W` (see [`Watching`]).
     program: Watching<'a, P, W>,
     config: &'a Config,
-    cache: C,
+    cache: AnyCache<'a>,
     stack: Vec<Frame<P::State, O>>,
     en: Vec<Enabled>,
     ids: Vec<ActorId>,
@@ -308,14 +308,14 @@ fn run_as<P: Program, O: ChoiceOrder, const W: bool>(
     report: Report,
 ) -> Result<SearchResult, SearchError> {
     let cache = AnyCache::Local(FingerprintSet::new(cache_budget(config)));
-    let mut search = Search::<P, O, _, W>::new(Watching::new(program), config, cache, report);
+    let mut search = Search::<P, O, W>::new(Watching::new(program), config, cache, report);
     let stop = search.explore(root, |s, work| s.run_work(work))?;
     Ok(search.finish(stop))
 }
 
-impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P, O, C, W> {
+impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
     /// A search at bound 0 with nothing explored yet.
-    fn new(program: Watching<'a, P, W>, config: &'a Config, cache: C, report: Report) -> Self {
+    fn new(program: Watching<'a, P, W>, config: &'a Config, cache: AnyCache<'a>, report: Report) -> Self {
         let on = config.shortcuts.closed();
         Search {
             program,

@@ -25,7 +25,7 @@ pub(super) const SUCCESSOR_AHEAD: usize = 16;
 /// The most successors of one frame whose fingerprints are computed ahead.
 const MAX_PEEK: u32 = 64;
 
-impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
+impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
     /// Computes the fingerprints of the successors that frame `k` (just
     /// pushed) will reach in this stratum, in order, and prefetches the
     /// look-ups of the first few. A frame that takes one choice only

@@ -148,7 +148,7 @@ pub(super) struct Ahead {
     pub(super) en: Option<(Span, u32)>,
 }
 
-impl<P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'_, P, O, C, W> {
+impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
     /// Prepares the retirement check of the work item `e` (see [`Ahead`]),
     /// for a trusted order without `exact_bound` whose item will take the
     /// resume's fast path, defer, and whose choice of this stratum is

@@ -62,7 +62,7 @@ struct Choice {
     en: Span,
 }
 
-impl<'a, P: Program, O: ChoiceOrder, C: StateCache, const W: bool> Search<'a, P, O, C, W> {
+impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
     /// Resumes deferred work items in order (at the current bound) until
     /// they are done or the search stops. They are taken
     /// [`PREFETCH_AHEAD`] at a time: the slots of the successors the next
