@@ -12,7 +12,7 @@
 use crate::message::{Counts, Halt, Msg, Summary, Violated};
 use mcheck_checker::config::{Config, Progress, peak_rss};
 use mcheck_checker::search::order::Composed;
-use mcheck_checker::search::plain::{Away, Plain, Route, Stopped};
+use mcheck_checker::search::plain::{Away, Path, Plain, Route, Stopped};
 use mcheck_checker::{Explorer, Program, Report, SearchError};
 use std::sync::Arc;
 use std::time::Instant;
@@ -201,7 +201,7 @@ impl<P: Program<State: 'static>, E: Explorer> Local<P, E> {
         fp: u64,
         cost: u32,
         depth: u32,
-        path: Vec<(u32, u32)>,
+        path: Path,
     ) -> Result<Option<Stopped>, SearchError> {
         if (depth as usize) < self.max_steps && self.search.cached(fp) {
             return Ok(None);

@@ -6,6 +6,7 @@
 //! the counterexample that a violation below it would need.
 
 use mcheck_checker::BoundedBy;
+use mcheck_checker::search::plain::Path;
 use serde::{Deserialize, Serialize};
 
 /// A message between workers, with the program's states `S` and the
@@ -26,9 +27,8 @@ pub enum Msg<S, O> {
         cost: u32,
         /// Steps from s0.
         depth: u32,
-        /// (depth, index) for each step whose choice was not its state's
-        /// first (index moves to the next choice: delays), by depth.
-        path: Vec<(u32, u32)>,
+        /// Its path from s0 (encoded as its (depth, index) pairs).
+        path: Path,
     },
     /// Stop: another worker found a violation or hit a budget.
     Halt {

@@ -29,9 +29,10 @@
 //! lines (break, or move to the next choice) are decided before that
 //! subtree runs, which changes nothing (the call does not touch its
 //! caller's locals); a frame whose loop broke is popped when its
-//! successor's subtree is done. A path is derived from the stack when an
-//! entry is deferred or a violation found: the index of each frame's
-//! choice below it.
+//! successor's subtree is done. Each frame holds its state's path, a
+//! shared list ([`Path`]) that the entries it defers share: a
+//! successor's path is its frame's with the step's choice, made when the
+//! successor is new or sent.
 //!
 //! The `SES` line is [`Plain`]'s stepwise API: [`start`](Plain::start)
 //! runs stratum 0 from s0, [`open`](Plain::open) makes the next stratum
@@ -62,10 +63,12 @@
 //! prefetched, the resume fast path, the path arena, and the parallel
 //! driver: it runs on one thread, and `search` refuses it with more.
 
+mod path;
 #[cfg(test)]
 mod tests;
 mod worker;
 
+pub use path::Path;
 pub use worker::{Away, Keep, Route, Stopped};
 
 use super::error::SearchError;
@@ -98,6 +101,8 @@ struct Frame<S, O> {
     n: u32,
     /// The steps from s0 to s.
     depth: u32,
+    /// The path from s0 to s.
+    path: Path,
     /// choices(s): the enabled actors with their alternatives, their ids
     /// and the ids' mask.
     en: Vec<Enabled>,
@@ -111,6 +116,35 @@ struct Frame<S, O> {
     done: bool,
 }
 
+/// Where a call `DelayBoundedDFS(s, d, i, n)` is: `i`, `n`, the steps
+/// from s0 to s and the actors d offered at s so far.
+#[derive(Clone, Copy)]
+struct At {
+    i: u32,
+    n: u32,
+    depth: u32,
+    offered: u64,
+}
+
+impl At {
+    /// The call for s0.
+    const START: At = At {
+        i: 0,
+        n: 0,
+        depth: 0,
+        offered: 0,
+    };
+}
+
+/// How a successor was reached, for its path (made only when it is new or
+/// sent).
+enum Via {
+    /// Choice `index` of the top frame's state.
+    Top(u32),
+    /// A state received with its path.
+    Path(Path),
+}
+
 /// A frontier entry: a state deferred with its order moved to the next
 /// choice, resumed in the next stratum.
 struct Entry<S, O> {
@@ -120,10 +154,9 @@ struct Entry<S, O> {
     n: u32,
     depth: u32,
     offered: u64,
-    /// The path from s0 to the state: (depth, index) for each step whose
-    /// choice was not its state's first (the moves to the next choice the
+    /// The path from s0 to the state (the moves to the next choice the
     /// schedule replays).
-    path: Vec<(u32, u32)>,
+    path: Path,
 }
 
 /// Runs the plain stratified search from the initial state with `root` as
@@ -163,9 +196,6 @@ pub struct Plain<'w, P: Program, H, O, R = Keep> {
     route: R,
     bound: u32,
     stack: Vec<Frame<P::State, O>>,
-    /// The path of the bottom frame's state: empty for s0, a resumed
-    /// entry's, an accepted state's.
-    base: Vec<(u32, u32)>,
     /// The next stratum's entries, in the order they were deferred.
     frontier: Vec<Entry<P::State, O>>,
     /// This stratum's entries not resumed yet: the old frontier.
@@ -206,7 +236,6 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
             route,
             bound: 0,
             stack: Vec::new(),
-            base: Vec::new(),
             frontier: Vec::new(),
             work: VecDeque::new(),
             deferred: FixedHashSet::with_hasher(FIXED_HASHER),
@@ -266,8 +295,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
             self.cache.insert(key);
         }
         self.count_state(&s0);
-        self.base.clear();
-        self.enter(s0, d0, 0, 0, 0, 0)
+        self.enter(s0, d0, At::START, Path::default())
     }
 
     /// The next stratum: `bound += 1`, and the entries deferred so far
@@ -295,8 +323,13 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
     pub fn resume_while(&mut self, mut go_on: impl FnMut(&R) -> bool) -> Result<Option<Stopped>, SearchError> {
         while go_on(&self.route) {
             let Some(e) = self.work.pop_front() else { break };
-            self.base = e.path;
-            let stop = self.enter(e.state, e.order, e.i, e.n, e.depth, e.offered)?;
+            let at = At {
+                i: e.i,
+                n: e.n,
+                depth: e.depth,
+                offered: e.offered,
+            };
+            let stop = self.enter(e.state, e.order, at, e.path)?;
             if stop.is_some() {
                 return Ok(stop);
             }
@@ -304,43 +337,24 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
         Ok(None)
     }
 
-    /// The call `DelayBoundedDFS(s, d, i, n)` for `s` at `depth` (its path
-    /// in `base`), run to its end or a stop.
-    fn enter(
-        &mut self,
-        s: P::State,
-        d: O,
-        i: u32,
-        n: u32,
-        depth: u32,
-        offered: u64,
-    ) -> Result<Option<Stopped>, SearchError> {
-        match self.arrive(s, d, i, n, depth, offered)? {
+    /// The call `DelayBoundedDFS(s, d, i, n)` for `s` reached by `path`,
+    /// run to its end or a stop.
+    fn enter(&mut self, s: P::State, d: O, at: At, path: Path) -> Result<Option<Stopped>, SearchError> {
+        match self.arrive(s, d, at, path)? {
             Some(stop) => Ok(Some(stop)),
             None => self.dfs(),
         }
     }
 
-    /// The call `DelayBoundedDFS(s, d, i, n)` for `s` at `depth`, with the
-    /// actors `offered` there so far: pushes its frame, or at a terminal
-    /// state checks for a deadlock.
-    fn arrive(
-        &mut self,
-        s: P::State,
-        d: O,
-        i: u32,
-        n: u32,
-        depth: u32,
-        offered: u64,
-    ) -> Result<Option<Stopped>, SearchError> {
+    /// The call `DelayBoundedDFS(s, d, i, n)` for `s` reached by `path`:
+    /// pushes its frame, or at a terminal state checks for a deadlock.
+    fn arrive(&mut self, s: P::State, d: O, at: At, path: Path) -> Result<Option<Stopped>, SearchError> {
+        let At { i, n, depth, offered } = at;
         let mut en = Vec::new();
         self.program.enabled(&s, &mut en);
         if en.is_empty() {
             let deadlock = self.config.deadlock.then(|| self.program.deadlock(&s)).flatten();
-            return Ok(deadlock.map(|v| {
-                let path = self.path(self.stack.len());
-                self.violate(v, depth, path)
-            }));
+            return Ok(deadlock.map(|v| self.violate(v, depth, path.to_vec())));
         }
         let ids: Vec<ActorId> = en.iter().map(|e| e.actor).collect();
         let total = en.iter().map(|e| e.alternatives.max(1)).sum();
@@ -364,6 +378,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
             i,
             n,
             depth,
+            path,
             en,
             ids,
             mask,
@@ -414,16 +429,15 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
         self.stratum.transitions += 1;
         f.i += 1;
         if let Err(v) = executed {
-            let depth = f.depth;
-            let path = self.path(k + 1);
-            return Ok(Some(self.violate(v, depth, path)));
+            let (depth, path) = (f.depth, f.path.then(f.depth, f.i - 1));
+            return Ok(Some(self.violate(v, depth, path.to_vec())));
         }
         let c = f.order.child(actor, &self.events);
         // defer = i < |choices(s)| and n + cost(d) > bound
         let last = f.i == f.total;
         let cost = if last { 0 } else { f.order.advance_cost(&set) };
         let defer = !last && f.n + cost > bound;
-        let (n, depth) = (f.n, f.depth);
+        let (n, depth, index) = (f.n, f.depth, f.i - 1);
         // if defer: frontier.push(s, advance(d), i, n + cost(d), path)
         let deferred = defer.then(|| {
             let mut d = f.order.clone();
@@ -435,7 +449,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
                 n: n + cost,
                 depth,
                 offered: f.offered,
-                path: Vec::new(),
+                path: f.path.clone(),
             }
         });
         if defer || last {
@@ -448,17 +462,17 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
             f.offered = offer_at(f.offered, f.order.current(&set), &set, &f.order)?;
         }
         if let Some(e) = deferred {
-            self.defer(k, e);
+            self.defer(e);
         }
         // if s' not in cache: cache.add(s'); DelayBoundedDFS(s', c, 0, n)
-        match self.visit(next, c, n, depth + 1)? {
+        match self.visit(next, c, n, depth + 1, Via::Top(index))? {
             Some(stop) => Ok(Some(stop)),
             None => Ok(self.budgets_due()),
         }
     }
 
-    /// `frontier.push(...)`: the entry `e` of frame `k`'s state.
-    fn defer(&mut self, k: usize, mut e: Entry<P::State, O>) {
+    /// `frontier.push(...)`: the entry `e`.
+    fn defer(&mut self, e: Entry<P::State, O>) {
         self.report.deferrals += 1;
         self.stratum.deferrals += 1;
         if self.report.cache_full && !self.deferred.insert(self.key(&e.state, &e.order)) {
@@ -466,18 +480,18 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
             // next frontier already (ARCHITECTURE.md, "The state cache").
             return;
         }
-        e.path = self.path(k);
         self.frontier.push(e);
     }
 
     /// `if s' not in cache: cache.add(s'); DelayBoundedDFS(s', c, 0, n)`
     /// for the successor `s` at `depth`, with the order `d` there, reached
-    /// by the path of the stack (and `base`). A successor at the step
-    /// limit with something enabled is cut instead: not cached, so that a
-    /// shorter path may explore it. One the route does not keep goes to
-    /// it, with that path. Without a cache every successor is new; one a
-    /// full cache cannot hold is explored again, not counted.
-    fn visit(&mut self, s: P::State, d: O, n: u32, depth: u32) -> Result<Option<Stopped>, SearchError> {
+    /// `via` a choice of the top frame's state or by a given path. A
+    /// successor at the step limit with something enabled is cut instead:
+    /// not cached, so that a shorter path may explore it. One the route
+    /// does not keep goes to it, with its path. Without a cache every
+    /// successor is new; one a full cache cannot hold is explored again,
+    /// not counted.
+    fn visit(&mut self, s: P::State, d: O, n: u32, depth: u32, via: Via) -> Result<Option<Stopped>, SearchError> {
         if depth as usize >= self.config.max_steps {
             let mut en = Vec::new();
             self.program.enabled(&s, &mut en);
@@ -489,7 +503,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
         let found = if self.config.use_cache {
             let key = self.key(&s, &d);
             if !self.route.keep(key) {
-                let path = self.path(self.stack.len());
+                let path = self.path(via);
                 self.route.send(Away {
                     state: s,
                     order: d,
@@ -512,7 +526,25 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
                 self.revisits += 1;
             }
         }
-        self.arrive(s, d, 0, n, depth, 0)
+        let at = At {
+            i: 0,
+            n,
+            depth,
+            offered: 0,
+        };
+        let path = self.path(via);
+        self.arrive(s, d, at, path)
+    }
+
+    /// The path of a successor reached `via`.
+    fn path(&self, via: Via) -> Path {
+        match via {
+            Via::Top(index) => {
+                let top = self.stack.last().expect("mcheck bug: a step's frame is on the stack");
+                top.path.then(top.depth, index)
+            }
+            Via::Path(path) => path,
+        }
     }
 
     /// The cache key of `s` with order `d`: its fingerprint (its orbit's
@@ -527,15 +559,6 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
         Watched::new(&*self.program, self.watch).count_state(s);
         self.report.states += 1;
         self.stratum.new_states += 1;
-    }
-
-    /// The path from s0 to the state of frame `k` (`k` = the stack's
-    /// length: the successor the top frame's last choice reached).
-    fn path(&self, k: usize) -> Vec<(u32, u32)> {
-        let mut path = self.base.clone();
-        let below = self.stack[..k].iter().filter(|f| f.i > 1);
-        path.extend(below.map(|f| (f.depth, f.i - 1)));
-        path
     }
 
     /// Records the violation `v` at `step`, reached by `path`.

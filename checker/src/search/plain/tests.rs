@@ -111,7 +111,8 @@ fn routed<O: ChoiceOrder>(
 fn rebuild<O: ChoiceOrder>(program: &RandomProgram, root: &O, away: &Away<u32, O>) -> (u32, O) {
     let (mut s, mut d) = (program.initial(), root.clone());
     let (mut en, mut events) = (Vec::new(), Vec::new());
-    let mut moves = away.path.iter().peekable();
+    let path = away.path.to_vec();
+    let mut moves = path.iter().peekable();
     for depth in 0..away.depth {
         en.clear();
         program.enabled(&s, &mut en);
@@ -156,12 +157,12 @@ fn a_successor_the_route_does_not_keep_is_sent_with_its_path() {
         key: fp(s),
         cost,
         depth: 1,
-        path,
+        path: Path::from_pairs(path),
     };
-    assert_eq!(std::mem::take(&mut search.route().sent), vec![away(1, 0, vec![])]);
+    assert_eq!(std::mem::take(&mut search.route().sent), vec![away(1, 0, &[])]);
     search.open();
     assert_eq!(search.resume().unwrap(), None);
-    assert_eq!(search.route().sent, vec![away(2, 1, vec![(0, 1)])]);
+    assert_eq!(search.route().sent, vec![away(2, 1, &[(0, 1)])]);
     assert_eq!((search.report().states, search.pending()), (1, (0, 0)));
 }
 

@@ -5,7 +5,7 @@
 //! states it owns and sending the others, as states, to their owners,
 //! which [`accept`](Plain::accept) them).
 
-use super::Plain;
+use super::{Path, Plain, Via};
 use crate::cache::FingerprintSet;
 use crate::program::Program;
 use crate::report::{BoundedBy, Found, Report};
@@ -69,10 +69,8 @@ pub struct Away<S, O> {
     pub cost: u32,
     /// Its depth: the steps from s0.
     pub depth: u32,
-    /// Its path from s0: (depth, index) for each step whose choice was not
-    /// its state's first, in order of depth (the replay takes choice
-    /// `index` of the order at that depth, choice 0 elsewhere).
-    pub path: Vec<(u32, u32)>,
+    /// Its path from s0.
+    pub path: Path,
 }
 
 /// Why the plain search stopped before its work was done.
@@ -118,10 +116,9 @@ impl<P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>> Pl
         d: O,
         cost: u32,
         depth: u32,
-        path: Vec<(u32, u32)>,
+        path: Path,
     ) -> Result<Option<Stopped>, SearchError> {
-        self.base = path;
-        match self.visit(s, d, cost, depth)? {
+        match self.visit(s, d, cost, depth, Via::Path(path))? {
             Some(stop) => Ok(Some(stop)),
             None => self.dfs(),
         }
@@ -147,7 +144,7 @@ impl<P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>> Pl
     }
 
     /// The violation that stopped the search, with its path from s0 (as
-    /// [`Away::path`]).
+    /// [`Path::to_vec`] lists it).
     pub fn violation(&self) -> Option<(&Found, &[(u32, u32)])> {
         self.violation.as_ref().map(|v| (&v.found, &v.advances[..]))
     }
