@@ -164,7 +164,7 @@ impl<'c> Batches<'c> {
         self.counted.0 > 0 && self.counted.1 == 0
     }
 
-    fn budget_hit(&self) -> Option<BoundedBy> {
+    pub(super) fn budget_hit(&self) -> Option<BoundedBy> {
         if self.config.stop.is_raised() {
             return Some(BoundedBy::Interrupted);
         }

@@ -12,7 +12,9 @@ use mcheck_checker::testing::RandomProgram;
 use mcheck_checker::{Config, Model, Outcome, Program, Report, builtin, replay};
 use mcheck_models::chain::Chain;
 use mcheck_models::lostupdate::LostUpdate;
+use mcheck_models::multipaxos::MultiPaxos;
 use mcheck_models::twopc::TwoPc;
+use mcheck_models::twophase::TwoPhase;
 use std::time::Duration;
 
 fn lostupdate(bug: Option<u32>) -> <LostUpdate as Model>::Program {
@@ -145,6 +147,29 @@ const WINNERS: [&str; 15] = [
     "pct", "surw", "pos", "rs", "ss-prr", // seed 1
     "rs", "surw", "pctcp", "surw", "ss-prr", // seed 2
 ];
+
+/// When SES finds the bug within its first share, the sampling members
+/// only catch up with it, one sample at a time, each cut at what is left
+/// of the way: on TwoPhase bug 1 (SES at 61 transitions, while every
+/// sample runs to the 10,000-step limit) they run 61 steps in all, where
+/// a whole sample each would have run 80,000; on Multi-Paxos bug 1 (SES
+/// at 159 transitions) a stratified sample is earlier in the catch-up,
+/// with the schedule the technique alone finds.
+#[test]
+fn the_sampling_members_catch_up_with_an_early_ses_violation() {
+    let p = default_program(&TwoPhase, Some(1));
+    let r = portfolio(&p, &config(0, 2));
+    assert_eq!(r.found_by.as_deref(), Some("ses-rtc"));
+    assert_replays(&p, &r);
+    assert_eq!((r.transitions, r.schedules, r.steps), (61, 1, 61));
+    let (r, schedule_alone) = found_and_alone(&default_program(&MultiPaxos, Some(1)), &config(0, 2));
+    assert_eq!(r.schedule, schedule_alone);
+    assert_eq!((r.found_by.as_deref(), r.schedules, r.steps), (Some("ss-prr"), 3, 91));
+    assert_eq!(
+        alone(&default_program(&MultiPaxos, Some(1)), "ses-rtc", &config(0, 1)).transitions,
+        159
+    );
+}
 
 /// 2pc's bug 6 is a liveness bug: safety holds, so SES verifies the
 /// program alone; `run` with liveness finds it (a sampling member by

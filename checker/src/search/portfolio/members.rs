@@ -7,7 +7,6 @@
 use super::super::DEFAULT_PCT_DEPTH;
 use super::super::batch::{Sample, stream_seed};
 use super::super::error::SearchError;
-use super::super::exec::Driver;
 use super::super::pct::{PctDriver, depth_report};
 use super::super::pctcp::PctcpDriver;
 use super::super::pos::PosDriver;
@@ -124,29 +123,52 @@ impl Member {
         coords
     }
 
-    /// Its sample at `coord`, as the technique alone runs it.
+    /// Its sample at `coord`, as the technique alone runs it; with a
+    /// `cap`, each of its executions is cut at that many steps: a
+    /// violation found before any execution reached the cap is the one
+    /// the technique alone finds, and any other is dropped (a cut
+    /// execution changes where stratified sampling places its next
+    /// delay), so that the sample stays an ordinary sample of the
+    /// technique as far as it ran.
     pub(super) fn sample<P: Program>(
         &self,
         inputs: &Inputs<'_, P>,
         (round, index): Coord,
+        cap: Option<usize>,
         scratch: &mut Scratch<P::State, AnyExplorer>,
     ) -> Result<Sample, SearchError> {
         let config = inputs.config;
         let seed = stream_seed(config.seed, u64::from(round), index, 0);
         let program = inputs.program;
-        let sample = match &self.technique {
+        let cap = cap.filter(|&c| c < config.max_steps);
+        let limits = Limits {
+            max_steps: cap.unwrap_or(config.max_steps),
+            ..inputs.limits
+        };
+        let (max_steps, deadlock) = (limits.max_steps, config.deadlock);
+        let mut sample = match &self.technique {
             Technique::Ss(explorer) => {
                 let seeds = inputs.ss.seeds(config.seed, round, index);
                 let prepared = prepare(explorer, &inputs.actors0, seeds.explorer);
-                let r = run_sample(program, &inputs.s0, &prepared, seeds, round, &inputs.limits, scratch);
-                return batch_sample(r, round, explorer.name());
+                let r = run_sample(program, &inputs.s0, &prepared, seeds, round, &limits, scratch);
+                batch_sample(r, round, explorer.name())?
             }
-            Technique::Rs => walk(program, UniformDriver::new(seed), config),
-            Technique::Pct(actors, depth, k) => walk(program, PctDriver::new(seed, actors, *depth, *k), config),
-            Technique::Pos => walk(program, PosDriver::new(seed), config),
-            Technique::Pctcp(depth, k) => walk(program, PctcpDriver::new(seed, *depth, *k), config),
-            Technique::Surw(profile) => walk(program, SurwDriver::new(profile, seed), config),
+            Technique::Rs => run_one(program, &mut UniformDriver::new(seed), max_steps, deadlock),
+            Technique::Pct(actors, depth, k) => run_one(
+                program,
+                &mut PctDriver::new(seed, actors, *depth, *k),
+                max_steps,
+                deadlock,
+            ),
+            Technique::Pos => run_one(program, &mut PosDriver::new(seed), max_steps, deadlock),
+            Technique::Pctcp(depth, k) => {
+                run_one(program, &mut PctcpDriver::new(seed, *depth, *k), max_steps, deadlock)
+            }
+            Technique::Surw(profile) => run_one(program, &mut SurwDriver::new(profile, seed), max_steps, deadlock),
         };
+        if cap.is_some_and(|c| sample.longest >= c as u64) {
+            sample.violation = None;
+        }
         Ok(sample)
     }
 
@@ -157,9 +179,4 @@ impl Member {
             _ => (PathKind::Choices, None),
         }
     }
-}
-
-/// One walk of `program` under `driver`.
-fn walk<P: Program, D: Driver>(program: Watched<'_, P>, mut driver: D, config: &Config) -> Sample {
-    run_one(program, &mut driver, config.max_steps, config.deadlock)
 }

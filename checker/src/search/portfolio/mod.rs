@@ -26,7 +26,11 @@
 //!
 //! * SES may run up to `V(e) · 8 / W` transitions: it waits at its next
 //!   budget check past them (its [`Pace`](crate::Pace) hook, the `clock`
-//!   module) until the next epoch allows more;
+//!   module) until the next epoch allows more. In the first epoch the
+//!   sampling members start when SES has used its share (1,024
+//!   transitions, milliseconds), so that a bug or a verdict SES reaches
+//!   there ends the portfolio before a sample far longer than its share
+//!   has run;
 //! * each sampling member takes as many samples as its share of the
 //!   epoch's sampling steps buys at its mean cost per sample so far (one
 //!   when it has none), its `k`-th sample being the `k`-th sample the
@@ -39,7 +43,9 @@
 //! samples before it in the interleaving and its own; SES's, its
 //! transitions when it found it. A tie goes to SES. When SES finds one,
 //! the sampling members go on only until they have caught up with it
-//! (their epochs then end there); when a sampling member finds one, SES is
+//! (their epochs then end there, and each sample is cut at its member's
+//! part of the way: a violation it finds before the cut is the one the
+//! technique alone finds, see `Member::sample`); when a sampling member finds one, SES is
 //! allowed up to the same virtual time and the portfolio waits for it.
 //! When SES ends without a violation, the portfolio ends `verified` if
 //! SES verified the program. If a budget of SES's own stopped it
@@ -228,10 +234,39 @@ fn epochs<Q: Program>(
     let mut sampled_steps: u64 = 0;
     let mut v_end = FIRST_EPOCH;
     let mut epoch = 0u32;
+    // What SES's state says after the sampling members reached `sampled_at`
+    // (in SES transitions): the end, or whether SES is over.
+    let judge =
+        |sampled_at: u64, ses_over: &mut bool, ses_violation: &mut Option<u64>| -> Result<Option<End>, SearchError> {
+            match ses_state()? {
+                SesState::Running => {}
+                // SES's violation wins once the sampling members have caught
+                // up with it without one of their own.
+                SesState::Violation(t) if t <= sampled_at => return Ok(Some(End::Ses)),
+                SesState::Verified => return Ok(Some(End::Ses)),
+                SesState::Violation(t) => {
+                    *ses_over = true;
+                    *ses_violation = Some(t);
+                }
+                // Without a time limit the portfolio runs as long as SES.
+                SesState::Stopped if inputs.config.time_limit.is_none() => return Ok(Some(End::Ses)),
+                SesState::Stopped => *ses_over = true,
+            }
+            Ok(None)
+        };
     loop {
         let ses_allowed = share(v_end, SES_WEIGHT);
         if !ses_over {
             clock.allow(ses_allowed);
+        }
+        if epoch == 0 {
+            // SES's first share (a few milliseconds) before any sample: a
+            // bug or a verdict it reaches there is known before the
+            // sampling members run samples far longer than their share.
+            clock.reached(ses_allowed);
+            if let Some(end) = judge(0, &mut ses_over, &mut ses_violation)? {
+                return Ok(end);
+            }
         }
         // Once SES has found a violation, the sampling members only catch
         // up with it.
@@ -241,26 +276,36 @@ fn epochs<Q: Program>(
         };
         let budget = target.saturating_sub(sampled_steps);
         let plan = plan_epoch(members, budget, inputs);
-        let steps: Vec<AtomicU64> = plan.iter().map(|_| AtomicU64::new(0)).collect();
-        let first = AtomicU64::new(u64::MAX);
-        let label = format!("portfolio epoch {epoch}");
-        let end = batches.round(epoch, plan.len() as u64, &label, Scratch::default, |i, scratch| {
-            let (m, coord) = plan[i as usize];
-            let s = members[m].sample(inputs, coord, scratch)?;
-            steps[i as usize].store(s.steps, Ordering::Relaxed);
-            if s.violation.is_some() {
-                first.fetch_min(i, Ordering::Relaxed);
+        // The samples counted: up to the first violating one, as the batch
+        // runner counts them, with the steps of each.
+        let (end, steps) = match ses_violation {
+            Some(_) => catch_up(members, &plan, budget, inputs, batches)?,
+            None => {
+                let steps: Vec<AtomicU64> = plan.iter().map(|_| AtomicU64::new(0)).collect();
+                let first = AtomicU64::new(u64::MAX);
+                let label = format!("portfolio epoch {epoch}");
+                let end = batches.round(epoch, plan.len() as u64, &label, Scratch::default, |i, scratch| {
+                    let (m, coord) = plan[i as usize];
+                    let s = members[m].sample(inputs, coord, None, scratch)?;
+                    steps[i as usize].store(s.steps, Ordering::Relaxed);
+                    if s.violation.is_some() {
+                        first.fetch_min(i, Ordering::Relaxed);
+                    }
+                    Ok(s)
+                })?;
+                let counted = match &end {
+                    RoundEnd::Violation(_) => first.into_inner() as usize + 1,
+                    _ => plan.len(),
+                };
+                (
+                    end,
+                    steps.into_iter().take(counted).map(AtomicU64::into_inner).collect(),
+                )
             }
-            Ok(s)
-        })?;
-        // Count the samples up to the first violating one, as the batch
-        // runner does.
-        let counted = match &end {
-            RoundEnd::Violation(_) => first.load(Ordering::Relaxed) as usize + 1,
-            _ => plan.len(),
         };
+        let counted = steps.len();
         for (i, &(m, _)) in plan.iter().enumerate().take(counted) {
-            let s = steps[i].load(Ordering::Relaxed);
+            let s = steps[i];
             members[m].taken += 1;
             members[m].steps += s;
             sampled_steps += s;
@@ -287,19 +332,8 @@ fn epochs<Q: Program>(
         if !ses_over {
             clock.reached(ses_allowed);
         }
-        match ses_state()? {
-            SesState::Running => {}
-            // SES's violation wins once the sampling members have caught
-            // up with it without one of their own.
-            SesState::Violation(t) if t <= sampled_at => return Ok(End::Ses),
-            SesState::Verified => return Ok(End::Ses),
-            SesState::Violation(t) => {
-                ses_over = true;
-                ses_violation = Some(t);
-            }
-            // Without a time limit the portfolio runs as long as SES.
-            SesState::Stopped if inputs.config.time_limit.is_none() => return Ok(End::Ses),
-            SesState::Stopped => ses_over = true,
+        if let Some(end) = judge(sampled_at, &mut ses_over, &mut ses_violation)? {
+            return Ok(end);
         }
         if members.iter().all(|m| m.exhausted) && ses_over {
             return Ok(End::Stopped(BoundedBy::MaxDelays));
@@ -307,6 +341,44 @@ fn epochs<Q: Program>(
         v_end += (v_end / 2.0).min(LONGEST_EPOCH);
         epoch = epoch.saturating_add(1);
     }
+}
+
+/// The samples of a catch-up epoch, when SES has found a violation and
+/// the sampling members run only until they reach it in virtual time
+/// (`budget` sampling steps): one at a time on this thread, in the
+/// epoch's order, each cut at what is left of the budget, until it is
+/// spent, a budget of the run's ends it, or one finds a violation (then
+/// one the technique alone finds at that point of its sample, see
+/// `Member::sample`). How it ended, and the steps of each sample counted.
+fn catch_up<Q: Program>(
+    members: &[Member],
+    plan: &[(usize, Coord)],
+    budget: u64,
+    inputs: &Inputs<'_, Q>,
+    batches: &Batches<'_>,
+) -> Result<(RoundEnd, Vec<u64>), SearchError> {
+    let mut scratch = Scratch::default();
+    let mut steps = Vec::new();
+    let mut left = budget;
+    for &(m, coord) in plan {
+        if left == 0 {
+            break;
+        }
+        if let Some(b) = batches.budget_hit() {
+            return Ok((RoundEnd::Stopped(b), steps));
+        }
+        let s = members[m].sample(inputs, coord, Some(left as usize), &mut scratch)?;
+        if s.aborted {
+            let b = batches.budget_hit().unwrap_or(BoundedBy::Interrupted);
+            return Ok((RoundEnd::Stopped(b), steps));
+        }
+        steps.push(s.steps);
+        left = left.saturating_sub(s.steps);
+        if s.violation.is_some() {
+            return Ok((RoundEnd::Violation(s), steps));
+        }
+    }
+    Ok((RoundEnd::Done, steps))
 }
 
 /// The samples of one epoch with `budget` sampling steps: each member's
