@@ -1,6 +1,7 @@
 //! A path from s0 as the plain search keeps it: the steps whose choice
 //! was not their state's first, as a shared list in which each step links
-//! to the path before it. A frame, the entries it defers and the
+//! to the path before it (a path received from another process arrives
+//! in one piece). A frame, the entries it defers and the
 //! successors it sends share their common prefix instead of each holding
 //! a copy of it (a copy per entry made the search move more bytes than it
 //! computed: TwoPhase with 8 RMs, 27% of its time in copying paths).
@@ -16,13 +17,14 @@ use std::sync::Arc;
 /// the order at that depth, choice 0 elsewhere). Cloning it is a
 /// reference count's increment.
 #[derive(Clone, Default)]
-pub struct Path(Option<Arc<Step>>);
+pub struct Path(Option<Arc<Link>>);
 
-/// The last step of a path that is not empty.
-struct Step {
-    depth: u32,
-    index: u32,
-    before: Path,
+/// A path that is not empty: its last step after the path before it, or
+/// the whole path in one piece (as it arrives from another process: one
+/// allocation, not one per step).
+enum Link {
+    Step { depth: u32, index: u32, before: Path },
+    Pairs(Vec<(u32, u32)>),
 }
 
 impl Path {
@@ -33,7 +35,7 @@ impl Path {
         if index == 0 {
             return self.clone();
         }
-        Path(Some(Arc::new(Step {
+        Path(Some(Arc::new(Link::Step {
             depth,
             index,
             before: self.clone(),
@@ -41,21 +43,30 @@ impl Path {
     }
 
     /// The path with these (depth, index) pairs, in order of depth.
-    pub fn from_pairs(pairs: &[(u32, u32)]) -> Path {
-        pairs
-            .iter()
-            .fold(Path::default(), |path, &(depth, index)| path.then(depth, index))
+    pub fn from_pairs(pairs: Vec<(u32, u32)>) -> Path {
+        if pairs.is_empty() {
+            return Path::default();
+        }
+        Path(Some(Arc::new(Link::Pairs(pairs))))
     }
 
     /// Its (depth, index) pairs, in order of depth.
     pub fn to_vec(&self) -> Vec<(u32, u32)> {
-        let mut out = Vec::new();
+        let mut last = Vec::new();
         let mut at = &self.0;
-        while let Some(step) = at {
-            out.push((step.depth, step.index));
-            at = &step.before.0;
-        }
-        out.reverse();
+        let first: &[(u32, u32)] = loop {
+            match at.as_deref() {
+                None => break &[],
+                Some(Link::Pairs(pairs)) => break pairs,
+                Some(Link::Step { depth, index, before }) => {
+                    last.push((*depth, *index));
+                    at = &before.0;
+                }
+            }
+        };
+        let mut out = Vec::with_capacity(first.len() + last.len());
+        out.extend_from_slice(first);
+        out.extend(last.into_iter().rev());
         out
     }
 }
@@ -67,8 +78,11 @@ impl Drop for Path {
     /// stack.
     fn drop(&mut self) {
         let mut next = self.0.take();
-        while let Some(mut step) = next.and_then(Arc::into_inner) {
-            next = step.before.0.take();
+        while let Some(link) = next.and_then(Arc::into_inner) {
+            next = match link {
+                Link::Step { mut before, .. } => before.0.take(),
+                Link::Pairs(_) => None,
+            };
         }
     }
 }
@@ -96,7 +110,7 @@ impl Serialize for Path {
 
 impl<'de> Deserialize<'de> for Path {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Path, D::Error> {
-        Vec::<(u32, u32)>::deserialize(deserializer).map(|pairs| Path::from_pairs(&pairs))
+        Vec::<(u32, u32)>::deserialize(deserializer).map(Path::from_pairs)
     }
 }
 
@@ -116,8 +130,12 @@ mod tests {
         assert_eq!(a.to_vec(), vec![(0, 1), (2, 3)]);
         assert_eq!(b.to_vec(), vec![(0, 1), (2, 3), (5, 2)]);
         assert_eq!(c.to_vec(), vec![(0, 1), (2, 3), (5, 1)]);
-        assert_eq!(Path::from_pairs(&b.to_vec()), b);
+        assert_eq!(Path::from_pairs(b.to_vec()), b);
         assert_ne!(b, c);
+        // A path received in one piece, extended.
+        let d = Path::from_pairs(vec![(0, 1), (2, 3)]).then(4, 0).then(5, 2);
+        assert_eq!(d, b);
+        assert_eq!(Path::from_pairs(Vec::new()), root);
         drop(a);
         assert_eq!(b.to_vec().len(), 3);
     }

@@ -151,13 +151,13 @@ fn a_successor_the_route_does_not_keep_is_sent_with_its_path() {
         (r.states, r.transitions, r.deferrals, search.pending()),
         (1, 1, 1, (0, 1))
     );
-    let away = |s, cost, path| Away {
+    let away = |s, cost, path: &[(u32, u32)]| Away {
         state: s,
         order: Natural::charging(),
         key: fp(s),
         cost,
         depth: 1,
-        path: Path::from_pairs(path),
+        path: Path::from_pairs(path.to_vec()),
     };
     assert_eq!(std::mem::take(&mut search.route().sent), vec![away(1, 0, &[])]);
     search.open();
