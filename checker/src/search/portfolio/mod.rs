@@ -43,9 +43,10 @@
 //! samples before it in the interleaving and its own; SES's, its
 //! transitions when it found it. A tie goes to SES. When SES finds one,
 //! the sampling members go on only until they have caught up with it
-//! (their epochs then end there, and each sample is cut at its member's
-//! part of the way: a violation it finds before the cut is the one the
-//! technique alone finds, see `Member::sample`); when a sampling member finds one, SES is
+//! (their epochs then end there): the catch-up runs its samples one at a
+//! time, each cut at what is left of the way (a violation it finds before
+//! the cut is the one the technique alone finds, see `Member::sample`);
+//! when a sampling member finds one, SES is
 //! allowed up to the same virtual time and the portfolio waits for it.
 //! When SES ends without a violation, the portfolio ends `verified` if
 //! SES verified the program. If a budget of SES's own stopped it
