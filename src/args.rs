@@ -377,7 +377,9 @@ pub(crate) struct RunArgs {
     /// ses, dfs and pb: turn these shortcuts of the optimised search off
     /// (comma-separated), to measure what each one pays; the counts, the
     /// outcome and the counterexample stay the same (docs/performance.md,
-    /// "What each shortcut pays").
+    /// "What each shortcut pays"). `sent` is the distributed SES's
+    /// (--workers, --processes): a worker does not send a successor again
+    /// that it sent lately.
     #[arg(long, value_name = "SHORTCUTS", value_delimiter = ',', conflicts_with = "plain",
           value_parser = clap::builder::PossibleValuesParser::new(mcheck_checker::Shortcuts::NAMES))]
     pub without: Vec<String>,

@@ -168,10 +168,11 @@ impl std::fmt::Debug for Pace {
 }
 
 /// The shortcuts of the optimised exhaustive search (ARCHITECTURE.md, "The
-/// optimised search"). None changes a count, an outcome or a
-/// counterexample: each only saves work, and the differential tests run
-/// the search with each one off against the plain search. A shortcut that
-/// needs another is off when that one is.
+/// optimised search"), and the distributed SES's `sent`. None changes a
+/// count, an outcome or a counterexample: each only saves work, and the
+/// differential tests run the search with each one off against the plain
+/// search (`sent`: the distributed SES with and without it against the
+/// reachable set). A shortcut that needs another is off when that one is.
 ///
 /// Each field has a setter of its name; [`without`](Shortcuts::without)
 /// turns one off by its CLI name.
@@ -205,6 +206,10 @@ pub struct Shortcuts {
     /// successors skips the strata that would only defer it again (needs
     /// `ahead`).
     pub pass: bool,
+    /// Sent lately (the distributed SES): each worker keeps a table of the
+    /// keys it sent to other workers lately and does not send a successor
+    /// again whose key it holds (its owner would drop it).
+    pub sent: bool,
 }
 
 impl Shortcuts {
@@ -215,10 +220,11 @@ impl Shortcuts {
         retire: true,
         ahead: true,
         pass: true,
+        sent: true,
     };
 
     /// The shortcuts' names, as [`without`](Self::without) takes them.
-    pub const NAMES: [&'static str; 5] = ["peek", "fast-resume", "retire", "ahead", "pass"];
+    pub const NAMES: [&'static str; 6] = ["peek", "fast-resume", "retire", "ahead", "pass", "sent"];
 
     /// With look-ahead ([`Shortcuts::peek`]) on or off.
     pub const fn peek(mut self, on: bool) -> Shortcuts {
@@ -250,6 +256,13 @@ impl Shortcuts {
         self
     }
 
+    /// With the distributed SES's table of keys sent ([`Shortcuts::sent`])
+    /// on or off.
+    pub const fn sent(mut self, on: bool) -> Shortcuts {
+        self.sent = on;
+        self
+    }
+
     /// These shortcuts without the one named `name` (one of
     /// [`NAMES`](Self::NAMES)), or the name back if there is none of it.
     pub fn without(mut self, name: &str) -> Result<Shortcuts, String> {
@@ -259,6 +272,7 @@ impl Shortcuts {
             "retire" => &mut self.retire,
             "ahead" => &mut self.ahead,
             "pass" => &mut self.pass,
+            "sent" => &mut self.sent,
             _ => return Err(name.to_string()),
         };
         *flag = false;

@@ -36,11 +36,58 @@ pub fn owner(fp: u64, peers: u32) -> u32 {
 /// batches, 869 MB with them; the plain search on one thread: 1.33 GB).
 const BATCH: usize = 1 << 14;
 
+/// The slots of a worker's table of keys sent ([`Sent`]): 2^20, 8 MiB.
+const SENT_SLOTS: usize = 1 << 20;
+
+/// The keys a worker sent lately (`Shortcuts::sent`), in a table with
+/// one key a slot, the slot by the key's low bits (the owner is chosen by
+/// its high bits after a multiplication, the cache's home slot by its high
+/// bits). A key sent before is in its owner's cache, or on its way there
+/// to be explored, so the owner would drop it again: a successor whose key
+/// the table holds is not sent. A key that another took the slot of costs
+/// one transfer more, never a state. Not used at the step limit, where the
+/// owner does not drop a cached state before its own check.
+struct Sent {
+    /// Empty when the shortcut is off; 0 is no key (a fingerprint is
+    /// never 0).
+    slots: Vec<u64>,
+    /// Successors sent, and successors not sent again.
+    sent: u64,
+    unsent: u64,
+}
+
+impl Sent {
+    fn new(on: bool) -> Self {
+        Sent {
+            slots: if on { vec![0; SENT_SLOTS] } else { Vec::new() },
+            sent: 0,
+            unsent: 0,
+        }
+    }
+
+    /// Whether `key` was sent lately; if not, it is now.
+    fn again(&mut self, key: u64) -> bool {
+        let n = self.slots.len();
+        if n > 0 {
+            let slot = &mut self.slots[key as usize & (n - 1)];
+            if *slot == key {
+                self.unsent += 1;
+                return true;
+            }
+            *slot = key;
+        }
+        self.sent += 1;
+        false
+    }
+}
+
 /// The route of worker `me` of `peers`: keeps the states it owns, and
-/// sends every other successor to its owner.
+/// sends every other successor to its owner, unless it sent it lately.
 struct Owners<S, O> {
     me: u32,
     peers: u32,
+    max_steps: usize,
+    sent: Sent,
     /// Messages for other workers.
     outbox: Vec<Msg<S, O>>,
 }
@@ -51,6 +98,9 @@ impl<S, O> Route<S, O> for Owners<S, O> {
     }
 
     fn send(&mut self, away: Away<S, O>) {
+        if (away.depth as usize) < self.max_steps && self.sent.again(away.key) {
+            return;
+        }
         self.outbox.push(Msg::State {
             state: away.state,
             order: away.order,
@@ -95,6 +145,8 @@ impl<P: Program<State: 'static>, E: Explorer> Local<P, E> {
         let route = Owners {
             me,
             peers,
+            max_steps: config.max_steps,
+            sent: Sent::new(config.shortcuts.sent),
             outbox: Vec::new(),
         };
         let order = Composed::new(root);
@@ -268,6 +320,8 @@ impl<P: Program<State: 'static>, E: Explorer> Local<P, E> {
     /// last stratum closes.
     pub fn finish(&mut self, process: u32) -> Summary {
         self.search.close_stratum(std::mem::take(&mut self.elapsed_s));
+        let sent = &self.search.route().sent;
+        let (sent, unsent) = (sent.sent, sent.unsent);
         let r = self.search.report();
         let counts = |s: &mcheck_checker::Stratum| Counts {
             new_states: s.new_states,
@@ -290,6 +344,8 @@ impl<P: Program<State: 'static>, E: Explorer> Local<P, E> {
             cache_bytes: cache.bytes() as u64,
             fingerprint_bits: cache.fingerprint_bits(),
             peak_rss: peak_rss().unwrap_or(0) as u64,
+            sent,
+            unsent,
             error: self.error.clone(),
         }
     }

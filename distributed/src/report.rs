@@ -64,6 +64,10 @@ pub fn assemble<P: Program, E: Explorer>(
             .collect::<Vec<_>>()
             .join(", ")
     ));
+    let (sent, unsent) = all.iter().fold((0, 0), |(a, b), s| (a + s.sent, b + s.unsent));
+    r.notes.push(format!(
+        "transfers: {sent} states sent to their owners, {unsent} successors not sent again (sent lately; --without sent sends them)"
+    ));
     // The lowest (stratum, delays, worker) violation.
     let delays = |path: &[(u32, u32)]| path.iter().map(|m| u64::from(m.1)).sum::<u64>();
     let violation = all
