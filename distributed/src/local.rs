@@ -48,36 +48,27 @@ const SENT_SLOTS: usize = 1 << 20;
 /// one transfer more, never a state. Not used at the step limit, where the
 /// owner does not drop a cached state before its own check.
 struct Sent {
-    /// Empty when the shortcut is off; 0 is no key (a fingerprint is
-    /// never 0).
+    /// Empty when the shortcut is off; 0 is no key.
     slots: Vec<u64>,
-    /// Successors sent, and successors not sent again.
-    sent: u64,
-    unsent: u64,
 }
 
 impl Sent {
     fn new(on: bool) -> Self {
         Sent {
             slots: if on { vec![0; SENT_SLOTS] } else { Vec::new() },
-            sent: 0,
-            unsent: 0,
         }
     }
 
-    /// Whether `key` was sent lately; if not, it is now.
+    /// Whether `key` was sent lately; if not, it is now. A key of 0 (no
+    /// fingerprint of the engine's, but a program's own may be) is never
+    /// held.
     fn again(&mut self, key: u64) -> bool {
         let n = self.slots.len();
-        if n > 0 {
-            let slot = &mut self.slots[key as usize & (n - 1)];
-            if *slot == key {
-                self.unsent += 1;
-                return true;
-            }
-            *slot = key;
+        if n == 0 || key == 0 {
+            return false;
         }
-        self.sent += 1;
-        false
+        let slot = &mut self.slots[key as usize & (n - 1)];
+        std::mem::replace(slot, key) == key
     }
 }
 
@@ -87,7 +78,10 @@ struct Owners<S, O> {
     me: u32,
     peers: u32,
     max_steps: usize,
-    sent: Sent,
+    recent: Sent,
+    /// Successors sent, and successors not sent again.
+    sent: u64,
+    unsent: u64,
     /// Messages for other workers.
     outbox: Vec<Msg<S, O>>,
 }
@@ -98,9 +92,11 @@ impl<S, O> Route<S, O> for Owners<S, O> {
     }
 
     fn send(&mut self, away: Away<S, O>) {
-        if (away.depth as usize) < self.max_steps && self.sent.again(away.key) {
+        if (away.depth as usize) < self.max_steps && self.recent.again(away.key) {
+            self.unsent += 1;
             return;
         }
+        self.sent += 1;
         self.outbox.push(Msg::State {
             state: away.state,
             order: away.order,
@@ -146,7 +142,9 @@ impl<P: Program<State: 'static>, E: Explorer> Local<P, E> {
             me,
             peers,
             max_steps: config.max_steps,
-            sent: Sent::new(config.shortcuts.sent),
+            recent: Sent::new(config.shortcuts.sent),
+            sent: 0,
+            unsent: 0,
             outbox: Vec::new(),
         };
         let order = Composed::new(root);
@@ -320,8 +318,8 @@ impl<P: Program<State: 'static>, E: Explorer> Local<P, E> {
     /// last stratum closes.
     pub fn finish(&mut self, process: u32) -> Summary {
         self.search.close_stratum(std::mem::take(&mut self.elapsed_s));
-        let sent = &self.search.route().sent;
-        let (sent, unsent) = (sent.sent, sent.unsent);
+        let route = self.search.route();
+        let (sent, unsent) = (route.sent, route.unsent);
         let r = self.search.report();
         let counts = |s: &mcheck_checker::Stratum| Counts {
             new_states: s.new_states,
@@ -353,7 +351,22 @@ impl<P: Program<State: 'static>, E: Explorer> Local<P, E> {
 
 #[cfg(test)]
 mod tests {
-    use super::owner;
+    use super::{SENT_SLOTS, Sent, owner};
+
+    /// A key is held from its second send on, until a key of the same slot
+    /// takes its place; a key of 0 is never held, and nothing without the
+    /// shortcut.
+    #[test]
+    fn the_table_of_keys_sent_holds_a_key_until_its_slot_is_taken() {
+        let mut on = Sent::new(true);
+        let (a, b) = (0x1234_5678_9abc_def1, 0x1234_5678_9abc_def1 + SENT_SLOTS as u64);
+        assert_eq!((on.again(a), on.again(a), on.again(a)), (false, true, true));
+        assert!(!on.again(b), "b takes a's slot");
+        assert_eq!((on.again(a), on.again(b)), (false, false));
+        assert_eq!((on.again(0), on.again(0)), (false, false));
+        let mut off = Sent::new(false);
+        assert_eq!((off.again(a), off.again(a)), (false, false));
+    }
     use mcheck_checker::cache::fingerprint;
 
     /// What a worker owns is spread over the whole range of high bits,

@@ -139,9 +139,9 @@ pub struct Summary {
     pub fingerprint_bits: u32,
     /// Its process's peak resident memory, in bytes.
     pub peak_rss: u64,
-    /// Successors it sent to other workers, and successors it did not
-    /// send again because it had sent them lately.
+    /// Successors it sent to other workers.
     pub sent: u64,
+    /// Successors it did not send again because it had sent them lately.
     pub unsent: u64,
     /// An error that stopped it.
     pub error: Option<String>,
