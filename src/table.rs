@@ -126,7 +126,7 @@ pub fn portfolio_text<'a, B: std::fmt::Display>(
     rows: impl IntoIterator<Item = (&'a str, B, Option<&'a Against>)>,
 ) -> String {
     let mut out = String::from(
-        "The portfolio against the best single technique of the row (the column with the smallest median), in executed steps and in seconds: the portfolio's median divided by the best one's (the goal: at most 3x; `-`: the portfolio's median not reached), and the member that found the bug in most of the portfolio's seeds (its share: SES 8/16, each sampling member 1/16).\n\n| model | bug | best (steps) | portfolio / best (steps) | best (seconds) | portfolio / best (seconds) | found by (seeds) |\n|---|---|---|---:|---|---:|---|\n",
+        "The portfolio against the best single technique of the row (the column with the smallest median), in executed steps and in seconds: the portfolio's median divided by the best one's (the goal: at most 3x; `-`: the portfolio's median not reached), and the member that found the bug in most of the portfolio's seeds (its share: SES 16/32, SS 2/32 each, every walk 1/32, cut (`-cut`) or not).\n\n| model | bug | best (steps) | portfolio / best (steps) | best (seconds) | portfolio / best (seconds) | found by (seeds) |\n|---|---|---|---:|---|---:|---|\n",
     );
     let side = |x: &Option<(String, Option<f64>)>| match x {
         Some((name, ratio)) => (name.clone(), ratio_text(*ratio)),

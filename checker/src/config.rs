@@ -143,8 +143,9 @@ pub struct Config {
 }
 
 /// A hook that an exhaustive search on one thread (SES, DFS, PB, optimised
-/// or plain) calls at every check of its budgets (every 1,024
-/// transitions), with its transitions and distinct states so far. It may
+/// or plain) calls at every check of its budgets (when paced, every 64
+/// transitions at first, then every sixteenth of its transitions so far,
+/// up to 1,024), with its transitions and distinct states so far. It may
 /// block (the search waits) and returns whether the search goes on: `false` stops it as the stop flag does (outcome
 /// `bounded`, interrupted). The calls come at the same transition counts
 /// in every run of the same search, so a hook that decides by the counts

@@ -83,6 +83,8 @@ fn replay_races_through_the_cli() {
         "1",
         "--set",
         "clients=2,increments=1",
+        "-s",
+        "ses",
         "--json",
         "-q",
     ]);

@@ -405,7 +405,7 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ),
     (
         "portfolio",
-        "ses (half of the steps) and ss with rr, rtc and prr, rs, pct, pos, pctcp and surw (1/16 each) at once: the bug as early as the member that finds it first, verified when ses finishes",
+        "ses (half of the steps) and ss with rr, rtc and prr (1/16 each), rs, pct, pos, pctcp and surw whole and with their walks cut short (1/32 each) at once: the bug as early as the member that finds it first, verified when ses finishes",
     ),
     (
         "hybrid",

@@ -75,8 +75,8 @@ use super::error::SearchError;
 use super::order::{ChoiceOrder, EnabledSet};
 use super::progress::Meter;
 use super::stratified::{
-    CHECK_EVERY, Ending, MEMORY_EVERY, RawViolation, SearchResult, cache_budget, check_symmetry, close_report,
-    interrupted_or_late, key_of, offer, offer_at, over_memory, progress_line,
+    CHECK_EVERY, Ending, MEMORY_EVERY, RawViolation, SearchResult, cache_budget, check_period, check_symmetry,
+    close_report, interrupted_or_late, key_of, offer, offer_at, over_memory, progress_line,
 };
 use crate::cache::{FIXED_HASHER, FingerprintSet, FixedHashSet, Insert};
 use crate::config::Config;
@@ -589,7 +589,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
         if transitions < self.next_check {
             return None;
         }
-        self.next_check = transitions + CHECK_EVERY;
+        self.next_check = transitions + check_period(&self.config, transitions, CHECK_EVERY);
         if let Some(stop) = interrupted_or_late(&self.config, self.started) {
             return Some(stop.into());
         }

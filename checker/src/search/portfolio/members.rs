@@ -1,8 +1,14 @@
 //! The sampling members of the portfolio: stratified sampling with each
-//! built-in explorer, and the random baselines. A member's `k`-th sample
-//! is exactly the `k`-th sample the technique run alone with the same
-//! seed takes (the same seeds, the same execution), so the schedule of a
-//! violation it finds is an ordinary schedule of that technique.
+//! built-in explorer, and the random baselines, each of these twice: as
+//! the technique runs alone, and with its walks cut short (`rs-cut`,
+//! `pct-cut`, ...). A member's `k`-th sample is exactly the `k`-th sample
+//! the technique run alone with the same seed takes (the same seeds, the
+//! same execution), so the schedule of a violation it finds is an
+//! ordinary schedule of that technique. A cut member's `k`-th walk is the
+//! technique's walk with the seed of round 1 (not 0), index `k`, cut at
+//! the member's depth ([`Member::depth`]): a violation it finds is the one
+//! that walk finds uncut, at the same step, so its schedule is an
+//! ordinary schedule of the technique too.
 
 use super::super::DEFAULT_PCT_DEPTH;
 use super::super::batch::{Sample, stream_seed};
@@ -23,7 +29,7 @@ use crate::schedule::PathKind;
 use crate::watch::Watched;
 
 /// What a member runs.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Technique {
     /// Stratified sampling with this explorer (the default settings).
     Ss(AnyExplorer),
@@ -43,10 +49,21 @@ pub(super) struct Member {
     /// The name in the report: `ss-rtc`, `rs`, `pct`, ...
     pub(super) name: String,
     technique: Technique,
+    /// Its weight among the sampling members (see the portfolio's
+    /// module docs).
+    pub(super) weight: u64,
+    /// Its walks are cut at [`Member::depth`] (round 1's seeds).
+    cut: bool,
     /// Samples taken.
     pub(super) taken: u64,
-    /// Steps of those samples (not SURW's one profiling run).
+    /// Steps of those samples and of its probes (not SURW's one profiling
+    /// run).
     pub(super) steps: u64,
+    /// The steps of the probes of its first sample that were cut short
+    /// (see [`Member::probe_cap`]).
+    pub(super) probed: u64,
+    /// How many of them.
+    pub(super) probes: u32,
     /// Stratified sampling's next sample: (delay bound, index).
     next: (u32, u64),
     /// It has nothing left to sample (SS past `max_delays`).
@@ -68,8 +85,9 @@ pub(super) struct Inputs<'a, P: Program> {
 }
 
 /// The sampling members, in the report's order: SS with each built-in
-/// explorer, then RS, PCT, POS, PCTCP and SURW with their default
-/// settings.
+/// explorer (weight 2), then RS, PCT, POS, PCTCP and SURW with their
+/// default settings (weight 1), then the same five with their walks cut
+/// (weight 1).
 pub(super) fn members<P: Program>(program: Watched<'_, P>, config: &Config) -> Result<Vec<Member>, SearchError> {
     let mut techniques = Vec::new();
     for name in ["rr", "rtc", "prr"] {
@@ -83,18 +101,51 @@ pub(super) fn members<P: Program>(program: Watched<'_, P>, config: &Config) -> R
     techniques.push(("pos".into(), Technique::Pos));
     techniques.push(("pctcp".into(), Technique::Pctcp(DEFAULT_PCT_DEPTH, k)));
     techniques.push(("surw".into(), Technique::Surw(profile(program, config))));
-    Ok(techniques
-        .into_iter()
-        .map(|(name, technique)| Member {
-            steps: 0,
-            name,
-            technique,
-            taken: 0,
-            next: (0, 0),
-            exhausted: false,
-        })
-        .collect())
+    let walks: Vec<(String, Technique)> = techniques[3..]
+        .iter()
+        .map(|(name, t)| (format!("{name}-cut"), t.clone()))
+        .collect();
+    let member = |(name, technique): (String, Technique), cut: bool| Member {
+        weight: if matches!(technique, Technique::Ss(_)) { 2 } else { 1 },
+        cut,
+        steps: 0,
+        probed: 0,
+        probes: 0,
+        name,
+        technique,
+        taken: 0,
+        next: (0, 0),
+        exhausted: false,
+    };
+    let mut all: Vec<Member> = techniques.into_iter().map(|t| member(t, false)).collect();
+    all.extend(walks.into_iter().map(|t| member(t, true)));
+    Ok(all)
 }
+
+/// A member's next probe.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Probe {
+    /// Its cap.
+    pub(super) cap: usize,
+    /// It runs in every epoch, whatever the member's due.
+    pub(super) every_epoch: bool,
+}
+
+/// A cap of `cap` steps on samples whose executions stop at `max_steps`
+/// anyway: `None` when it cuts nothing.
+pub(super) fn effective(cap: Option<usize>, max_steps: usize) -> Option<usize> {
+    cap.filter(|&c| c < max_steps)
+}
+
+/// Whether `sample`, run with the effective `cap`, was cut by it: one of
+/// its executions reached the cap (a violation at that step included,
+/// conservatively).
+pub(super) fn was_cut(sample: &Sample, cap: Option<usize>) -> bool {
+    cap.is_some_and(|c| sample.longest >= c as u64)
+}
+
+/// The shortest depth of a cut member's walks, and the first probe's cap.
+const SHORTEST: u64 = 16;
 
 impl Member {
     /// The coordinates of its next `n` samples, advancing past them (SS
@@ -117,10 +168,68 @@ impl Member {
                         (db.saturating_add(1), 0)
                     };
                 }
-                _ => coords.push((0, self.taken + coords.len() as u64)),
+                _ => coords.push((u32::from(self.cut), self.taken + coords.len() as u64)),
             }
         }
         coords
+    }
+
+    /// Whether its samples are still of unknown cost: none complete, and
+    /// not cut members (whose cost is at most their depth). Such a member
+    /// runs probes: its next sample cut at [`Member::probe_cap`].
+    pub(super) fn probing(&self) -> bool {
+        self.taken == 0 && !self.cut
+    }
+
+    /// Its next probe while [`Member::probing`], when `due` steps are its
+    /// due so far. Stratified sampling: its first sample cut at four times
+    /// its due (at least 16 steps), when it has run fewer steps than its
+    /// due; each cap is then more than four times the last, so the probes
+    /// of a sample of `L` steps run fewer than `4L / 3` steps before the
+    /// sample runs whole, and the member is never more than four times its
+    /// due ahead. A random walk: its first walk cut at 64 steps, then 256,
+    /// 1,024, ..., one in every epoch whatever its due (a walk is one
+    /// execution, and a third of the deep table's bugs need no more than
+    /// the first), so that its probes run fewer than `4L / 3 + 64` steps.
+    pub(super) fn probe_cap(&self, due: u64) -> Option<Probe> {
+        if !self.probing() {
+            return None;
+        }
+        let (cap, every_epoch) = match self.technique {
+            Technique::Ss(_) => (due.saturating_mul(4).max(SHORTEST), false),
+            _ => ((4 * SHORTEST) << (2 * self.probes.min(24)), true),
+        };
+        Some(Probe {
+            cap: usize::try_from(cap).unwrap_or(usize::MAX),
+            every_epoch,
+        })
+    }
+
+    /// The coordinates of its next sample, without moving past it (a probe
+    /// that is cut short runs again).
+    pub(super) fn peek(&self) -> Coord {
+        match self.technique {
+            Technique::Ss(_) => self.next,
+            _ => (u32::from(self.cut), self.taken),
+        }
+    }
+
+    /// Its mean steps per complete sample (`None` before the first).
+    pub(super) fn mean(&self) -> Option<u64> {
+        (self.taken > 0).then(|| ((self.steps - self.probed) / self.taken).max(1))
+    }
+
+    /// The depth at which a cut member cuts its walks when `allowance`
+    /// steps are its due so far: `sqrt(16 · allowance)`, from 16 up to
+    /// `max_steps`, so that it has taken about `sqrt(allowance / 16)`
+    /// walks at each depth (`None` for the other members). A race early
+    /// in a long execution is found at a fraction of the walk's cost; the
+    /// uncut member finds one late in it.
+    pub(super) fn depth(&self, allowance: u64, max_steps: usize) -> Option<usize> {
+        self.cut.then(|| {
+            let d = ((16 * allowance) as f64).sqrt() as u64;
+            d.clamp(SHORTEST, max_steps.max(1) as u64) as usize
+        })
     }
 
     /// Its sample at `coord`, as the technique alone runs it; with a
@@ -140,7 +249,7 @@ impl Member {
         let config = inputs.config;
         let seed = stream_seed(config.seed, u64::from(round), index, 0);
         let program = inputs.program;
-        let cap = cap.filter(|&c| c < config.max_steps);
+        let cap = effective(cap, config.max_steps);
         let limits = Limits {
             max_steps: cap.unwrap_or(config.max_steps),
             ..inputs.limits
@@ -166,7 +275,7 @@ impl Member {
             }
             Technique::Surw(profile) => run_one(program, &mut SurwDriver::new(profile, seed), max_steps, deadlock),
         };
-        if cap.is_some_and(|c| sample.longest >= c as u64) {
+        if was_cut(&sample, cap) {
             sample.violation = None;
         }
         Ok(sample)
@@ -178,5 +287,60 @@ impl Member {
             Technique::Ss(explorer) => (PathKind::Delays, Some(explorer.name())),
             _ => (PathKind::Choices, None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RandomProgram;
+
+    /// A cut member's walk that finds a violation finds the one the same
+    /// walk finds uncut, with the same path (so its schedule is the
+    /// technique's own); a walk cut before its violation finds none. On
+    /// random programs with a planted violation, for every walk
+    /// technique, 20 walks each, at the depths 1 to 8.
+    #[test]
+    fn a_cut_walk_finds_what_the_whole_walk_finds_before_the_cut() {
+        let (mut found, mut cut_before) = (0, 0);
+        for seed in 0..6 {
+            let p = RandomProgram::generate(seed, false, true);
+            let program = Watched::bare(&p);
+            let config = Config::default().seed(seed).max_steps(60);
+            let all = members(program, &config).unwrap();
+            let s0 = program.initial();
+            let inputs = Inputs {
+                actors0: program.actors(&s0),
+                s0,
+                program,
+                config: &config,
+                limits: Limits {
+                    max_steps: config.max_steps,
+                    deadlock: config.deadlock,
+                    deadline: None,
+                    stop: None,
+                },
+                ss: SsParams::default(),
+            };
+            let mut scratch = Scratch::default();
+            for member in all.iter().filter(|m| m.cut) {
+                for k in 0..20 {
+                    let whole = member.sample(&inputs, (1, k), None, &mut scratch).unwrap();
+                    for depth in 1..=8 {
+                        let cut = member.sample(&inputs, (1, k), Some(depth), &mut scratch).unwrap();
+                        match (&cut.violation, &whole.violation) {
+                            (Some(c), Some(w)) => {
+                                assert_eq!(c, w, "{} seed {seed} walk {k} depth {depth}", member.name);
+                                found += 1;
+                            }
+                            (Some(_), None) => panic!("{} found what the whole walk does not", member.name),
+                            (None, Some(_)) => cut_before += 1,
+                            (None, None) => {}
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!((found, cut_before), (22, 98));
     }
 }

@@ -7,10 +7,14 @@
 //! # Members and shares
 //!
 //! * SES with the run's explorer and its state cache, on a thread of its
-//!   own: [`SES_WEIGHT`] of the weights;
-//! * stratified sampling with each built-in explorer (rr, rtc, prr), RS,
-//!   PCT, POS, PCTCP and SURW, each with its defaults: weight 1 each, run
-//!   together on the batch runner on every worker thread.
+//!   own: [`SES_WEIGHT`] (16) of the 32 weights, half of the steps;
+//! * stratified sampling with each built-in explorer (rr, rtc, prr):
+//!   weight 2 each;
+//! * RS, PCT, POS, PCTCP and SURW with their defaults: weight 1 each;
+//! * the same five with their walks cut short (`rs-cut`, ...; see the
+//!   `members` module): weight 1 each. A race early in a long execution
+//!   costs them a fraction of a whole walk; the uncut members find the
+//!   races late in it.
 //!
 //! A member's cost is the program steps it executes (SES's transitions,
 //! a sample's steps). With weight `w` of the total `W`, a member that has
@@ -20,23 +24,27 @@
 //!
 //! # Epochs
 //!
-//! The portfolio runs in epochs of growing virtual length (2,048 steps,
+//! The portfolio runs in epochs of growing virtual length (256 steps,
 //! then half as much again each time). Epoch `e` ends at virtual time
 //! `V(e)`; in it,
 //!
-//! * SES may run up to `V(e) · 8 / W` transitions: it waits at its next
+//! * SES may run up to `V(e) · 16 / 32` transitions: it waits at its next
 //!   budget check past them (its [`Pace`](crate::Pace) hook, the `clock`
-//!   module) until the next epoch allows more. In the first epoch the
-//!   sampling members start when SES has used its share (1,024
-//!   transitions, milliseconds), so that a bug or a verdict SES reaches
-//!   there ends the portfolio before a sample far longer than its share
-//!   has run;
-//! * each sampling member takes as many samples as its share of the
-//!   epoch's sampling steps buys at its mean cost per sample so far (one
-//!   when it has none), its `k`-th sample being the `k`-th sample the
-//!   technique alone takes with the same seed; the epoch's samples are
-//!   interleaved by where each falls in its member's part of the epoch,
-//!   and run as one round of the batch runner.
+//!   module; a paced search checks every 64 transitions at first) until
+//!   the next epoch allows more. In the first epoch the sampling members
+//!   start when SES has used its share (128 transitions), so that a bug
+//!   or a verdict SES reaches there ends the portfolio before any sample
+//!   runs;
+//! * each sampling member is due `V(e) · w / 32` steps in all; one that
+//!   has run fewer takes as many samples as the rest buys at its mean
+//!   cost per sample so far, its `k`-th sample being the `k`-th sample
+//!   the technique alone takes with the same seed. A member without a
+//!   complete sample yet runs one *probe* instead: a random walk its
+//!   first walk whole, stratified sampling its first sample cut at four
+//!   times its due (a probe that is cut runs again, with a larger cap,
+//!   once the member's due has caught up with its steps). The epoch's
+//!   samples are interleaved by where each falls in its member's part of
+//!   the epoch, probes last, and run as one round of the batch runner.
 //!
 //! A violation ends the portfolio at the member that found it earliest in
 //! virtual time: a sample's virtual time counts the sampling steps of the
@@ -85,16 +93,16 @@ use crate::program::Program;
 use crate::report::{BoundedBy, Outcome, Report, count_of};
 use crate::watch::Watched;
 use clock::Clock;
-use members::{Coord, Inputs, Member, members};
-use std::sync::atomic::{AtomicU64, Ordering};
+use members::{Coord, Inputs, Member, effective, members, was_cut};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// SES's weight; every sampling member has weight 1.
-pub const SES_WEIGHT: u64 = 8;
+/// SES's weight, that of the sampling members together.
+pub const SES_WEIGHT: u64 = 16;
 
 /// The virtual length of the first epoch, in steps: SES's share of it is
-/// one period of its budget checks (1,024 transitions).
-const FIRST_EPOCH: f64 = 2_048.0;
+/// 128 transitions, two periods of a paced search's first budget checks.
+const FIRST_EPOCH: f64 = 256.0;
 /// The longest epoch, in virtual steps: epochs grow by half until then,
 /// so that a member's mean cost per sample is re-measured often.
 const LONGEST_EPOCH: f64 = 67_108_864.0;
@@ -217,9 +225,9 @@ fn epochs<Q: Program>(
     members: &mut [Member],
     inputs: &Inputs<'_, Q>,
 ) -> Result<End, SearchError> {
-    let total = SES_WEIGHT + members.len() as u64;
+    let sampling_weight = weights(members);
+    let total = SES_WEIGHT + sampling_weight;
     let share = |v: f64, w: u64| (v * w as f64 / total as f64) as u64;
-    let sampling_weight = members.len() as u64;
     let ses_state = || -> Result<SesState, SearchError> {
         let guard = ses_result.lock().unwrap_or_else(|e| e.into_inner());
         Ok(match guard.as_ref() {
@@ -276,19 +284,22 @@ fn epochs<Q: Program>(
             None => share(v_end, sampling_weight),
         };
         let budget = target.saturating_sub(sampled_steps);
-        let plan = plan_epoch(members, budget, inputs);
+        let plan = plan_epoch(members, target, inputs);
         // The samples counted: up to the first violating one, as the batch
-        // runner counts them, with the steps of each.
-        let (end, steps) = match ses_violation {
+        // runner counts them, with the steps of each and whether its cap
+        // cut it.
+        let (end, ran) = match ses_violation {
             Some(_) => catch_up(members, &plan, budget, inputs, batches)?,
             None => {
-                let steps: Vec<AtomicU64> = plan.iter().map(|_| AtomicU64::new(0)).collect();
+                let ran: Vec<(AtomicU64, AtomicBool)> = plan.iter().map(|_| Default::default()).collect();
                 let first = AtomicU64::new(u64::MAX);
                 let label = format!("portfolio epoch {epoch}");
                 let end = batches.round(epoch, plan.len() as u64, &label, Scratch::default, |i, scratch| {
-                    let (m, coord) = plan[i as usize];
-                    let s = members[m].sample(inputs, coord, None, scratch)?;
-                    steps[i as usize].store(s.steps, Ordering::Relaxed);
+                    let p = &plan[i as usize];
+                    let s = members[p.m].sample(inputs, p.coord, p.cap, scratch)?;
+                    let cap = effective(p.cap, inputs.config.max_steps);
+                    ran[i as usize].0.store(s.steps, Ordering::Relaxed);
+                    ran[i as usize].1.store(was_cut(&s, cap), Ordering::Relaxed);
                     if s.violation.is_some() {
                         first.fetch_min(i, Ordering::Relaxed);
                     }
@@ -298,18 +309,25 @@ fn epochs<Q: Program>(
                     RoundEnd::Violation(_) => first.into_inner() as usize + 1,
                     _ => plan.len(),
                 };
-                (
-                    end,
-                    steps.into_iter().take(counted).map(AtomicU64::into_inner).collect(),
-                )
+                let ran = ran.into_iter().take(counted);
+                (end, ran.map(|(s, c)| (s.into_inner(), c.into_inner())).collect())
             }
         };
-        let counted = steps.len();
-        for (i, &(m, _)) in plan.iter().enumerate().take(counted) {
-            let s = steps[i];
-            members[m].taken += 1;
-            members[m].steps += s;
-            sampled_steps += s;
+        let counted = ran.len();
+        for (p, &(steps, cut)) in plan.iter().zip(&ran) {
+            let member = &mut members[p.m];
+            member.steps += steps;
+            sampled_steps += steps;
+            if p.probe && cut {
+                member.probed += steps;
+                member.probes += 1;
+            } else {
+                member.taken += 1;
+                if p.probe {
+                    // The probe ran whole: move past its sample.
+                    member.plan(1, &inputs.ss, inputs.config.max_delays);
+                }
+            }
         }
         // Where the sampling members stand, in SES transitions (the same
         // virtual time).
@@ -324,7 +342,7 @@ fn epochs<Q: Program>(
                 if matches!(ses_state()?, SesState::Violation(t) if t <= sampled_at) {
                     return Ok(End::Ses);
                 }
-                let m = plan[counted - 1].0;
+                let m = plan[counted - 1].m;
                 return Ok(End::Sampled(m, Box::new(sample), sampled_at));
             }
             RoundEnd::Stopped(b) => return Ok(End::Stopped(b)),
@@ -337,7 +355,10 @@ fn epochs<Q: Program>(
             return Ok(end);
         }
         if members.iter().all(|m| m.exhausted) && ses_over {
-            return Ok(End::Stopped(BoundedBy::MaxDelays));
+            return Ok(match ses_violation {
+                Some(_) => End::Ses,
+                None => End::Stopped(BoundedBy::MaxDelays),
+            });
         }
         v_end += (v_end / 2.0).min(LONGEST_EPOCH);
         epoch = epoch.saturating_add(1);
@@ -347,62 +368,121 @@ fn epochs<Q: Program>(
 /// The samples of a catch-up epoch, when SES has found a violation and
 /// the sampling members run only until they reach it in virtual time
 /// (`budget` sampling steps): one at a time on this thread, in the
-/// epoch's order, each cut at what is left of the budget, until it is
-/// spent, a budget of the run's ends it, or one finds a violation (then
-/// one the technique alone finds at that point of its sample, see
-/// `Member::sample`). How it ended, and the steps of each sample counted.
+/// epoch's order, each cut at what is left of the budget (or its own cap,
+/// if smaller), until it is spent, a budget of the run's ends it, or one
+/// finds a violation (then one the technique alone finds at that point of
+/// its sample, see `Member::sample`). How it ended, and the steps of each
+/// sample counted and whether its cap cut it.
 fn catch_up<Q: Program>(
     members: &[Member],
-    plan: &[(usize, Coord)],
+    plan: &[Planned],
     budget: u64,
     inputs: &Inputs<'_, Q>,
     batches: &Batches<'_>,
-) -> Result<(RoundEnd, Vec<u64>), SearchError> {
+) -> Result<(RoundEnd, Vec<(u64, bool)>), SearchError> {
     let mut scratch = Scratch::default();
-    let mut steps = Vec::new();
+    let mut ran = Vec::new();
     let mut left = budget;
-    for &(m, coord) in plan {
+    for p in plan {
         if left == 0 {
             break;
         }
         if let Some(b) = batches.budget_hit() {
-            return Ok((RoundEnd::Stopped(b), steps));
+            return Ok((RoundEnd::Stopped(b), ran));
         }
-        let s = members[m].sample(inputs, coord, Some(left as usize), &mut scratch)?;
+        let cap = Some(p.cap.map_or(left as usize, |c| c.min(left as usize)));
+        let s = members[p.m].sample(inputs, p.coord, cap, &mut scratch)?;
         if s.aborted {
             let b = batches.budget_hit().unwrap_or(BoundedBy::Interrupted);
-            return Ok((RoundEnd::Stopped(b), steps));
+            return Ok((RoundEnd::Stopped(b), ran));
         }
-        steps.push(s.steps);
+        ran.push((s.steps, was_cut(&s, effective(cap, inputs.config.max_steps))));
         left = left.saturating_sub(s.steps);
         if s.violation.is_some() {
-            return Ok((RoundEnd::Violation(s), steps));
+            return Ok((RoundEnd::Violation(s), ran));
         }
     }
-    Ok((RoundEnd::Done, steps))
+    Ok((RoundEnd::Done, ran))
 }
 
-/// The samples of one epoch with `budget` sampling steps: each member's
-/// share at its mean cost so far, interleaved by where each sample falls
-/// in its member's part of the epoch (ties in member order).
-fn plan_epoch<Q: Program>(members: &mut [Member], budget: u64, inputs: &Inputs<'_, Q>) -> Vec<(usize, Coord)> {
-    let active = members.iter().filter(|m| !m.exhausted).count().max(1) as u64;
-    let each = budget / active;
+/// One sample of an epoch's plan.
+#[derive(Clone, Copy, Debug)]
+struct Planned {
+    /// The member.
+    m: usize,
+    /// The sample, as the technique numbers it.
+    coord: Coord,
+    /// The steps at which each of its executions is cut, if any.
+    cap: Option<usize>,
+    /// A probe of the member's first sample (see `Member::probe_cap`):
+    /// when the cap cuts it, it does not count and runs again.
+    probe: bool,
+}
+
+/// The members' weights, together.
+fn weights(members: &[Member]) -> u64 {
+    members.iter().map(|m| m.weight).sum()
+}
+
+/// The samples of the epoch that ends when the sampling members together
+/// are due `target` steps: each member is due its weight's part of it,
+/// and takes as many samples as the rest of its due buys at its mean cost
+/// so far (none while it has run past its due), or one probe while it
+/// has no complete sample; interleaved by where each sample falls in its
+/// member's part of the epoch, probes last (ties in member order).
+fn plan_epoch<Q: Program>(members: &mut [Member], target: u64, inputs: &Inputs<'_, Q>) -> Vec<Planned> {
+    // The members that can still sample share what the others did not
+    // run, split by weight so that their dues add up to it exactly: while
+    // the members together have run fewer steps than `target`, one of
+    // them has a due left.
+    let exhausted = || members.iter().filter(|m| m.exhausted);
+    let spent: u64 = exhausted().map(|m| m.steps).sum();
+    let active = weights(members) - exhausted().map(|m| m.weight).sum::<u64>();
+    let target = u128::from(target.saturating_sub(spent));
+    let mut before = 0u128;
     let mut entries = Vec::new();
     for (m, member) in members.iter_mut().enumerate().filter(|(_, m)| !m.exhausted) {
-        let n = match member.taken {
-            0 => 1,
-            taken => (each * taken).div_ceil(member.steps.max(1)).max(1),
-        };
-        let coords = member.plan(n, &inputs.ss, inputs.config.max_delays);
+        let after = before + u128::from(member.weight);
+        let due = (target * after / u128::from(active) - target * before / u128::from(active)) as u64;
+        before = after;
+        let credit = due.saturating_sub(member.steps);
+        let probe = member.probe_cap(due);
+        if credit == 0 && !probe.is_some_and(|p| p.every_epoch) {
+            continue;
+        }
+        if let Some(probe) = probe {
+            let cap = Some(probe.cap);
+            entries.push((
+                1.0,
+                Planned {
+                    m,
+                    coord: member.peek(),
+                    cap,
+                    probe: true,
+                },
+            ));
+            continue;
+        }
+        let cap = member.depth(due, inputs.config.max_steps);
+        let mean = member.mean().or(cap.map(|c| c as u64)).unwrap_or(1);
+        let coords = member.plan(credit.div_ceil(mean), &inputs.ss, inputs.config.max_delays);
         let len = coords.len() as u64;
-        for (j, c) in coords.into_iter().enumerate() {
+        for (j, coord) in coords.into_iter().enumerate() {
             // Sample j of n sits at (2j + 1) / 2n of the epoch.
-            entries.push(((2 * j as u64 + 1) as f64 / (2 * len) as f64, m, c));
+            let at = (2 * j as u64 + 1) as f64 / (2 * len) as f64;
+            entries.push((
+                at,
+                Planned {
+                    m,
+                    coord,
+                    cap,
+                    probe: false,
+                },
+            ));
         }
     }
-    entries.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    entries.into_iter().map(|(_, m, c)| (m, c)).collect()
+    entries.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.m.cmp(&b.1.m)));
+    entries.into_iter().map(|(_, p)| p).collect()
 }
 
 /// The portfolio's report from how the epochs ended, SES's report (and
@@ -419,7 +499,7 @@ fn assemble(
     ses_name: &str,
     config: &Config,
 ) -> Report {
-    let total = SES_WEIGHT + members.len() as u64;
+    let total = SES_WEIGHT + weights(members);
     let ended_by_itself = |at: u64| ses.bounded_by != Some(BoundedBy::Interrupted) && ses.transitions <= at;
     let (mut report, ses_note) = match end {
         End::Sampled(m, sample, at) => {
@@ -470,8 +550,9 @@ fn assemble(
         report.schedules += m.taken;
         report.steps += m.steps;
         report.notes.push(format!(
-            "portfolio: {} (share 1/{total}) ran {}, {}",
+            "portfolio: {} (share {}/{total}) ran {}, {}",
             m.name,
+            m.weight,
             count_of(m.taken, "schedule"),
             count_of(m.steps, "step")
         ));

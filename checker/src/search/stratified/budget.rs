@@ -30,6 +30,18 @@ pub(in crate::search) const MEMORY_EVERY: u64 = 4096;
 /// search's own count of its bytes, read at every check.
 const RSS_EVERY: Duration = Duration::from_millis(5);
 
+/// The transitions from `transitions` to the next check of the budgets
+/// of a search that checks them every `every`: a paced search
+/// ([`Config::pace`], the portfolio's exhaustive member) checks every 64
+/// transitions at first, then every sixteenth of its transitions so far,
+/// up to `every`, so that its first shares of the portfolio can be short.
+pub(in crate::search) fn check_period(config: &Config, transitions: u64, every: u64) -> u64 {
+    match config.pace {
+        Some(_) => (transitions / 16).max(64).min(every),
+        None => every,
+    }
+}
+
 /// The budgets every check looks at first: the stop flag and the time
 /// limit of a search that started at `started`.
 pub(in crate::search) fn interrupted_or_late(config: &Config, started: Instant) -> Option<Stop> {
@@ -176,7 +188,7 @@ impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
         } else {
             CHECK_EVERY
         };
-        self.next_check = self.report.transitions + every;
+        self.next_check = self.report.transitions + check_period(self.config, self.report.transitions, every);
         let memory_due = self.report.transitions >= self.next_memory_check;
         if memory_due {
             self.next_memory_check = self.report.transitions + MEMORY_EVERY;

@@ -42,7 +42,9 @@ mod retire;
 mod step;
 
 pub(super) use arena::{PathNode, Remap};
-pub(super) use budget::{CHECK_EVERY, MEMORY_EVERY, Shared, interrupted_or_late, over_memory, progress_line};
+pub(super) use budget::{
+    CHECK_EVERY, MEMORY_EVERY, Shared, check_period, interrupted_or_late, over_memory, progress_line,
+};
 pub(super) use chunk::Spares;
 pub(super) use frame::{offer, offer_at};
 pub(super) use handoff::{Root, run_to_roots};
