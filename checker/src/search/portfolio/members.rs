@@ -131,20 +131,8 @@ pub(super) struct Probe {
     pub(super) every_epoch: bool,
 }
 
-/// A cap of `cap` steps on samples whose executions stop at `max_steps`
-/// anyway: `None` when it cuts nothing.
-pub(super) fn effective(cap: Option<usize>, max_steps: usize) -> Option<usize> {
-    cap.filter(|&c| c < max_steps)
-}
-
-/// Whether `sample`, run with the effective `cap`, was cut by it: one of
-/// its executions reached the cap (a violation at that step included,
-/// conservatively).
-pub(super) fn was_cut(sample: &Sample, cap: Option<usize>) -> bool {
-    cap.is_some_and(|c| sample.longest >= c as u64)
-}
-
-/// The shortest depth of a cut member's walks, and the first probe's cap.
+/// The shortest depth of a cut member's walks, and the least cap of a
+/// probe.
 const SHORTEST: u64 = 16;
 
 impl Member {
@@ -219,15 +207,14 @@ impl Member {
         (self.taken > 0).then(|| ((self.steps - self.probed) / self.taken).max(1))
     }
 
-    /// The depth at which a cut member cuts its walks when `allowance`
-    /// steps are its due so far: `sqrt(16 · allowance)`, from 16 up to
-    /// `max_steps`, so that it has taken about `sqrt(allowance / 16)`
-    /// walks at each depth (`None` for the other members). A race early
+    /// The depth at which a cut member cuts its walks when `due` steps
+    /// are its due so far: `sqrt(16 · due)`, from 16 up to `max_steps`, so
+    /// that it has taken about `sqrt(due / 16)` walks at each depth (`None` for the other members). A race early
     /// in a long execution is found at a fraction of the walk's cost; the
     /// uncut member finds one late in it.
-    pub(super) fn depth(&self, allowance: u64, max_steps: usize) -> Option<usize> {
+    pub(super) fn depth(&self, due: u64, max_steps: usize) -> Option<usize> {
         self.cut.then(|| {
-            let d = ((16 * allowance) as f64).sqrt() as u64;
+            let d = ((16 * due) as f64).sqrt() as u64;
             d.clamp(SHORTEST, max_steps.max(1) as u64) as usize
         })
     }
@@ -238,18 +225,20 @@ impl Member {
     /// the technique alone finds, and any other is dropped (a cut
     /// execution changes where stratified sampling places its next
     /// delay), so that the sample stays an ordinary sample of the
-    /// technique as far as it ran.
+    /// technique as far as it ran. With whether the cap cut it: one of
+    /// its executions reached the cap (below `max_steps`; a violation at
+    /// that step included, conservatively).
     pub(super) fn sample<P: Program>(
         &self,
         inputs: &Inputs<'_, P>,
         (round, index): Coord,
         cap: Option<usize>,
         scratch: &mut Scratch<P::State, AnyExplorer>,
-    ) -> Result<Sample, SearchError> {
+    ) -> Result<(Sample, bool), SearchError> {
         let config = inputs.config;
         let seed = stream_seed(config.seed, u64::from(round), index, 0);
         let program = inputs.program;
-        let cap = effective(cap, config.max_steps);
+        let cap = cap.filter(|&c| c < config.max_steps);
         let limits = Limits {
             max_steps: cap.unwrap_or(config.max_steps),
             ..inputs.limits
@@ -275,10 +264,11 @@ impl Member {
             }
             Technique::Surw(profile) => run_one(program, &mut SurwDriver::new(profile, seed), max_steps, deadlock),
         };
-        if was_cut(&sample, cap) {
+        let cut = cap.is_some_and(|c| sample.longest >= c as u64);
+        if cut {
             sample.violation = None;
         }
-        Ok(sample)
+        Ok((sample, cut))
     }
 
     /// The kind of path its schedules hold and the explorer they name.
@@ -325,9 +315,9 @@ mod tests {
             let mut scratch = Scratch::default();
             for member in all.iter().filter(|m| m.cut) {
                 for k in 0..20 {
-                    let whole = member.sample(&inputs, (1, k), None, &mut scratch).unwrap();
+                    let whole = member.sample(&inputs, (1, k), None, &mut scratch).unwrap().0;
                     for depth in 1..=8 {
-                        let cut = member.sample(&inputs, (1, k), Some(depth), &mut scratch).unwrap();
+                        let cut = member.sample(&inputs, (1, k), Some(depth), &mut scratch).unwrap().0;
                         match (&cut.violation, &whole.violation) {
                             (Some(c), Some(w)) => {
                                 assert_eq!(c, w, "{} seed {seed} walk {k} depth {depth}", member.name);

@@ -39,10 +39,11 @@
 //!   has run fewer takes as many samples as the rest buys at its mean
 //!   cost per sample so far, its `k`-th sample being the `k`-th sample
 //!   the technique alone takes with the same seed. A member without a
-//!   complete sample yet runs one *probe* instead: a random walk its
-//!   first walk whole, stratified sampling its first sample cut at four
-//!   times its due (a probe that is cut runs again, with a larger cap,
-//!   once the member's due has caught up with its steps). The epoch's
+//!   complete sample yet runs one *probe* instead: stratified sampling
+//!   its first sample cut at four times its due, once the member's due
+//!   has caught up with its steps; a random walk its first walk cut at
+//!   64, 256, 1,024, ... steps, one in every epoch (a probe that is cut
+//!   runs again, with the larger cap). The epoch's
 //!   samples are interleaved by where each falls in its member's part of
 //!   the epoch, probes last, and run as one round of the batch runner.
 //!
@@ -93,7 +94,7 @@ use crate::program::Program;
 use crate::report::{BoundedBy, Outcome, Report, count_of};
 use crate::watch::Watched;
 use clock::Clock;
-use members::{Coord, Inputs, Member, effective, members, was_cut};
+use members::{Coord, Inputs, Member, members};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -296,10 +297,9 @@ fn epochs<Q: Program>(
                 let label = format!("portfolio epoch {epoch}");
                 let end = batches.round(epoch, plan.len() as u64, &label, Scratch::default, |i, scratch| {
                     let p = &plan[i as usize];
-                    let s = members[p.m].sample(inputs, p.coord, p.cap, scratch)?;
-                    let cap = effective(p.cap, inputs.config.max_steps);
+                    let (s, cut) = members[p.m].sample(inputs, p.coord, p.cap, scratch)?;
                     ran[i as usize].0.store(s.steps, Ordering::Relaxed);
-                    ran[i as usize].1.store(was_cut(&s, cap), Ordering::Relaxed);
+                    ran[i as usize].1.store(cut, Ordering::Relaxed);
                     if s.violation.is_some() {
                         first.fetch_min(i, Ordering::Relaxed);
                     }
@@ -391,12 +391,12 @@ fn catch_up<Q: Program>(
             return Ok((RoundEnd::Stopped(b), ran));
         }
         let cap = Some(p.cap.map_or(left as usize, |c| c.min(left as usize)));
-        let s = members[p.m].sample(inputs, p.coord, cap, &mut scratch)?;
+        let (s, cut) = members[p.m].sample(inputs, p.coord, cap, &mut scratch)?;
         if s.aborted {
             let b = batches.budget_hit().unwrap_or(BoundedBy::Interrupted);
             return Ok((RoundEnd::Stopped(b), ran));
         }
-        ran.push((s.steps, was_cut(&s, effective(cap, inputs.config.max_steps))));
+        ran.push((s.steps, cut));
         left = left.saturating_sub(s.steps);
         if s.violation.is_some() {
             return Ok((RoundEnd::Violation(s), ran));
