@@ -23,11 +23,12 @@ use mcheck_checker::search::order::Composed;
 use mcheck_checker::{Explorer, Program};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::operators::generic::operator::Operator;
+use timely::dataflow::operators::vec::{Broadcast, Map};
 use timely::dataflow::operators::{Capability, ConnectLoop, Exchange as _, Feedback, Inspect, ToStream};
 use timely::worker::Worker;
 
@@ -104,8 +105,81 @@ where
             .connect_loop(handle);
     });
     while worker.step_or_park(None) {}
-    let summary = local.borrow_mut().finish(process);
+    let mut summary = local.borrow_mut().finish(process);
+    resolve(worker, &local, &mut summary);
     gather(worker, summary)
+}
+
+/// A piece of a path: the worker that asked for it, its (depth, index)
+/// pairs, and the (worker, path node) that holds the path before it.
+type Piece = (u32, Vec<(u32, u32)>, Option<(u32, u32)>);
+
+/// Puts each worker's counterexample path together. A violation's path
+/// is held by its worker back to the first step that another worker
+/// took (the state it received), and by that worker back to the state it
+/// received, and so on. In each round every worker whose path still
+/// starts elsewhere asks the worker that holds the piece before it, which
+/// answers with the piece and where the one before it is; the rounds go
+/// on until no worker asks. A round and the check that one is needed are
+/// dataflows of their own, which every worker builds.
+fn resolve<P, E>(worker: &mut Worker, local: &Rc<RefCell<Local<P, E>>>, summary: &mut Summary)
+where
+    P: Program<State: Serialize + DeserializeOwned + 'static> + 'static,
+    E: Explorer + Serialize + DeserializeOwned + 'static,
+{
+    loop {
+        let ask = summary.violation.as_ref().and_then(|v| v.before);
+        if !anyone(worker, ask.is_some()) {
+            return;
+        }
+        let piece = round(worker, local, ask);
+        if let (Some(v), Some((_, pairs, before))) = (summary.violation.as_mut(), piece) {
+            v.path.splice(0..0, pairs);
+            v.before = before;
+        }
+    }
+}
+
+/// Whether any worker says `yes`.
+fn anyone(worker: &mut Worker, yes: bool) -> bool {
+    let sink = Rc::new(Cell::new(false));
+    let into = Rc::clone(&sink);
+    worker.dataflow::<u64, _, _>(move |scope| {
+        Some(yes)
+            .to_stream(scope)
+            .container::<Vec<bool>>()
+            .broadcast()
+            .inspect(move |&yes: &bool| into.set(into.get() || yes));
+    });
+    while worker.step_or_park(None) {}
+    sink.get()
+}
+
+/// One round of [`resolve`]: this worker asks for the piece that `ask`
+/// names, if any, and answers the others' questions; its answer.
+fn round<P, E>(worker: &mut Worker, local: &Rc<RefCell<Local<P, E>>>, ask: Option<(u32, u32)>) -> Option<Piece>
+where
+    P: Program<State: Serialize + DeserializeOwned + 'static> + 'static,
+    E: Explorer + Serialize + DeserializeOwned + 'static,
+{
+    let me = worker.index() as u32;
+    let sink = Rc::new(RefCell::new(None));
+    let into = Rc::clone(&sink);
+    let holder = Rc::clone(local);
+    worker.dataflow::<u64, _, _>(move |scope| {
+        ask.map(|(at, node)| (at, node, me))
+            .to_stream(scope)
+            .container::<Vec<(u32, u32, u32)>>()
+            .exchange(|q: &(u32, u32, u32)| u64::from(q.0))
+            .map(move |(_, node, from)| {
+                let (pairs, before) = holder.borrow().path_here(node);
+                (from, pairs, before)
+            })
+            .exchange(|p: &Piece| u64::from(p.0))
+            .inspect(move |p: &Piece| *into.borrow_mut() = Some(p.clone()));
+    });
+    while worker.step_or_park(None) {}
+    sink.take()
 }
 
 /// Every worker's summary, on worker 0.

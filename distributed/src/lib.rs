@@ -2,11 +2,12 @@
 //!
 //! SES (ARCHITECTURE.md, "Distributed SES") on more than one thread, process or machine:
 //! the states are partitioned across timely workers by fingerprint, each
-//! worker running the engine's plain stratified search over its part of
-//! the cache and the frontier of its states; a successor owned by another
-//! worker is sent to it as itself, the program's state and the explorer's
-//! (both serde types: moved between threads, encoded between processes),
-//! with its delay path; each stratum is a round whose end
+//! worker running the engine's optimised stratified search over its part
+//! of the cache and the frontier of its states (`search::part`); a
+//! successor owned by another worker is sent to it as itself, the
+//! program's state and the explorer's (both serde types: moved between
+//! threads, encoded between processes), with the (worker, path node)
+//! that holds its path; each stratum is a round whose end
 //! timely's progress tracking detects (see `flow.rs`). Run to exhaustion
 //! the outcome, the reachable set (hence `states`) and `verified` are those
 //! of one thread; a counterexample is an ordinary delay-path schedule that
@@ -25,7 +26,7 @@ mod message;
 mod net;
 mod report;
 
-pub use local::owner;
+pub use mcheck_checker::cache::owner;
 pub use net::DEFAULT_CONNECT_TIMEOUT;
 
 use local::Local;

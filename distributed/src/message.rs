@@ -2,11 +2,12 @@
 //! at the end each worker's summary for worker 0 (ARCHITECTURE.md,
 //! "Distributed SES"). A successor travels as itself: the program state
 //! and the explorer's state there (serde, encoded by timely between
-//! processes and moved between the threads of one), with its path for
-//! the counterexample that a violation below it would need.
+//! processes and moved between the threads of one), with the (worker,
+//! path node) that holds its path, for the counterexample that a
+//! violation below it would need; and the rounds that put such a path
+//! together from the workers that hold its pieces.
 
 use mcheck_checker::BoundedBy;
-use mcheck_checker::search::plain::Path;
 use serde::{Deserialize, Serialize};
 
 /// A message between workers, with the program's states `S` and the
@@ -27,8 +28,11 @@ pub enum Msg<S, O> {
         cost: u32,
         /// Steps from s0.
         depth: u32,
-        /// Its path from s0 (encoded as its (depth, index) pairs).
-        path: Path,
+        /// The (worker, path node there) that holds the path of the state
+        /// it is a successor of (`None`: the empty path).
+        via: Option<(u32, u32)>,
+        /// The index of the choice there that reached it.
+        index: u32,
     },
     /// Stop: another worker found a violation or hit a budget.
     Halt {
@@ -104,8 +108,12 @@ pub struct Counts {
 pub struct Violated {
     /// The stratum.
     pub bound: u32,
-    /// The path from s0 (as [`Msg::State`]'s).
+    /// The path's (depth, index) pairs: from s0, or from the path that
+    /// `before` names.
     pub path: Vec<(u32, u32)>,
+    /// The (worker, path node there) that holds the path before `path`,
+    /// until the rounds of `flow::resolve` have put it in front.
+    pub before: Option<(u32, u32)>,
     /// The step that violated.
     pub step: u32,
 }

@@ -24,11 +24,13 @@
 
 mod bucket;
 mod fingerprint;
+mod owned;
 mod region;
 mod set;
 mod shared;
 
 pub use fingerprint::{FpHasher, fingerprint};
+pub use owned::{OwnedCache, owner};
 pub use set::FingerprintSet;
 pub use shared::{Handle as SharedHandle, SharedCache};
 
@@ -79,6 +81,10 @@ pub enum Insert {
     Present,
     /// Not there and not inserted: the table is at its budget.
     Full,
+    /// Another worker's (an [`OwnedCache`] of the distributed SES): not
+    /// looked up here, and not sent lately; the search sends the state
+    /// to its owner.
+    Elsewhere,
 }
 
 /// The state cache as the search loop sees it: the single-threaded
@@ -143,6 +149,9 @@ pub(crate) enum AnyCache<'a> {
     Local(FingerprintSet),
     /// A worker's of a parallel search.
     Shared(SharedHandle<'a>),
+    /// A worker's of the distributed SES: its own keys, and the keys it
+    /// sent lately.
+    Owned(OwnedCache),
 }
 
 impl StateCache for AnyCache<'_> {
@@ -151,18 +160,21 @@ impl StateCache for AnyCache<'_> {
         match self {
             AnyCache::Local(c) => c.insert(fp),
             AnyCache::Shared(c) => c.insert(fp),
+            AnyCache::Owned(c) => c.insert(fp),
         }
     }
     fn bytes(&self) -> usize {
         match self {
             AnyCache::Local(c) => c.bytes(),
             AnyCache::Shared(c) => c.bytes(),
+            AnyCache::Owned(c) => c.bytes(),
         }
     }
     fn fingerprint_bits(&self) -> u32 {
         match self {
             AnyCache::Local(c) => c.fingerprint_bits(),
             AnyCache::Shared(c) => c.fingerprint_bits(),
+            AnyCache::Owned(c) => c.fingerprint_bits(),
         }
     }
     #[inline(always)]
@@ -170,6 +182,7 @@ impl StateCache for AnyCache<'_> {
         match self {
             AnyCache::Local(c) => c.prefetch(fp),
             AnyCache::Shared(c) => c.prefetch(fp),
+            AnyCache::Owned(c) => c.prefetch(fp),
         }
     }
     #[inline(always)]
@@ -177,6 +190,7 @@ impl StateCache for AnyCache<'_> {
         match self {
             AnyCache::Local(c) => c.contains(fp),
             AnyCache::Shared(c) => c.contains(fp),
+            AnyCache::Owned(c) => c.contains(fp),
         }
     }
 }
@@ -201,6 +215,7 @@ pub(super) mod tests {
                     assert!(!s.contains(fp));
                 }
                 Insert::Present => panic!("distinct fingerprints"),
+                Insert::Elsewhere => panic!("one cache owns every key"),
             }
             assert!(s.bytes() <= budget);
         }

@@ -19,7 +19,7 @@
 //!      while frontier not empty: bound += 1; resume every entry of the old frontier
 //! ```
 //!
-//! `d` is a [`ChoiceOrder`]: the composed explorer for SES (every move to
+//! `d` is a `ChoiceOrder`: the composed explorer for SES (every move to
 //! the next choice is a delay), the natural order for DFS (every move is
 //! free: one stratum), the preemption order for PB. The recursion runs on
 //! an explicit stack (executions are thousands of steps long): a
@@ -30,21 +30,14 @@
 //! subtree runs, which changes nothing (the call does not touch its
 //! caller's locals); a frame whose loop broke is popped when its
 //! successor's subtree is done. Each frame holds its state's path, a
-//! shared list ([`Path`]) that the entries it defers share: a
+//! shared list (`Path`) that the entries it defers share: a
 //! successor's path is its frame's with the step's choice, made when the
-//! successor is new or sent.
+//! successor is new.
 //!
-//! The `SES` line is [`Plain`]'s stepwise API: [`start`](Plain::start)
-//! runs stratum 0 from s0, [`open`](Plain::open) makes the next stratum
-//! (`bound += 1`, the frontier becomes its work), [`resume`](Plain::resume)
-//! resumes its entries and [`close_stratum`](Plain::close_stratum)
-//! records its counts; `run` drives them on one thread. A distributed
-//! worker (the `mcheck-distributed` crate) drives the same steps with a
-//! [`Route`] (the `worker` submodule) that keeps only the states it owns:
-//! `if s' not in cache` becomes "if s' is mine and not in cache", a
-//! successor owned elsewhere goes to its owner, as the state with its
-//! order and path, and the owner hands it to [`accept`](Plain::accept).
-//! The default route, [`Keep`], keeps every successor.
+//! The `SES` line is `Plain::explore`: `start` runs stratum 0 from s0,
+//! `open` makes the next stratum (`bound += 1`, the frontier becomes its
+//! work), `resume` resumes its entries and `close_stratum` records its
+//! counts.
 //!
 //! Besides the pseudo-code, it does what every exhaustive search of the
 //! engine does, as the optimised search does it: the cache key (the
@@ -66,16 +59,14 @@
 mod path;
 #[cfg(test)]
 mod tests;
-mod worker;
 
-pub use path::Path;
-pub use worker::{Away, Keep, Route, Stopped};
+use path::Path;
 
 use super::error::SearchError;
 use super::order::{ChoiceOrder, EnabledSet};
 use super::progress::Meter;
 use super::stratified::{
-    CHECK_EVERY, Ending, MEMORY_EVERY, RawViolation, SearchResult, cache_budget, check_period, check_symmetry,
+    CHECK_EVERY, Ending, MEMORY_EVERY, RawViolation, SearchResult, Stop, cache_budget, check_period, check_symmetry,
     close_report, interrupted_or_late, key_of, offer, offer_at, over_memory, progress_line,
 };
 use crate::cache::{FIXED_HASHER, FingerprintSet, FixedHashSet, Insert};
@@ -83,10 +74,9 @@ use crate::config::Config;
 use crate::explorer::enabled_mask;
 use crate::program::{ActorId, Enabled, Event, Program, Violation};
 use crate::report::{BoundedBy, Found, Report, Stratum};
-use crate::watch::{Watch, Watched};
+use crate::watch::Watched;
 use std::collections::VecDeque;
 use std::mem::size_of;
-use std::ops::Deref;
 use std::time::Instant;
 
 /// The locals of one call `DelayBoundedDFS(s, d, i, n)`.
@@ -136,15 +126,6 @@ impl At {
     };
 }
 
-/// How a successor was reached, for its path (made only when it is new or
-/// sent).
-enum Via {
-    /// Choice `index` of the top frame's state.
-    Top(u32),
-    /// A state received with its path.
-    Path(Path),
-}
-
 /// A frontier entry: a state deferred with its order moved to the next
 /// choice, resumed in the next stratum.
 struct Entry<S, O> {
@@ -168,32 +149,19 @@ pub(super) fn run<P: Program, O: ChoiceOrder>(
     config: &Config,
     report: Report,
 ) -> Result<SearchResult, SearchError> {
-    let search = Plain::new(
-        program.program(),
-        root,
-        config.clone(),
-        cache_budget(config),
-        Keep,
-        report,
-    );
-    let mut search = search.watched_by(program.watch());
+    let mut search = Plain::new(program, root, config.clone(), report);
     let stop = search.explore()?;
     Ok(search.finish(stop))
 }
 
-/// The plain stratified search: one stack, one frontier, one cache, over
-/// the program `program` derefs to (`&P` on one thread, an `Arc` in a
-/// distributed worker), with the route `R` that decides where successors
-/// go.
-pub struct Plain<'w, P: Program, H, O, R = Keep> {
-    program: H,
-    /// What the run watches beside the program ([`Watched`]), if anything.
-    watch: Option<&'w dyn Watch<P::State>>,
+/// The plain stratified search: one stack, one frontier, one cache.
+struct Plain<'w, P: Program, O> {
+    /// The program, with what the run watches beside it ([`Watched`]).
+    program: Watched<'w, P>,
     /// d0: the order at s0.
     root: O,
     config: Config,
     cache: FingerprintSet,
-    route: R,
     bound: u32,
     stack: Vec<Frame<P::State, O>>,
     /// The next stratum's entries, in the order they were deferred.
@@ -220,20 +188,17 @@ pub struct Plain<'w, P: Program, H, O, R = Keep> {
     peak_bytes: u64,
 }
 
-impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>> Plain<'w, P, H, O, R> {
-    /// The search of `program` with the order `root` at s0, its cache of
-    /// `cache_bytes` (`None`: no cache; see `cache_budget`) and the route
-    /// `route`, reporting into `report` (which names the strategy), at
-    /// bound 0 with nothing explored.
-    pub fn new(program: H, root: O, config: Config, cache_bytes: Option<usize>, route: R, report: Report) -> Self {
+impl<'w, P: Program, O: ChoiceOrder> Plain<'w, P, O> {
+    /// The search of `program` with the order `root` at s0, reporting into
+    /// `report` (which names the strategy), at bound 0 with nothing
+    /// explored.
+    fn new(program: Watched<'w, P>, root: O, config: Config, report: Report) -> Self {
         Plain {
             program,
-            watch: None,
             root,
             meter: Meter::new(config.progress.clone()),
+            cache: FingerprintSet::new(cache_budget(&config)),
             config,
-            cache: FingerprintSet::new(cache_bytes),
-            route,
             bound: 0,
             stack: Vec::new(),
             frontier: Vec::new(),
@@ -252,17 +217,10 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
         }
     }
 
-    /// The search told to `watch` (see [`Watch`]'s contract; `None`:
-    /// nothing watches).
-    pub fn watched_by(mut self, watch: Option<&'w dyn Watch<P::State>>) -> Self {
-        self.watch = watch;
-        self
-    }
-
     /// `SES`: bound 0 from s0, then bound 1, 2, ..., each resuming the
     /// entries the last one deferred, until the frontier is empty, a stop
     /// or `max_delays`.
-    fn explore(&mut self) -> Result<Option<Stopped>, SearchError> {
+    fn explore(&mut self) -> Result<Option<Stop>, SearchError> {
         let mut started = Instant::now();
         let mut stop = self.start()?;
         loop {
@@ -271,7 +229,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
                 return Ok(stop);
             }
             if self.config.max_delays.is_some_and(|m| self.bound >= m) {
-                return Ok(Some(Stopped::Budget(BoundedBy::MaxDelays)));
+                return Ok(Some(Stop::Budget(BoundedBy::MaxDelays)));
             }
             started = Instant::now();
             self.open();
@@ -279,19 +237,14 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
         }
     }
 
-    /// Stratum 0: `cache = {s0}; DelayBoundedDFS(s0, d0, 0, 0)`, unless
-    /// the route does not keep s0 (a distributed worker that does not own
-    /// it: every worker starts here, and s0 is not sent).
-    pub fn start(&mut self) -> Result<Option<Stopped>, SearchError> {
+    /// Stratum 0: `cache = {s0}; DelayBoundedDFS(s0, d0, 0, 0)`.
+    fn start(&mut self) -> Result<Option<Stop>, SearchError> {
         let (s0, d0) = (self.program.initial(), self.root.clone());
         if self.config.symmetry {
-            check_symmetry(&*self.program, &s0, &self.config)?;
+            check_symmetry(self.program.program(), &s0, &self.config)?;
         }
         if self.config.use_cache {
             let key = self.key(&s0, &d0);
-            if !self.route.keep(key) {
-                return Ok(None);
-            }
             self.cache.insert(key);
         }
         self.count_state(&s0);
@@ -300,29 +253,16 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
 
     /// The next stratum: `bound += 1`, and the entries deferred so far
     /// become its work, which [`resume`](Plain::resume) runs.
-    pub fn open(&mut self) {
+    fn open(&mut self) {
         self.bound += 1;
-        let old = std::mem::take(&mut self.frontier);
-        if self.work.is_empty() {
-            self.work = old.into();
-        } else {
-            self.work.extend(old);
-        }
+        self.work = std::mem::take(&mut self.frontier).into();
         self.deferred.clear();
     }
 
     /// `resume every entry of the old frontier`: this stratum's work
     /// items in order, until none is left or the search stops.
-    pub fn resume(&mut self) -> Result<Option<Stopped>, SearchError> {
-        self.resume_while(|_| true)
-    }
-
-    /// [`resume`](Plain::resume), one entry at a time while `go_on` says
-    /// so, asked with the route before each: a distributed worker stops
-    /// when it has sent a batch, to let it go, and resumes later.
-    pub fn resume_while(&mut self, mut go_on: impl FnMut(&R) -> bool) -> Result<Option<Stopped>, SearchError> {
-        while go_on(&self.route) {
-            let Some(e) = self.work.pop_front() else { break };
+    fn resume(&mut self) -> Result<Option<Stop>, SearchError> {
+        while let Some(e) = self.work.pop_front() {
             let at = At {
                 i: e.i,
                 n: e.n,
@@ -339,7 +279,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
 
     /// The call `DelayBoundedDFS(s, d, i, n)` for `s` reached by `path`,
     /// run to its end or a stop.
-    fn enter(&mut self, s: P::State, d: O, at: At, path: Path) -> Result<Option<Stopped>, SearchError> {
+    fn enter(&mut self, s: P::State, d: O, at: At, path: Path) -> Result<Option<Stop>, SearchError> {
         match self.arrive(s, d, at, path)? {
             Some(stop) => Ok(Some(stop)),
             None => self.dfs(),
@@ -348,7 +288,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
 
     /// The call `DelayBoundedDFS(s, d, i, n)` for `s` reached by `path`:
     /// pushes its frame, or at a terminal state checks for a deadlock.
-    fn arrive(&mut self, s: P::State, d: O, at: At, path: Path) -> Result<Option<Stopped>, SearchError> {
+    fn arrive(&mut self, s: P::State, d: O, at: At, path: Path) -> Result<Option<Stop>, SearchError> {
         let At { i, n, depth, offered } = at;
         let mut en = Vec::new();
         self.program.enabled(&s, &mut en);
@@ -392,7 +332,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
     /// Runs the frames on the stack until it is empty or the search
     /// stops. The budgets are checked when due before a step and after it,
     /// as the optimised search checks them.
-    fn dfs(&mut self) -> Result<Option<Stopped>, SearchError> {
+    fn dfs(&mut self) -> Result<Option<Stop>, SearchError> {
         while let Some(top) = self.stack.last() {
             if top.done {
                 self.stack.pop();
@@ -409,9 +349,9 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
     }
 
     /// One pass of the loop of the top frame's call.
-    fn step(&mut self) -> Result<Option<Stopped>, SearchError> {
+    fn step(&mut self) -> Result<Option<Stop>, SearchError> {
         let k = self.stack.len() - 1;
-        let (program, bound) = (Watched::new(&*self.program, self.watch), self.bound);
+        let (program, bound) = (self.program, self.bound);
         let f = &mut self.stack[k];
         let set = EnabledSet {
             en: &f.en,
@@ -465,7 +405,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
             self.defer(e);
         }
         // if s' not in cache: cache.add(s'); DelayBoundedDFS(s', c, 0, n)
-        match self.visit(next, c, n, depth + 1, Via::Top(index))? {
+        match self.visit(next, c, n, depth + 1, index)? {
             Some(stop) => Ok(Some(stop)),
             None => Ok(self.budgets_due()),
         }
@@ -485,13 +425,11 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
 
     /// `if s' not in cache: cache.add(s'); DelayBoundedDFS(s', c, 0, n)`
     /// for the successor `s` at `depth`, with the order `d` there, reached
-    /// `via` a choice of the top frame's state or by a given path. A
-    /// successor at the step limit with something enabled is cut instead:
-    /// not cached, so that a shorter path may explore it. One the route
-    /// does not keep goes to it, with its path. Without a cache every
-    /// successor is new; one a full cache cannot hold is explored again,
-    /// not counted.
-    fn visit(&mut self, s: P::State, d: O, n: u32, depth: u32, via: Via) -> Result<Option<Stopped>, SearchError> {
+    /// by choice `index` of the top frame's state. A successor at the step
+    /// limit with something enabled is cut instead: not cached, so that a
+    /// shorter path may explore it. Without a cache every successor is
+    /// new; one a full cache cannot hold is explored again, not counted.
+    fn visit(&mut self, s: P::State, d: O, n: u32, depth: u32, index: u32) -> Result<Option<Stop>, SearchError> {
         if depth as usize >= self.config.max_steps {
             let mut en = Vec::new();
             self.program.enabled(&s, &mut en);
@@ -501,20 +439,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
             }
         }
         let found = if self.config.use_cache {
-            let key = self.key(&s, &d);
-            if !self.route.keep(key) {
-                let path = self.path(via);
-                self.route.send(Away {
-                    state: s,
-                    order: d,
-                    key,
-                    cost: n,
-                    depth,
-                    path,
-                });
-                return Ok(None);
-            }
-            self.cache.insert(key)
+            self.cache.insert(self.key(&s, &d))
         } else {
             Insert::New
         };
@@ -525,6 +450,11 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
                 self.report.cache_full = true;
                 self.revisits += 1;
             }
+            Insert::Elsewhere => {
+                return Err(SearchError::Internal(
+                    "the plain search's cache answered for another worker's key".into(),
+                ));
+            }
         }
         let at = At {
             i: 0,
@@ -532,48 +462,42 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
             depth,
             offered: 0,
         };
-        let path = self.path(via);
+        let top = self.stack.last().expect("mcheck bug: a step's frame is on the stack");
+        let path = top.path.then(top.depth, index);
         self.arrive(s, d, at, path)
-    }
-
-    /// The path of a successor reached `via`.
-    fn path(&self, via: Via) -> Path {
-        match via {
-            Via::Top(index) => {
-                let top = self.stack.last().expect("mcheck bug: a step's frame is on the stack");
-                top.path.then(top.depth, index)
-            }
-            Via::Path(path) => path,
-        }
     }
 
     /// The cache key of `s` with order `d`: its fingerprint (its orbit's
     /// with `symmetry`), hashed with d's state with `exact_bound`.
     fn key(&self, s: &P::State, d: &O) -> u64 {
-        let fp = Watched::new(&*self.program, self.watch).fingerprint(s, self.config.symmetry);
+        let fp = self.program.fingerprint(s, self.config.symmetry);
         if self.config.exact_bound { key_of(fp, d) } else { fp }
     }
 
     /// Counts the new state `s`.
     fn count_state(&mut self, s: &P::State) {
-        Watched::new(&*self.program, self.watch).count_state(s);
+        self.program.count_state(s);
         self.report.states += 1;
         self.stratum.new_states += 1;
     }
 
     /// Records the violation `v` at `step`, reached by `path`.
-    fn violate(&mut self, v: Violation, step: u32, path: Vec<(u32, u32)>) -> Stopped {
+    fn violate(&mut self, v: Violation, step: u32, path: Vec<(u32, u32)>) -> Stop {
         let found = Found {
             violation: v,
             step: step as usize,
         };
-        self.violation = Some(RawViolation { found, advances: path });
-        Stopped::Violation
+        self.violation = Some(RawViolation {
+            found,
+            advances: path,
+            before: None,
+        });
+        Stop::Violation
     }
 
     /// Records the counts of this stratum, which took `elapsed_s` seconds,
     /// and starts counting the next one's.
-    pub fn close_stratum(&mut self, elapsed_s: f64) {
+    fn close_stratum(&mut self, elapsed_s: f64) {
         let mut s = std::mem::take(&mut self.stratum);
         s.bound = self.bound;
         s.frontier = self.frontier.len() as u64;
@@ -584,14 +508,14 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
 
     /// The budgets when due: the stop flag, the time and the states every
     /// [`CHECK_EVERY`] transitions, the memory every [`MEMORY_EVERY`].
-    fn budgets_due(&mut self) -> Option<Stopped> {
+    fn budgets_due(&mut self) -> Option<Stop> {
         let transitions = self.report.transitions;
         if transitions < self.next_check {
             return None;
         }
         self.next_check = transitions + check_period(&self.config, transitions, CHECK_EVERY);
         if let Some(stop) = interrupted_or_late(&self.config, self.started) {
-            return Some(stop.into());
+            return Some(stop);
         }
         if self
             .config
@@ -599,10 +523,10 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
             .as_ref()
             .is_some_and(|p| !p.go_on(transitions, self.report.states))
         {
-            return Some(Stopped::Budget(BoundedBy::Interrupted));
+            return Some(Stop::Budget(BoundedBy::Interrupted));
         }
         if self.config.max_states.is_some_and(|m| self.report.states >= m) {
-            return Some(Stopped::Budget(BoundedBy::States));
+            return Some(Stop::Budget(BoundedBy::States));
         }
         if transitions < self.next_memory_check {
             return None;
@@ -617,7 +541,7 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
                 "stopped at the memory budget of {budget} MiB: resident {} MiB, cache {cache} MiB, frontier {entries} entries",
                 rss >> 20
             ));
-            return Some(Stopped::Budget(BoundedBy::Memory));
+            return Some(Stop::Budget(BoundedBy::Memory));
         }
         let (strategy, bound, states) = (&self.report.strategy, self.bound, self.report.states);
         let counts = (states, transitions, entries);
@@ -633,13 +557,13 @@ impl<'w, P: Program, H: Deref<Target = P>, O: ChoiceOrder, R: Route<P::State, O>
     }
 
     /// The report, with the outcome `stop` says.
-    fn finish(mut self, stop: Option<Stopped>) -> SearchResult {
+    fn finish(mut self, stop: Option<Stop>) -> SearchResult {
         self.meter.finish();
         self.report.notes.push(
             "the plain stratified search ran (Config::plain, --plain): no retirement, pass-through, look-ahead or fast resume".into(),
         );
         let end = Ending {
-            stop: stop.map(Into::into),
+            stop,
             cut: self.cut,
             revisits: self.revisits,
             peak_bytes: self.peak_bytes.max(self.bytes()),

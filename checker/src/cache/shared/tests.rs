@@ -25,6 +25,7 @@ fn each_fingerprint_is_new_once_among_threads() {
                     Insert::New => news.push(i),
                     Insert::Present => {}
                     Insert::Full => panic!("no budget, never full"),
+                    Insert::Elsewhere => panic!("one cache owns every key"),
                 }
             }
             news

@@ -1,14 +1,10 @@
 //! A path from s0 as the plain search keeps it: the steps whose choice
 //! was not their state's first, as a shared list in which each step links
-//! to the path before it (a path received from another process arrives
-//! in one piece). A frame, the entries it defers and the
-//! successors it sends share their common prefix instead of each holding
-//! a copy of it (a copy per entry made the search move more bytes than it
-//! computed: TwoPhase with 8 RMs, 27% of its time in copying paths).
+//! to the path before it. A frame and the entries it defers share their
+//! common prefix instead of each holding a copy of it (a copy per entry
+//! made the search move more bytes than it computed: TwoPhase with 8 RMs,
+//! 27% of its time in copying paths).
 
-use serde::de::Deserializer;
-use serde::ser::Serializer;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
 
@@ -17,56 +13,39 @@ use std::sync::Arc;
 /// the order at that depth, choice 0 elsewhere). Cloning it is a
 /// reference count's increment.
 #[derive(Clone, Default)]
-pub struct Path(Option<Arc<Link>>);
+pub(super) struct Path(Option<Arc<Link>>);
 
-/// A path that is not empty: its last step after the path before it, or
-/// the whole path in one piece (as it arrives from another process: one
-/// allocation, not one per step).
-enum Link {
-    Step { depth: u32, index: u32, before: Path },
-    Pairs(Vec<(u32, u32)>),
+/// A path that is not empty: its last step after the path before it.
+struct Link {
+    depth: u32,
+    index: u32,
+    before: Path,
 }
 
 impl Path {
     /// The path of the successor that choice `index` of the state at
     /// `depth` reaches, this being that state's path: the same path when
     /// `index` is 0 (the first choice is not recorded).
-    pub fn then(&self, depth: u32, index: u32) -> Path {
+    pub(super) fn then(&self, depth: u32, index: u32) -> Path {
         if index == 0 {
             return self.clone();
         }
-        Path(Some(Arc::new(Link::Step {
+        Path(Some(Arc::new(Link {
             depth,
             index,
             before: self.clone(),
         })))
     }
 
-    /// The path with these (depth, index) pairs, in order of depth.
-    pub fn from_pairs(pairs: Vec<(u32, u32)>) -> Path {
-        if pairs.is_empty() {
-            return Path::default();
-        }
-        Path(Some(Arc::new(Link::Pairs(pairs))))
-    }
-
     /// Its (depth, index) pairs, in order of depth.
-    pub fn to_vec(&self) -> Vec<(u32, u32)> {
-        let mut last = Vec::new();
+    pub(super) fn to_vec(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
         let mut at = &self.0;
-        let first: &[(u32, u32)] = loop {
-            match at.as_deref() {
-                None => break &[],
-                Some(Link::Pairs(pairs)) => break pairs,
-                Some(Link::Step { depth, index, before }) => {
-                    last.push((*depth, *index));
-                    at = &before.0;
-                }
-            }
-        };
-        let mut out = Vec::with_capacity(first.len() + last.len());
-        out.extend_from_slice(first);
-        out.extend(last.into_iter().rev());
+        while let Some(Link { depth, index, before }) = at.as_deref() {
+            out.push((*depth, *index));
+            at = &before.0;
+        }
+        out.reverse();
         out
     }
 }
@@ -79,10 +58,8 @@ impl Drop for Path {
     fn drop(&mut self) {
         let mut next = self.0.take();
         while let Some(link) = next.and_then(Arc::into_inner) {
-            next = match link {
-                Link::Step { mut before, .. } => before.0.take(),
-                Link::Pairs(_) => None,
-            };
+            let Link { mut before, .. } = link;
+            next = before.0.take();
         }
     }
 }
@@ -98,19 +75,6 @@ impl Eq for Path {}
 impl fmt::Debug for Path {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.to_vec()).finish()
-    }
-}
-
-/// Encoded as its (depth, index) pairs.
-impl Serialize for Path {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_vec().serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Path {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Path, D::Error> {
-        Vec::<(u32, u32)>::deserialize(deserializer).map(Path::from_pairs)
     }
 }
 
@@ -130,12 +94,8 @@ mod tests {
         assert_eq!(a.to_vec(), vec![(0, 1), (2, 3)]);
         assert_eq!(b.to_vec(), vec![(0, 1), (2, 3), (5, 2)]);
         assert_eq!(c.to_vec(), vec![(0, 1), (2, 3), (5, 1)]);
-        assert_eq!(Path::from_pairs(b.to_vec()), b);
         assert_ne!(b, c);
-        // A path received in one piece, extended.
-        let d = Path::from_pairs(vec![(0, 1), (2, 3)]).then(4, 0).then(5, 2);
-        assert_eq!(d, b);
-        assert_eq!(Path::from_pairs(Vec::new()), root);
+        assert_eq!(root.then(0, 1).then(2, 3).then(4, 0).then(5, 2), b);
         drop(a);
         assert_eq!(b.to_vec().len(), 3);
     }
@@ -159,14 +119,5 @@ mod tests {
             })
             .unwrap();
         assert_eq!(long.join().unwrap(), 1_000_001);
-    }
-
-    /// Encoded as its pairs, and back.
-    #[test]
-    fn a_path_round_trips_through_serde() {
-        let p = Path::default().then(3, 1).then(7, 2);
-        let json = serde_json::to_string(&p).unwrap();
-        assert_eq!(json, "[[3,1],[7,2]]");
-        assert_eq!(serde_json::from_str::<Path>(&json).unwrap(), p);
     }
 }

@@ -1,18 +1,28 @@
 //! Paths as an arena of nodes: a frontier entry's or a violation's path is
 //! one index, derived from the stack only when it is needed.
 
-use super::{NONE, ROOT, Search};
+use super::{NONE, REMOTE, ROOT, Search};
 use crate::program::Program;
 use crate::search::error::SearchError;
 use crate::search::order::ChoiceOrder;
 
-/// `count` moves to the next choice at step `depth`, after the path `parent`.
+/// `count` moves to the next choice at step `depth`, after the path
+/// `parent`; or, with the parent [`REMOTE`], the path that worker `depth`
+/// of a distributed search holds as its node `count`.
 #[derive(Clone, Copy, Debug)]
 pub(in crate::search) struct PathNode {
     pub(super) parent: u32,
     pub(super) depth: u32,
     pub(super) count: u32,
 }
+
+/// A path that another worker of a distributed search holds: (worker,
+/// path node there).
+pub type Remote = (u32, u32);
+
+/// A piece of a path: its (depth, count) pairs held here, and the path
+/// before them if another worker holds it.
+pub type Piece = (Vec<(u32, u32)>, Option<Remote>);
 
 /// An arena of path nodes. Ids below `below.len()` name the read-only
 /// nodes of earlier strata (a parallel worker's view of the merged arena;
@@ -26,7 +36,7 @@ pub(super) struct Arena<'a> {
 impl Arena<'_> {
     pub(super) fn push(&mut self, node: PathNode) -> Result<u32, SearchError> {
         let id = self.below.len() + self.nodes.len();
-        if id >= ROOT as usize {
+        if id >= REMOTE as usize {
             return Err(too_many_nodes());
         }
         self.nodes.push(node);
@@ -34,19 +44,44 @@ impl Arena<'_> {
     }
 
     /// The path as (depth, count) pairs from the initial state on.
-    pub(super) fn expand(&self, mut node: u32) -> Vec<(u32, u32)> {
+    pub(super) fn expand(&self, node: u32) -> Vec<(u32, u32)> {
+        self.expand_here(node).0
+    }
+
+    /// The path's pairs held here, from the initial state on or from the
+    /// path that another worker holds (then named as (worker, node)).
+    pub(super) fn expand_here(&self, mut node: u32) -> Piece {
         let mut out = Vec::new();
+        let mut before = None;
         while node != ROOT {
-            let i = node as usize;
-            let n = match self.below.get(i) {
-                Some(n) => *n,
-                None => self.nodes[i - self.below.len()],
-            };
+            let n = self.get(node);
+            if n.parent == REMOTE {
+                before = Some((n.depth, n.count));
+                break;
+            }
             out.push((n.depth, n.count));
             node = n.parent;
         }
         out.reverse();
-        out
+        (out, before)
+    }
+
+    /// Node `id`.
+    fn get(&self, id: u32) -> PathNode {
+        let i = id as usize;
+        match self.below.get(i) {
+            Some(n) => *n,
+            None => self.nodes[i - self.below.len()],
+        }
+    }
+
+    /// The path that node `id` names, if another worker holds all of it:
+    /// (worker, node there).
+    pub(super) fn remote(&self, id: u32) -> Option<Remote> {
+        (id != ROOT)
+            .then(|| self.get(id))
+            .filter(|n| n.parent == REMOTE)
+            .map(|n| (n.depth, n.count))
     }
 
     /// Appends `nodes`, numbered from `base` on (after the read-only nodes
@@ -54,7 +89,7 @@ impl Arena<'_> {
     /// for the ids that refer to them.
     pub(super) fn append(&mut self, nodes: &[PathNode], base: usize) -> Result<Remap, SearchError> {
         let offset = self.nodes.len();
-        if offset + nodes.len() >= ROOT as usize || base >= ROOT as usize {
+        if offset + nodes.len() >= REMOTE as usize || base >= REMOTE as usize {
             return Err(too_many_nodes());
         }
         let remap = Remap {
@@ -84,7 +119,7 @@ impl Remap {
 
     #[inline]
     pub(super) fn apply(self, id: u32) -> u32 {
-        if id >= self.base && id < ROOT {
+        if id >= self.base && id < REMOTE {
             id - self.base + self.offset
         } else {
             id

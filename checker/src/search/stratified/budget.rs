@@ -173,8 +173,8 @@ impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
     fn entry_bytes(&self) -> u64 {
         let dedup = self.deferred.capacity() * (size_of::<u64>() + 1);
         let pending: usize = self.pending.iter().map(|(list, _)| list.capacity()).sum();
-        (self.frontier.capacity() as u64 + pending as u64 + self.work_len) * size_of::<Entry<P::State, O>>() as u64
-            + dedup as u64
+        let entries = self.frontier.capacity() + pending + self.queued.capacity();
+        (entries as u64 + self.work_len) * size_of::<Entry<P::State, O>>() as u64 + dedup as u64
     }
 
     /// The bytes of the path arena's own nodes.

@@ -145,9 +145,8 @@ impl<P: Program, O: ChoiceOrder, const W: bool> Search<'_, P, O, W> {
             ..frame
         });
         let path = self.materialize(top)?;
-        let advances = self.arena.expand(path);
         self.stack.pop();
-        Ok(Some(self.violate(v, depth as usize, advances)))
+        Ok(Some(self.violate(v, depth as usize, path)))
     }
 }
 

@@ -37,11 +37,13 @@ mod cached;
 mod chunk;
 mod frame;
 mod handoff;
+mod part;
 mod peek;
 mod retire;
 mod step;
 
 pub(super) use arena::{PathNode, Remap};
+pub use arena::{Piece, Remote};
 pub(super) use budget::{
     CHECK_EVERY, MEMORY_EVERY, Shared, check_period, interrupted_or_late, over_memory, progress_line,
 };
@@ -59,6 +61,7 @@ use crate::program::{ActorId, Enabled, Event, Program, ProgramExt};
 use crate::report::{BoundedBy, CacheKey, Found, Outcome, Report, Stratum};
 use crate::watch::{Watched, Watching};
 use arena::Arena;
+pub(super) use part::{Away, PART_WATCHED};
 use retire::{Ahead, Owed};
 use std::time::Instant;
 
@@ -66,6 +69,9 @@ use std::time::Instant;
 const NONE: u32 = u32::MAX;
 /// The empty path.
 const ROOT: u32 = u32::MAX - 1;
+/// The parent of a node that stands for a path another worker of a
+/// distributed search holds (`arena.rs`).
+const REMOTE: u32 = u32::MAX - 2;
 /// The bound of a stratum without one (a parallel DFS's last): no path's
 /// cost comes near it.
 pub(super) const UNBOUNDED: u32 = u32::MAX / 2;
@@ -156,6 +162,9 @@ pub(super) struct RawViolation {
     pub(super) found: Found,
     /// The advances that lead to it.
     pub(super) advances: Vec<(u32, u32)>,
+    /// In a distributed search, the path before `advances`: (worker, path
+    /// node there); `None`: `advances` start at s0.
+    pub(super) before: Option<Remote>,
 }
 
 /// The search's result: the report (without schedule) and the raw path of
@@ -252,6 +261,12 @@ pub(super) struct Search<'a, P: Program, O, const W: bool = false> {
     /// nodes still to apply (the workers of the next stratum apply it), so
     /// that no thread copies them into one list (ARCHITECTURE.md, "Parallel SES, PB and DFS").
     pending: Vec<WorkList<P::State, O>>,
+    /// A distributed worker's successors that another worker owns, to be
+    /// sent there (`part.rs`).
+    away: Vec<Away<P::State, O>>,
+    /// A distributed worker's entries of this stratum not resumed yet,
+    /// the last first (`part.rs`).
+    queued: Vec<Entry<P::State, O>>,
 }
 
 /// The cache budget of an exhaustive search (`None`: no cache at all).
@@ -362,6 +377,8 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
             exact_states: u64::MAX,
             rest: Vec::new(),
             pending: Vec::new(),
+            away: Vec::new(),
+            queued: Vec::new(),
         }
     }
 
@@ -379,7 +396,7 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
         let mut spare = Vec::new();
         let mut stop = self.start(root)?;
         loop {
-            self.close_stratum(started, stop.is_none());
+            self.close_stratum(started.elapsed().as_secs_f64(), stop.is_none());
             if stop.is_some() || (self.frontier_len() == 0 && !self.owed_later()) {
                 return Ok(stop);
             }
@@ -430,9 +447,9 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
         self.retired.after(self.bound as usize)
     }
 
-    /// Records the stratum just run; a `complete` one gets what retired
-    /// entries owe it.
-    fn close_stratum(&mut self, started: Instant, complete: bool) {
+    /// Records the stratum just run, which took `elapsed_s`; a `complete`
+    /// one gets what retired entries owe it.
+    fn close_stratum(&mut self, elapsed_s: f64, complete: bool) {
         let mut s = std::mem::take(&mut self.stratum);
         s.bound = self.bound;
         s.frontier = self.frontier_len();
@@ -449,7 +466,7 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
             self.report.transitions += r.transitions;
             self.report.deferrals += r.deferrals;
         }
-        s.elapsed_s = started.elapsed().as_secs_f64();
+        s.elapsed_s = elapsed_s;
         self.report.strata.push(s);
         self.report.bound_reached = self.bound;
     }

@@ -11,7 +11,7 @@
 
 use super::frame::{Resumed, no_order, offer_at};
 use super::peek::PREFETCH_AHEAD;
-use super::{Ahead, Entry, Frame, NONE, RawViolation, Search, Span, Stop, enabled_set};
+use super::{Ahead, Away, Entry, Frame, NONE, RawViolation, Search, Span, Stop, enabled_set};
 use crate::cache::{Insert, StateCache};
 use crate::program::{ActorId, Program, Violation};
 use crate::report::Found;
@@ -299,9 +299,8 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
             if let Err(v) = self.program.execute(s, actor, alt, &mut self.events) {
                 let node = self.node_of(held)?;
                 let node = self.child_node(node, c.depth, c.index)?;
-                let advances = self.arena.expand(node);
                 self.release(held);
-                return Ok(Some(self.violate(v, c.depth as usize, advances)));
+                return Ok(Some(self.violate(v, c.depth as usize, node)));
             }
         }
         // A successor not looked up yet: its fingerprint now and its
@@ -337,7 +336,7 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
             None => None,
         };
         let successor = self.classify(looked_up, child.as_ref(), c.peeked, child_fp, child_depth);
-        let fresh = matches!(successor, Successor::New | Successor::Again);
+        let fresh = matches!(successor, Successor::New | Successor::Again | Successor::Away(_));
         let child_order = match deferred_order {
             Some(order) => order.filter(|_| fresh),
             None if c.last => {
@@ -356,27 +355,47 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
             }
         };
         self.release(held);
-        if successor == Successor::Cut {
-            self.cut = true;
-        } else if let (Some(order), Some(child)) = (child_order, child) {
-            let node = match held {
-                Held::Frame(_) => NONE,
-                Held::Entry { node, .. } => self.child_node(*node, c.depth, c.index)?,
-            };
-            if successor == Successor::New {
-                self.program.count_state(&child);
-                self.report.states += 1;
-                self.stratum.new_states += 1;
-                if self.report.states >= self.exact_states {
-                    // The budgets are checked after this step.
-                    self.next_check = 0;
+        match (successor, child_order, child) {
+            (Successor::Cut, ..) => self.cut = true,
+            (Successor::Away(key), Some(order), Some(state)) => {
+                // Sent with the path that reaches it (the owner's
+                // counterexample below it replays that path): the path
+                // node of the state whose choice it is, and the choice's
+                // index, which the owner adds (a node here for each state
+                // sent, most of them cached there, was more nodes than
+                // the single search's whole arena).
+                let node = self.node_of(held)?;
+                self.away.push(Away {
+                    state,
+                    order,
+                    key,
+                    cost: c.cost,
+                    depth: child_depth,
+                    node,
+                    index: c.index,
+                });
+            }
+            (successor, Some(order), Some(child)) => {
+                let node = match held {
+                    Held::Frame(_) => NONE,
+                    Held::Entry { node, .. } => self.child_node(*node, c.depth, c.index)?,
+                };
+                if successor == Successor::New {
+                    self.program.count_state(&child);
+                    self.report.states += 1;
+                    self.stratum.new_states += 1;
+                    if self.report.states >= self.exact_states {
+                        // The budgets are checked after this step.
+                        self.next_check = 0;
+                    }
+                } else {
+                    self.revisits += 1;
                 }
-            } else {
-                self.revisits += 1;
+                if let Some(stop) = self.push_frame(child, order, c.cost, child_depth, node, None, None)? {
+                    return Ok(Some(stop));
+                }
             }
-            if let Some(stop) = self.push_frame(child, order, c.cost, child_depth, node, None, None)? {
-                return Ok(Some(stop));
-            }
+            _ => {}
         }
         Ok(self.budgets_due())
     }
@@ -454,10 +473,12 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
     }
 
     /// Records the violation `v` at `step`, reached by `advances`.
-    pub(super) fn violate(&mut self, v: Violation, step: usize, advances: Vec<(u32, u32)>) -> Stop {
+    pub(super) fn violate(&mut self, v: Violation, step: usize, node: u32) -> Stop {
+        let (advances, before) = self.arena.expand_here(node);
         self.violation = Some(RawViolation {
             found: Found { violation: v, step },
             advances,
+            before,
         });
         Stop::Violation
     }
@@ -476,16 +497,16 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
         child_fp: u64,
         child_depth: u32,
     ) -> Successor {
-        let inserted = match (looked_up, child) {
+        let (inserted, key) = match (looked_up, child) {
             (Some(Insert::New), c) => {
                 debug_assert!(
                     c.is_some_and(|c| self.config.exact_bound || self.fp(c) == peeked),
                     "mcheck bug: a transition is not deterministic"
                 );
-                Insert::New
+                (Insert::New, peeked)
             }
-            (Some(found), _) => found,
-            (None, None) => Insert::Present,
+            (Some(found), _) => (found, peeked),
+            (None, None) => (Insert::Present, 0),
             (None, Some(c)) => {
                 if child_depth as usize >= self.config.max_steps {
                     // Cut: not cached, so that a shorter path may explore it.
@@ -500,7 +521,8 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
                     // Without a cache every visit is counted as a state.
                     return Successor::New;
                 }
-                self.cache.insert(if child_fp != 0 { child_fp } else { self.fp(c) })
+                let key = if child_fp != 0 { child_fp } else { self.fp(c) };
+                (self.cache.insert(key), key)
             }
         };
         match inserted {
@@ -510,6 +532,7 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
                 self.report.cache_full = true;
                 Successor::Again
             }
+            Insert::Elsewhere => Successor::Away(key),
         }
     }
 }
@@ -526,6 +549,9 @@ enum Successor {
     Again,
     /// Cut at the step bound: not explored.
     Cut,
+    /// Another worker's (a distributed search's), with its key: sent
+    /// there, not explored here.
+    Away(u64),
 }
 
 /// Where the state of `held` is.
