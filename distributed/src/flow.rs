@@ -20,6 +20,7 @@
 use crate::local::Local;
 use crate::message::{Msg, Summary};
 use mcheck_checker::search::order::Composed;
+use mcheck_checker::search::part::{Piece, Remote};
 use mcheck_checker::{Explorer, Program};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -110,9 +111,8 @@ where
     gather(worker, summary)
 }
 
-/// A piece of a path: the worker that asked for it, its (depth, index)
-/// pairs, and the (worker, path node) that holds the path before it.
-type Piece = (u32, Vec<(u32, u32)>, Option<(u32, u32)>);
+/// A piece of a path, for the worker that asked for it.
+type Answer = (u32, Piece);
 
 /// Puts each worker's counterexample path together. A violation's path
 /// is held by its worker back to the first step that another worker
@@ -133,7 +133,7 @@ where
             return;
         }
         let piece = round(worker, local, ask);
-        if let (Some(v), Some((_, pairs, before))) = (summary.violation.as_mut(), piece) {
+        if let (Some(v), Some((_, (pairs, before)))) = (summary.violation.as_mut(), piece) {
             v.path.splice(0..0, pairs);
             v.before = before;
         }
@@ -157,7 +157,7 @@ fn anyone(worker: &mut Worker, yes: bool) -> bool {
 
 /// One round of [`resolve`]: this worker asks for the piece that `ask`
 /// names, if any, and answers the others' questions; its answer.
-fn round<P, E>(worker: &mut Worker, local: &Rc<RefCell<Local<P, E>>>, ask: Option<(u32, u32)>) -> Option<Piece>
+fn round<P, E>(worker: &mut Worker, local: &Rc<RefCell<Local<P, E>>>, ask: Option<Remote>) -> Option<Answer>
 where
     P: Program<State: Serialize + DeserializeOwned + 'static> + 'static,
     E: Explorer + Serialize + DeserializeOwned + 'static,
@@ -171,12 +171,9 @@ where
             .to_stream(scope)
             .container::<Vec<(u32, u32, u32)>>()
             .exchange(|q: &(u32, u32, u32)| u64::from(q.0))
-            .map(move |(_, node, from)| {
-                let (pairs, before) = holder.borrow().path_here(node);
-                (from, pairs, before)
-            })
-            .exchange(|p: &Piece| u64::from(p.0))
-            .inspect(move |p: &Piece| *into.borrow_mut() = Some(p.clone()));
+            .map(move |(_, node, from)| (from, holder.borrow().path_here(node)))
+            .exchange(|a: &Answer| u64::from(a.0))
+            .inspect(move |a: &Answer| *into.borrow_mut() = Some(a.clone()));
     });
     while worker.step_or_park(None) {}
     sink.take()

@@ -8,6 +8,7 @@
 //! together from the workers that hold its pieces.
 
 use mcheck_checker::BoundedBy;
+use mcheck_checker::search::part::Remote;
 use serde::{Deserialize, Serialize};
 
 /// A message between workers, with the program's states `S` and the
@@ -30,7 +31,7 @@ pub enum Msg<S, O> {
         depth: u32,
         /// The (worker, path node there) that holds the path of the state
         /// it is a successor of (`None`: the empty path).
-        via: Option<(u32, u32)>,
+        via: Option<Remote>,
         /// The index of the choice there that reached it.
         index: u32,
     },
@@ -113,7 +114,7 @@ pub struct Violated {
     pub path: Vec<(u32, u32)>,
     /// The (worker, path node there) that holds the path before `path`,
     /// until the rounds of `flow::resolve` have put it in front.
-    pub before: Option<(u32, u32)>,
+    pub before: Option<Remote>,
     /// The step that violated.
     pub step: u32,
 }

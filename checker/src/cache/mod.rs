@@ -154,6 +154,18 @@ pub(crate) enum AnyCache<'a> {
     Owned(OwnedCache),
 }
 
+impl AnyCache<'_> {
+    /// Whether this cache holds `fp`'s state's key if any cache does: a
+    /// distributed worker's owns only its part ([`OwnedCache::owns`]).
+    #[inline]
+    pub(crate) fn owns(&self, fp: u64) -> bool {
+        match self {
+            AnyCache::Owned(c) => c.owns(fp),
+            AnyCache::Local(_) | AnyCache::Shared(_) => true,
+        }
+    }
+}
+
 impl StateCache for AnyCache<'_> {
     #[inline(always)]
     fn insert(&mut self, fp: u64) -> Insert {

@@ -28,10 +28,10 @@ use std::sync::Arc;
 /// Why a worker's search stopped before its work was done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stopped {
-    /// It found a violation ([`Plain::violation`]).
+    /// It found a violation ([`Part::violation`]).
     Violation,
-    /// A budget ran out: the stop flag, the time, `max_states`, the
-    /// memory, or (on one thread) `max_delays`.
+    /// A budget ran out: the stop flag, the time, `max_states` or the
+    /// memory.
     Budget(BoundedBy),
 }
 
@@ -76,7 +76,6 @@ pub struct Part<P: Program + 'static, O: 'static> {
     /// The order at s0, until [`start`](Part::start).
     root: Option<O>,
     me: u32,
-    peers: u32,
 }
 
 impl<P: Program + 'static, O: ChoiceOrder + 'static> Part<P, O> {
@@ -105,7 +104,6 @@ impl<P: Program + 'static, O: ChoiceOrder + 'static> Part<P, O> {
             search: Search::on_owned_cache(Watched::new(program, None), config, cache, report),
             root: Some(root),
             me,
-            peers,
         }
     }
 
@@ -114,11 +112,7 @@ impl<P: Program + 'static, O: ChoiceOrder + 'static> Part<P, O> {
         let Some(root) = self.root.take() else {
             return Err(SearchError::Internal("a worker started twice".into()));
         };
-        let (me, peers) = (self.me, self.peers);
-        let stop = self
-            .search
-            .start_part(root, |key| crate::cache::owner(key, peers) == me)?;
-        Ok(stop.map(Stopped::from))
+        Ok(self.search.start_part(root)?.map(Stopped::from))
     }
 
     /// The next stratum: the entries deferred to it are its work.
@@ -155,10 +149,8 @@ impl<P: Program + 'static, O: ChoiceOrder + 'static> Part<P, O> {
 
     /// The successors another worker owns, taken.
     pub fn away(&mut self) -> impl Iterator<Item = Transfer<P::State, O>> + '_ {
-        let me = self.me;
-        let away: Vec<_> = self.search.take_away().collect();
-        away.into_iter().map(move |a| Transfer {
-            via: self.search.via(a.node, me),
+        self.search.take_away(self.me).map(|(a, via)| Transfer {
+            via,
             index: a.index,
             state: a.state,
             order: a.order,

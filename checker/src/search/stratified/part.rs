@@ -1,5 +1,5 @@
 //! The search as one worker of the distributed SES runs it (the public
-//! face is `search/part.rs`): on an [`OwnedCache`](crate::cache::OwnedCache),
+//! face is `search/part/`): on an [`OwnedCache`](crate::cache::OwnedCache),
 //! whose look-up of another worker's key answers `Elsewhere`, so that the
 //! step sends that successor ([`Away`]) instead of exploring it; the
 //! strata stepwise, as the dataflow opens them; and the states other
@@ -56,16 +56,12 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
         self.key(self.fp(s), d)
     }
 
-    /// Stratum 0 from s0 with the order `root`, if this worker owns s0's
-    /// key (`owns`); else nothing.
-    pub(in crate::search) fn start_part(
-        &mut self,
-        root: O,
-        owns: impl Fn(u64) -> bool,
-    ) -> Result<Option<Stop>, SearchError> {
+    /// Stratum 0 from s0 with the order `root`, if this worker's cache
+    /// owns s0's key; else nothing.
+    pub(in crate::search) fn start_part(&mut self, root: O) -> Result<Option<Stop>, SearchError> {
         let s0 = self.program.initial();
         let key = self.key(self.fp(&s0), &root);
-        if self.config.use_cache && !owns(key) {
+        if self.config.use_cache && !self.cache.owns(key) {
             return Ok(None);
         }
         self.start(root)
@@ -151,16 +147,18 @@ impl<'a, P: Program, O: ChoiceOrder, const W: bool> Search<'a, P, O, W> {
         }
     }
 
-    /// The successors to send, taken.
-    pub(in crate::search) fn take_away(&mut self) -> std::vec::Drain<'_, Away<P::State, O>> {
-        self.away.drain(..)
-    }
-
-    /// The path of node `node` for the worker it is sent to: `None` if it
-    /// is empty, else the (worker, node) that holds it, this worker's
-    /// (`me`) unless the node names another's.
-    pub(in crate::search) fn via(&self, node: u32, me: u32) -> Option<Remote> {
-        (node != ROOT).then(|| self.arena.remote(node).unwrap_or((me, node)))
+    /// The successors to send, taken, each with its parent's path for
+    /// the worker it goes to: `None` if empty, else the (worker, node)
+    /// that holds it, this worker's (`me`) unless the node names another's.
+    pub(in crate::search) fn take_away(
+        &mut self,
+        me: u32,
+    ) -> impl Iterator<Item = (Away<P::State, O>, Option<Remote>)> + '_ {
+        let arena = &self.arena;
+        self.away.drain(..).map(move |a| {
+            let via = (a.node != ROOT).then(|| arena.remote(a.node).unwrap_or((me, a.node)));
+            (a, via)
+        })
     }
 
     /// The pairs of node `node`'s path held here, and the (worker, node)
